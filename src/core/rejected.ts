@@ -1,0 +1,30 @@
+import { z } from 'zod';
+
+/**
+ * A row that did not make it: which step dropped it, why, and where it came from.
+ * Nothing is lost silently — every reader, operator, hook and sampler reports drops in this shape.
+ */
+export const RejectedSchema = z.object({
+  /** The reader, operator, hook or sampler that dropped the row (e.g. `read:jsonl`, `length_filter`). */
+  step: z.string(),
+  reason: z.string(),
+  file: z.string().default(''),
+  /** 1-based line for text formats, 0-based row index for columnar ones, -1 when not applicable. */
+  row: z.number().int().default(-1),
+  /** The row's id when it had one. */
+  rowId: z.string().default(''),
+  /** The row itself as JSON (truncated for huge rows). */
+  payload: z.string().default(''),
+  runId: z.string().default(''),
+  createdAt: z.number().default(0),
+});
+export type Rejected = z.infer<typeof RejectedSchema>;
+export type RejectedInput = z.input<typeof RejectedSchema>;
+
+/** Keep rejected payloads bounded: a 10 MB line is recorded by its head, not in full. */
+export const MAX_REJECTED_PAYLOAD = 4096;
+
+export function truncatePayload(text: string): string {
+  if (text.length <= MAX_REJECTED_PAYLOAD) return text;
+  return `${text.slice(0, MAX_REJECTED_PAYLOAD)}… [${text.length - MAX_REJECTED_PAYLOAD} more chars]`;
+}

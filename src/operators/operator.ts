@@ -1,0 +1,73 @@
+import type { z } from 'zod';
+import type { Rng } from '../core/rng.ts';
+
+/**
+ * The operator contract. An operator takes a batch of rows and returns the rows it keeps
+ * (possibly changed or added) and the rows it dropped, each with a reason. It never loses a row
+ * silently: the graph runner records every drop with the operator's name.
+ */
+export type OperatorKind = 'map' | 'filter' | 'dedup' | 'augment' | 'group';
+
+export interface Drop<T> {
+  row: T;
+  reason: string;
+}
+
+export interface OperatorResult<T> {
+  rows: T[];
+  dropped: Drop<T>[];
+  /** Extra numbers the operator wants reported (summed across batches by the runner). */
+  metrics?: Record<string, number>;
+}
+
+export interface OperatorContext {
+  /** This operator's own seeded stream (forked from the run seed and the operator's position). */
+  rng: Rng;
+  seed: number;
+  runId: string;
+  /** Report something odd that is not a drop (e.g. a clipped reward). */
+  warn(message: string): void;
+}
+
+export interface Operator<T> {
+  readonly name: string;
+  readonly kind: OperatorKind;
+  process(batch: readonly T[], ctx: OperatorContext): OperatorResult<T> | Promise<OperatorResult<T>>;
+  /** For operators that hold rows back across batches: emit what is left at the end of the stream. */
+  flush?(ctx: OperatorContext): OperatorResult<T> | Promise<OperatorResult<T>>;
+}
+
+/**
+ * What a registry holds: a name, a parameter schema (zod, with defaults), and a factory.
+ * `create` is called once per run, so operators may keep state across batches (dedup's seen set).
+ */
+export interface OperatorDefinition<T, P = unknown> {
+  readonly name: string;
+  readonly kind: OperatorKind;
+  readonly description: string;
+  readonly params: z.ZodType<P>;
+  create(params: P): Operator<T>;
+}
+
+/** Helper so a definition's `params` type flows into `create` without annotations. */
+export function defineOperator<T, S extends z.ZodType>(def: {
+  name: string;
+  kind: OperatorKind;
+  description: string;
+  params: S;
+  create(params: z.output<S>): Operator<T>;
+}): OperatorDefinition<T, z.output<S>> {
+  return def as OperatorDefinition<T, z.output<S>>;
+}
+
+/** Keep rows for which `test` returns null; drop the others with the returned reason. */
+export function filterRows<T>(batch: readonly T[], test: (row: T) => string | null): OperatorResult<T> {
+  const rows: T[] = [];
+  const dropped: Drop<T>[] = [];
+  for (const row of batch) {
+    const reason = test(row);
+    if (reason === null) rows.push(row);
+    else dropped.push({ row, reason });
+  }
+  return { rows, dropped };
+}

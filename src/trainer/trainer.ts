@@ -1,0 +1,18 @@
+import type { Experience } from '../core/experience.ts';
+
+/** Numbers a training step reports (loss, kl, entropy, grad norm, clip fraction…). */
+export type TrainMetrics = Record<string, number>;
+
+/**
+ * The trainer contract. `version` counts applied updates; the explorer's rollouts carry the
+ * version of the weights that produced them, which is how staleness is measured.
+ */
+export interface Trainer {
+  readonly name: string;
+  readonly version: number;
+  step(batch: readonly Experience[]): Promise<TrainMetrics>;
+  /** Everything needed to resume exactly: weights, optimiser moments, version. Written under `dir`. */
+  save(dir: string): Promise<void>;
+  load(dir: string): Promise<void>;
+  dispose?(): void;
+}

@@ -1,0 +1,80 @@
+import * as arrow from 'apache-arrow';
+import type { Table } from '@lancedb/lancedb';
+import { z } from 'zod';
+import { type ColumnSpec, decodeRows, encodeRows, schemaOf } from './arrow-codec.ts';
+import { connect, openOrCreateTable } from './connection.ts';
+import { sqlString } from './sql.ts';
+
+/** One record per run (task pipeline or RFT run): what ran, with which config and seed, and how it ended. */
+export const RunRecordSchema = z.object({
+  runId: z.string(),
+  kind: z.string(),
+  name: z.string(),
+  configHash: z.string(),
+  seed: z.number().int(),
+  status: z.enum(['running', 'completed', 'failed']),
+  startedAt: z.number(),
+  finishedAt: z.number(),
+  tableVersion: z.number().int(),
+  /** JSON: counts and per-step metrics. */
+  summary: z.string(),
+});
+export type RunRecord = z.infer<typeof RunRecordSchema>;
+
+const utf8 = new arrow.Utf8();
+const COLUMNS: ColumnSpec<RunRecord>[] = [
+  { name: 'run_id', type: utf8, get: (r) => r.runId },
+  { name: 'kind', type: utf8, get: (r) => r.kind },
+  { name: 'name', type: utf8, get: (r) => r.name },
+  { name: 'config_hash', type: utf8, get: (r) => r.configHash },
+  { name: 'seed', type: new arrow.Int32(), get: (r) => r.seed },
+  { name: 'status', type: utf8, get: (r) => r.status },
+  { name: 'started_at', type: new arrow.Float64(), get: (r) => r.startedAt },
+  { name: 'finished_at', type: new arrow.Float64(), get: (r) => r.finishedAt },
+  { name: 'table_version', type: new arrow.Int32(), get: (r) => r.tableVersion },
+  { name: 'summary', type: utf8, get: (r) => r.summary },
+];
+const SCHEMA = schemaOf(COLUMNS);
+
+export class RunTable {
+  readonly table: Table;
+  private constructor(table: Table) {
+    this.table = table;
+  }
+
+  static async open(dbDir?: string): Promise<RunTable> {
+    const conn = await connect(dbDir);
+    return new RunTable(await openOrCreateTable(conn, 'runs', SCHEMA));
+  }
+
+  /** Insert or replace the record of a run. */
+  async put(record: RunRecord): Promise<void> {
+    await this.table.mergeInsert('run_id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(encodeRows([record], COLUMNS));
+  }
+
+  async list(): Promise<RunRecord[]> {
+    return this.decode(await this.table.query().toArrow());
+  }
+
+  async get(runId: string): Promise<RunRecord | undefined> {
+    const rows = this.decode(await this.table.query().where(`run_id = ${sqlString(runId)}`).toArrow());
+    return rows[0];
+  }
+
+  private decode(t: arrow.Table): RunRecord[] {
+    return decodeRows(t, (c, i) =>
+      RunRecordSchema.parse({
+        runId: c.run_id![i],
+        kind: c.kind![i],
+        name: c.name![i],
+        configHash: c.config_hash![i],
+        seed: c.seed![i],
+        status: c.status![i],
+        startedAt: c.started_at![i],
+        finishedAt: c.finished_at![i],
+        tableVersion: c.table_version![i],
+        summary: c.summary![i],
+      }),
+    ).sort((a, b) => a.startedAt - b.startedAt);
+  }
+}

@@ -1,0 +1,91 @@
+import type { Table } from '@lancedb/lancedb';
+import type { Task } from '../core/task.ts';
+import { encodeRows } from './arrow-codec.ts';
+import { connect, openOrCreateTable } from './connection.ts';
+import { sqlString } from './sql.ts';
+import { decodeTasks, TASK_COLUMNS, TASK_SCHEMA, taskContentHash } from './task-table.ts';
+
+export interface TaskWriteResult {
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  version: number;
+}
+
+/**
+ * The `tasks` table. Writes are upserts on `id`, so re-running a pipeline on the same input adds
+ * nothing; a task whose content changed is updated in place. Each pipeline run is tagged
+ * (`run-<id>`) so a task set can be checked out as it was after that run.
+ */
+export class TaskStore {
+  readonly table: Table;
+  private constructor(table: Table) {
+    this.table = table;
+  }
+
+  static async open(dbDir?: string, tableName = 'tasks'): Promise<TaskStore> {
+    const conn = await connect(dbDir);
+    return new TaskStore(await openOrCreateTable(conn, tableName, TASK_SCHEMA));
+  }
+
+  /** Upsert one commit's worth of tasks (callers batch: one call = one Lance version). Ids must be unique within the call. */
+  async write(tasks: readonly Task[], runId: string): Promise<TaskWriteResult> {
+    if (tasks.length === 0) return { inserted: 0, updated: 0, unchanged: 0, version: await this.table.version() };
+    const now = Date.now();
+    const rows = tasks.map((task) => ({ task, runId, contentHash: taskContentHash(task), updatedAt: now }));
+    const data = encodeRows(rows, TASK_COLUMNS);
+    if ((await this.table.countRows()) === 0) {
+      await this.table.add(data);
+      return { inserted: tasks.length, updated: 0, unchanged: 0, version: await this.table.version() };
+    }
+    const result = await this.table
+      .mergeInsert('id')
+      .whenMatchedUpdateAll({ where: 'target.content_hash != source.content_hash' })
+      .whenNotMatchedInsertAll()
+      .execute(data);
+    return {
+      inserted: result.numInsertedRows,
+      updated: result.numUpdatedRows,
+      unchanged: tasks.length - result.numInsertedRows - result.numUpdatedRows,
+      version: result.version,
+    };
+  }
+
+  async count(taskset?: string): Promise<number> {
+    return this.table.countRows(taskset ? `taskset = ${sqlString(taskset)}` : undefined);
+  }
+
+  /** Read tasks, optionally of one task set and as of a version number or run tag. */
+  async read(opts: { taskset?: string; version?: number | string; limit?: number } = {}): Promise<Task[]> {
+    if (opts.version !== undefined) await this.table.checkout(opts.version);
+    try {
+      let q = this.table.query();
+      if (opts.taskset) q = q.where(`taskset = ${sqlString(opts.taskset)}`);
+      if (opts.limit !== undefined) q = q.limit(opts.limit);
+      return decodeTasks(await q.toArrow());
+    } finally {
+      if (opts.version !== undefined) await this.table.checkoutLatest();
+    }
+  }
+
+  async version(): Promise<number> {
+    return this.table.version();
+  }
+
+  /** Tag the current version as the result of a run; returns the version tagged. */
+  async tagRun(runId: string): Promise<number> {
+    const version = await this.table.version();
+    const tags = await this.table.tags();
+    await tags.create(runTag(runId), version);
+    return version;
+  }
+
+  /** Merge small fragments and drop superseded versions' files older than `olderThanMs` (tags are kept). */
+  async compact(olderThanMs = 7 * 24 * 3600 * 1000): Promise<void> {
+    await this.table.optimize({ cleanupOlderThan: new Date(Date.now() - olderThanMs) });
+  }
+}
+
+export function runTag(runId: string): string {
+  return `run-${runId}`;
+}

@@ -1,0 +1,56 @@
+import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseDocument } from 'yaml';
+import type { z } from 'zod';
+import { ConfigError } from './errors.ts';
+
+/** `steps[2].params.min` from a zod/yaml path array. */
+export function formatPath(path: readonly PropertyKey[], base = ''): string {
+  let out = base;
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out === '' ? String(key) : `.${String(key)}`;
+  }
+  return out;
+}
+
+/**
+ * Validate `value` against `schema`; on failure throw a ConfigError naming the config path of the
+ * first problem, what was expected, and how many other problems there are.
+ */
+export function parseConfig<S extends z.ZodType>(schema: S, value: unknown, opts: { path?: string; file?: string } = {}): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issues = result.error.issues;
+  const first = issues[0]!;
+  const more = issues.length > 1 ? `; ${issues.length - 1} more problem(s): ${issues.slice(1, 4).map((i) => `${formatPath(i.path, opts.path ?? '') || '<root>'}: ${i.message}`).join('; ')}` : '';
+  throw new ConfigError({
+    path: formatPath(first.path, opts.path ?? ''),
+    message: `${first.message}${more}`,
+    ...(opts.file ? { file: opts.file } : {}),
+  });
+}
+
+/** Read and parse a YAML (or JSON) config file; syntax errors name the file, line and column. */
+export function readYamlFile(file: string): unknown {
+  const abs = resolve(file);
+  let text: string;
+  try {
+    if (statSync(abs).isDirectory()) throw new ConfigError({ path: '', file: abs, message: 'is a directory, expected a YAML file' });
+    text = readFileSync(abs, 'utf8');
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw new ConfigError({ path: '', file: abs, message: `cannot read config: ${(err as Error).message}` });
+  }
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0]!;
+    const pos = e.linePos?.[0];
+    throw new ConfigError({
+      path: pos ? `line ${pos.line}, column ${pos.col}` : '',
+      file: abs,
+      message: `invalid YAML: ${e.message.split('\n')[0]}`,
+    });
+  }
+  return doc.toJS({ maxAliasCount: 100 });
+}

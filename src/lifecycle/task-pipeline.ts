@@ -1,0 +1,310 @@
+import { dirname, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { RejectedStore } from '../buffer/rejected-store.ts';
+import { RunTable } from '../buffer/run-table.ts';
+import { runTag, TaskStore } from '../buffer/task-store.ts';
+import { parseConfig, readYamlFile } from '../core/config.ts';
+import { StrictModeError } from '../core/errors.ts';
+import { contentHash, stableStringify } from '../core/ids.ts';
+import type { RejectedInput } from '../core/rejected.ts';
+import type { Task } from '../core/task.ts';
+import { compileMapping, mapRecord } from '../io/mapping.ts';
+import { readDataset } from '../io/reader.ts';
+import { OperatorGraph } from '../operators/graph.ts';
+import { buildGraph } from '../operators/graph-spec.ts';
+import type { OperatorDefinition } from '../operators/operator.ts';
+import { emptyMetrics, reasonClass, type StepMetrics } from '../operators/step-metrics.ts';
+import type { Registry } from '../core/registry.ts';
+import { Hooks } from './hooks.ts';
+import { type TaskPipelineConfig, TaskPipelineConfigSchema } from './task-pipeline-config.ts';
+
+/** Checkpoints of a task pipeline run. Events with `rows` can be transformed or vetoed by hooks. */
+export interface TaskPipelineEvents {
+  /** Raw records of one batch mapped to tasks, before any operator. */
+  afterIngest: { runId: string; file: string; rows: Task[] };
+  /** One batch after the operator graph, before it is written. */
+  afterTaskOps: { runId: string; rows: Task[] };
+  /** After each LanceDB commit of tasks. */
+  afterTaskWrite: { runId: string; written: number; inserted: number; updated: number; version: number };
+  onError: { runId: string; error: Error };
+}
+
+export interface TaskPipelineProgress {
+  file: string;
+  rowsRead: number;
+  tasksOut: number;
+  rejected: number;
+  elapsedMs: number;
+}
+
+export interface RunTaskPipelineOptions {
+  /** Folder relative paths in the config resolve against (the config file's folder). */
+  baseDir: string;
+  configFile?: string;
+  dbDir?: string;
+  seed?: number;
+  /** Fail (and roll the task table back) when any input row could not be read or mapped. */
+  strict?: boolean;
+  registry: Registry<OperatorDefinition<Task, unknown>>;
+  hooks?: Hooks<TaskPipelineEvents>;
+  onProgress?: (p: TaskPipelineProgress) => void;
+  onWarn?: (message: string) => void;
+}
+
+export interface TaskPipelineReport {
+  runId: string;
+  name: string;
+  dbDir: string;
+  table: string;
+  files: string[];
+  seed: number;
+  rowsRead: number;
+  /** Rows that could not be read or mapped (input errors; `--strict` fails on these). */
+  inputErrors: number;
+  /** All rows recorded in `rejected` by this run (input errors, operator drops, hook vetoes, duplicate ids). */
+  rejected: number;
+  tasksOut: number;
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  tableVersion: number;
+  tag: string;
+  totalTasks: number;
+  steps: StepMetrics[];
+  durationMs: number;
+  warnings: string[];
+}
+
+export async function loadTaskPipeline(file: string): Promise<TaskPipelineConfig> {
+  return parseConfig(TaskPipelineConfigSchema, readYamlFile(file), { file: resolve(file) });
+}
+
+function payloadOf(row: unknown): string {
+  try {
+    return typeof row === 'string' ? row : JSON.stringify(row);
+  } catch {
+    return String(row);
+  }
+}
+
+/** Run a task-set pipeline end to end. */
+export async function runTaskPipeline(config: TaskPipelineConfig, opts: RunTaskPipelineOptions): Promise<TaskPipelineReport> {
+  const t0 = performance.now();
+  const seed = opts.seed ?? config.seed;
+  const dbDir = resolve(opts.dbDir ?? (config.db ? resolve(opts.baseDir, config.db) : './.winnow/db'));
+  const files = (Array.isArray(config.input.path) ? config.input.path : [config.input.path]).map((p) => resolve(opts.baseDir, p));
+  const configHash = contentHash(stableStringify(config));
+  const runId = `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${configHash.slice(0, 8)}-${seed}`;
+  const warnings: string[] = [];
+  const warn = (m: string) => {
+    warnings.push(m);
+    opts.onWarn?.(m);
+  };
+
+  const nodes = await buildGraph<Task>(config.steps, {
+    registry: opts.registry,
+    baseDir: opts.baseDir,
+    path: 'steps',
+    ...(opts.configFile ? { file: opts.configFile } : {}),
+  });
+  const graph = new OperatorGraph<Task>(nodes, { seed, runId, onWarn: (step, m) => warn(`${step}: ${m}`) });
+  const mapping = compileMapping(config.mapping);
+  const hooks = opts.hooks ?? new Hooks<TaskPipelineEvents>();
+
+  const store = await TaskStore.open(dbDir, config.output.table);
+  const rejectedStore = await RejectedStore.open(dbDir, config.output.rejected_table);
+  const runs = await RunTable.open(dbDir);
+  const startVersion = await store.version();
+  const startedAt = Date.now();
+  await runs.put({
+    runId,
+    kind: 'tasks',
+    name: config.name,
+    configHash,
+    seed,
+    status: 'running',
+    startedAt,
+    finishedAt: 0,
+    tableVersion: startVersion,
+    summary: '{}',
+  });
+
+  const readStep = emptyMetrics('read', 'read', 'read');
+  const mapStep = emptyMetrics('map', 'map', 'map');
+  const hookStep = emptyMetrics('hooks', 'hooks', 'hook');
+  const writeStep = emptyMetrics('write', 'write', 'write');
+  const count = (m: StepMetrics, reason: string) => {
+    m.dropped++;
+    const c = reasonClass(reason);
+    m.reasons[c] = (m.reasons[c] ?? 0) + 1;
+  };
+
+  let rowsRead = 0;
+  let inputErrors = 0;
+  let rejectedCount = 0;
+  let tasksOut = 0;
+  const totals = { inserted: 0, updated: 0, unchanged: 0 };
+  const seenIds = new Map<string, string>();
+  let pending: Task[] = [];
+
+  const reject = (r: RejectedInput) => {
+    rejectedStore.add([{ runId, ...r }]);
+    rejectedCount++;
+  };
+  const rejectTask = (step: string, task: Task, reason: string) =>
+    reject({ step, reason, file: task.source?.file ?? '', row: task.source?.row ?? -1, rowId: task.id, payload: payloadOf(task) });
+
+  const commit = async () => {
+    if (pending.length === 0 && rejectedStore.pendingCount === 0) return;
+    const batch = pending;
+    pending = [];
+    const t = performance.now();
+    const res = await store.write(batch, runId);
+    totals.inserted += res.inserted;
+    totals.updated += res.updated;
+    totals.unchanged += res.unchanged;
+    await rejectedStore.flush();
+    writeStep.ms += performance.now() - t;
+    await hooks.emit('afterTaskWrite', { runId, written: batch.length, inserted: res.inserted, updated: res.updated, version: res.version });
+  };
+
+  const land = async (tasks: Task[]) => {
+    const after = await hooks.emit('afterTaskOps', { runId, rows: tasks });
+    for (const r of after.rejected) {
+      count(hookStep, r.reason);
+      rejectTask(r.step, r.row as Task, r.reason);
+    }
+    hookStep.rowsIn += tasks.length;
+    hookStep.rowsOut += after.payload.rows.length;
+    writeStep.rowsIn += after.payload.rows.length;
+    for (const task of after.payload.rows) {
+      const first = seenIds.get(task.id);
+      if (first !== undefined) {
+        const reason = `duplicate id ${task.id} (first written from ${first})`;
+        count(writeStep, reason);
+        rejectTask('write', task, reason);
+        continue;
+      }
+      seenIds.set(task.id, task.source ? `${task.source.file}:${task.source.row}` : 'generated');
+      pending.push(task);
+      tasksOut++;
+      writeStep.rowsOut++;
+    }
+    if (pending.length >= config.output.commit_rows) await commit();
+  };
+
+  const recordGraphRejections = (rejected: { step: string; row: Task; reason: string }[]) => {
+    for (const r of rejected) rejectTask(r.step, r.row, r.reason);
+  };
+
+  try {
+    for (const file of files) {
+      const batches = readDataset(file, {
+        batchSize: config.input.batch_size,
+        ...(config.input.format ? { format: config.input.format } : {}),
+        ...(config.input.csv ? { csv: config.input.csv } : {}),
+      });
+      for await (const batch of batches) {
+        const tr = performance.now();
+        readStep.rowsIn += batch.records.length + batch.rejected.length;
+        readStep.rowsOut += batch.records.length;
+        rowsRead += batch.records.length + batch.rejected.length;
+        for (const r of batch.rejected) {
+          count(readStep, r.reason);
+          inputErrors++;
+          reject({ step: r.step, reason: r.reason, file: r.file, row: r.row, payload: r.payload });
+        }
+        readStep.ms += performance.now() - tr;
+
+        const tm = performance.now();
+        const tasks: Task[] = [];
+        for (const record of batch.records) {
+          const mapped = mapRecord(record, mapping);
+          if ('task' in mapped) tasks.push(mapped.task);
+          else {
+            count(mapStep, mapped.error);
+            inputErrors++;
+            reject({ step: 'map', reason: mapped.error, file: record.source.file, row: record.source.row, payload: payloadOf(record.fields) });
+          }
+        }
+        mapStep.rowsIn += batch.records.length;
+        mapStep.rowsOut += tasks.length;
+        mapStep.ms += performance.now() - tm;
+
+        const ingested = await hooks.emit('afterIngest', { runId, file, rows: tasks });
+        for (const r of ingested.rejected) {
+          count(hookStep, r.reason);
+          rejectTask(r.step, r.row as Task, r.reason);
+        }
+        const out = await graph.process(ingested.payload.rows);
+        recordGraphRejections(out.rejected);
+        await land(out.rows);
+        opts.onProgress?.({ file, rowsRead, tasksOut, rejected: rejectedCount, elapsedMs: performance.now() - t0 });
+      }
+    }
+    const tail = await graph.flush();
+    recordGraphRejections(tail.rejected);
+    if (tail.rows.length > 0) await land(tail.rows);
+    await commit();
+    await rejectedStore.flush();
+
+    if (opts.strict && inputErrors > 0) {
+      // Roll the task table back to where it was: a strict run lands all or nothing.
+      await store.table.checkout(startVersion);
+      await store.table.restore();
+      throw new StrictModeError(
+        `${inputErrors} input row(s) could not be read or mapped (strict mode): nothing was landed; see \`winnow inspect --table ${config.output.rejected_table}\` (run ${runId})`,
+      );
+    }
+
+    if (config.output.compact && totals.inserted + totals.updated > 0) await store.compact();
+    const tableVersion = await store.tagRun(runId);
+    const steps = [readStep, mapStep, ...graph.metrics(), ...(hooks.count('afterIngest') + hooks.count('afterTaskOps') > 0 ? [hookStep] : []), writeStep];
+    const report: TaskPipelineReport = {
+      runId,
+      name: config.name,
+      dbDir,
+      table: config.output.table,
+      files,
+      seed,
+      rowsRead,
+      inputErrors,
+      rejected: rejectedCount,
+      tasksOut,
+      ...totals,
+      tableVersion,
+      tag: runTag(runId),
+      totalTasks: await store.count(),
+      steps,
+      durationMs: performance.now() - t0,
+      warnings,
+    };
+    await runs.put({
+      runId,
+      kind: 'tasks',
+      name: config.name,
+      configHash,
+      seed,
+      status: 'completed',
+      startedAt,
+      finishedAt: Date.now(),
+      tableVersion,
+      summary: JSON.stringify({ rowsRead, inputErrors, rejected: rejectedCount, tasksOut, ...totals, files }),
+    });
+    return report;
+  } catch (err) {
+    await rejectedStore.flush().catch(() => undefined);
+    await runs
+      .put({ runId, kind: 'tasks', name: config.name, configHash, seed, status: 'failed', startedAt, finishedAt: Date.now(), tableVersion: await store.version(), summary: JSON.stringify({ error: String(err) }) })
+      .catch(() => undefined);
+    await hooks.emit('onError', { runId, error: err as Error }).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Load a pipeline file and run it, resolving relative paths against the file's folder. */
+export async function runTaskPipelineFile(file: string, opts: Omit<RunTaskPipelineOptions, 'baseDir' | 'configFile'>): Promise<TaskPipelineReport> {
+  const abs = resolve(file);
+  const config = await loadTaskPipeline(abs);
+  return runTaskPipeline(config, { ...opts, baseDir: dirname(abs), configFile: abs });
+}

@@ -56,7 +56,10 @@ export function plainValue(v: unknown): unknown {
 }
 
 /** Decode all rows of an Arrow table into objects using per-column readers. */
-export function decodeRows<R>(table: arrow.Table, build: (cols: Record<string, unknown[]>, i: number) => R): R[] {
+export function decodeRows<R>(
+  table: arrow.Table,
+  build: (cols: Record<string, unknown[]>, i: number) => R,
+): R[] {
   const cols: Record<string, unknown[]> = {};
   for (const field of table.schema.fields) cols[field.name] = columnValues(table, field.name);
   const out = new Array<R>(table.numRows);

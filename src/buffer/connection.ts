@@ -25,7 +25,11 @@ export function connect(dir: string = DEFAULT_DB_DIR): Promise<lancedb.Connectio
 }
 
 /** Open a table, creating it empty with `schema` when it does not exist yet. */
-export async function openOrCreateTable(conn: lancedb.Connection, name: string, schema: Schema): Promise<lancedb.Table> {
+export async function openOrCreateTable(
+  conn: lancedb.Connection,
+  name: string,
+  schema: Schema,
+): Promise<lancedb.Table> {
   const names = await conn.tableNames();
   if (names.includes(name)) return conn.openTable(name);
   try {
@@ -37,7 +41,10 @@ export async function openOrCreateTable(conn: lancedb.Connection, name: string, 
   }
 }
 
-export async function openTableIfExists(conn: lancedb.Connection, name: string): Promise<lancedb.Table | null> {
+export async function openTableIfExists(
+  conn: lancedb.Connection,
+  name: string,
+): Promise<lancedb.Table | null> {
   const names = await conn.tableNames();
   return names.includes(name) ? conn.openTable(name) : null;
 }

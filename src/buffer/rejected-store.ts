@@ -1,5 +1,5 @@
-import * as arrow from 'apache-arrow';
 import type { Table } from '@lancedb/lancedb';
+import * as arrow from 'apache-arrow';
 import { type Rejected, type RejectedInput, RejectedSchema, truncatePayload } from '../core/rejected.ts';
 import { type ColumnSpec, decodeRows, encodeRows, schemaOf } from './arrow-codec.ts';
 import { connect, openOrCreateTable } from './connection.ts';

@@ -1,5 +1,5 @@
-import * as arrow from 'apache-arrow';
 import type { Table } from '@lancedb/lancedb';
+import * as arrow from 'apache-arrow';
 import { z } from 'zod';
 import { type ColumnSpec, decodeRows, encodeRows, schemaOf } from './arrow-codec.ts';
 import { connect, openOrCreateTable } from './connection.ts';
@@ -49,7 +49,11 @@ export class RunTable {
 
   /** Insert or replace the record of a run. */
   async put(record: RunRecord): Promise<void> {
-    await this.table.mergeInsert('run_id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(encodeRows([record], COLUMNS));
+    await this.table
+      .mergeInsert('run_id')
+      .whenMatchedUpdateAll()
+      .whenNotMatchedInsertAll()
+      .execute(encodeRows([record], COLUMNS));
   }
 
   async list(): Promise<RunRecord[]> {
@@ -57,7 +61,12 @@ export class RunTable {
   }
 
   async get(runId: string): Promise<RunRecord | undefined> {
-    const rows = this.decode(await this.table.query().where(`run_id = ${sqlString(runId)}`).toArrow());
+    const rows = this.decode(
+      await this.table
+        .query()
+        .where(`run_id = ${sqlString(runId)}`)
+        .toArrow(),
+    );
     return rows[0];
   }
 

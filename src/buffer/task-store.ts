@@ -30,7 +30,8 @@ export class TaskStore {
 
   /** Upsert one commit's worth of tasks (callers batch: one call = one Lance version). Ids must be unique within the call. */
   async write(tasks: readonly Task[], runId: string): Promise<TaskWriteResult> {
-    if (tasks.length === 0) return { inserted: 0, updated: 0, unchanged: 0, version: await this.table.version() };
+    if (tasks.length === 0)
+      return { inserted: 0, updated: 0, unchanged: 0, version: await this.table.version() };
     const now = Date.now();
     const rows = tasks.map((task) => ({ task, runId, contentHash: taskContentHash(task), updatedAt: now }));
     const data = encodeRows(rows, TASK_COLUMNS);

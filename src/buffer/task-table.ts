@@ -22,7 +22,12 @@ export const TASK_COLUMNS: ColumnSpec<StoredTask>[] = [
   { name: 'id', type: utf8, get: (r) => r.task.id },
   { name: 'taskset', type: utf8, get: (r) => r.task.taskset },
   { name: 'prompt', type: utf8, nullable: true, get: (r) => r.task.prompt ?? null },
-  { name: 'messages', type: utf8, nullable: true, get: (r) => (r.task.messages ? json(r.task.messages) : null) },
+  {
+    name: 'messages',
+    type: utf8,
+    nullable: true,
+    get: (r) => (r.task.messages ? json(r.task.messages) : null),
+  },
   { name: 'answer', type: utf8, nullable: true, get: (r) => r.task.answer ?? null },
   { name: 'features', type: utf8, get: (r) => json(r.task.features) },
   { name: 'meta', type: utf8, get: (r) => json(r.task.meta) },

@@ -18,12 +18,22 @@ export function formatPath(path: readonly PropertyKey[], base = ''): string {
  * Validate `value` against `schema`; on failure throw a ConfigError naming the config path of the
  * first problem, what was expected, and how many other problems there are.
  */
-export function parseConfig<S extends z.ZodType>(schema: S, value: unknown, opts: { path?: string; file?: string } = {}): z.output<S> {
+export function parseConfig<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  opts: { path?: string; file?: string } = {},
+): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issues = result.error.issues;
   const first = issues[0]!;
-  const more = issues.length > 1 ? `; ${issues.length - 1} more problem(s): ${issues.slice(1, 4).map((i) => `${formatPath(i.path, opts.path ?? '') || '<root>'}: ${i.message}`).join('; ')}` : '';
+  const more =
+    issues.length > 1
+      ? `; ${issues.length - 1} more problem(s): ${issues
+          .slice(1, 4)
+          .map((i) => `${formatPath(i.path, opts.path ?? '') || '<root>'}: ${i.message}`)
+          .join('; ')}`
+      : '';
   throw new ConfigError({
     path: formatPath(first.path, opts.path ?? ''),
     message: `${first.message}${more}`,
@@ -36,7 +46,8 @@ export function readYamlFile(file: string): unknown {
   const abs = resolve(file);
   let text: string;
   try {
-    if (statSync(abs).isDirectory()) throw new ConfigError({ path: '', file: abs, message: 'is a directory, expected a YAML file' });
+    if (statSync(abs).isDirectory())
+      throw new ConfigError({ path: '', file: abs, message: 'is a directory, expected a YAML file' });
     text = readFileSync(abs, 'utf8');
   } catch (err) {
     if (err instanceof ConfigError) throw err;

@@ -23,12 +23,13 @@ export class Registry<D extends { readonly name: string }> {
   }
 
   /** Look a name up; `path` is the config path reported if it is unknown. */
-  get(name: string, path = ''): D {
+  get(name: string, path = '', file?: string): D {
     const def = this.items.get(name);
     if (def) return def;
     const near = closestNames(name, this.names());
     throw new ConfigError({
       path,
+      ...(file ? { file } : {}),
       message: `unknown ${this.what} '${name}'`,
       hint:
         near.length > 0

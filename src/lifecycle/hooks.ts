@@ -14,6 +14,7 @@ export interface HookDrop<R> {
   reason: string;
 }
 
+// biome-ignore lint/suspicious/noConfusingVoidType: hooks that only observe are written as functions returning nothing
 export type HookReturn<R> = void | undefined | { rows?: R[]; drop?: HookDrop<R>[] };
 
 /** Events whose payload carries `rows` can be transformed or vetoed; the others are observe-only. */
@@ -30,7 +31,9 @@ export interface HookRejection {
 const HookReturnSchema = z
   .object({
     rows: z.array(z.unknown()).optional(),
-    drop: z.array(z.object({ row: z.unknown(), reason: z.string().min(1, 'a veto needs a non-empty reason') })).optional(),
+    drop: z
+      .array(z.object({ row: z.unknown(), reason: z.string().min(1, 'a veto needs a non-empty reason') }))
+      .optional(),
   })
   .strict()
   .optional()
@@ -58,7 +61,10 @@ export class Hooks<E extends { [K in keyof E]: object }> {
    * Run the hooks of one event. Returns the (possibly changed) payload and what the hooks vetoed.
    * A hook that throws fails the run with the hook's name and event in the message.
    */
-  async emit<K extends keyof E>(event: K, payload: E[K]): Promise<{ payload: E[K]; rejected: HookRejection[] }> {
+  async emit<K extends keyof E>(
+    event: K,
+    payload: E[K],
+  ): Promise<{ payload: E[K]; rejected: HookRejection[] }> {
     const list = this.handlers.get(event);
     const rejected: HookRejection[] = [];
     if (!list || list.length === 0) return { payload, rejected };
@@ -72,13 +78,17 @@ export class Hooks<E extends { [K in keyof E]: object }> {
       }
       const parsed = HookReturnSchema.safeParse(out);
       if (!parsed.success) {
-        throw new HookError(`hook '${name}' on ${String(event)} returned ${JSON.stringify(out)?.slice(0, 200)}; expected nothing, { rows } or { drop: [{ row, reason }] }`);
+        throw new HookError(
+          `hook '${name}' on ${String(event)} returned ${JSON.stringify(out)?.slice(0, 200)}; expected nothing, { rows } or { drop: [{ row, reason }] }`,
+        );
       }
       const result = parsed.data;
       if (!result) continue;
       const hasRows = Array.isArray((current as { rows?: unknown }).rows);
       if ((result.rows || result.drop) && !hasRows) {
-        throw new HookError(`hook '${name}' on ${String(event)} tried to change rows, but this event carries none (observe only)`);
+        throw new HookError(
+          `hook '${name}' on ${String(event)} tried to change rows, but this event carries none (observe only)`,
+        );
       }
       let rows = (current as unknown as { rows: unknown[] }).rows;
       if (result.rows) rows = result.rows;
@@ -86,7 +96,8 @@ export class Hooks<E extends { [K in keyof E]: object }> {
         const vetoed = new Map<unknown, string>();
         for (const d of result.drop) vetoed.set(d.row, d.reason);
         rows = rows.filter((r) => !vetoed.has(r));
-        for (const [row, reason] of vetoed) rejected.push({ step: `hook:${String(event)}:${name}`, reason, row });
+        for (const [row, reason] of vetoed)
+          rejected.push({ step: `hook:${String(event)}:${name}`, reason, row });
       }
       current = { ...current, rows } as E[K];
     }

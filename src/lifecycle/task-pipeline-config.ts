@@ -8,10 +8,19 @@ export const TaskPipelineConfigSchema = z.strictObject({
   name: z.string().min(1).describe('Name of the pipeline (recorded with each run).'),
   kind: z.literal('tasks').default('tasks'),
   description: z.string().optional(),
-  seed: z.number().int().default(0).describe('Seed for every random choice of the run (augmentation, MinHash).'),
-  db: z.string().optional().describe('Database folder, relative to the config file (default ./.winnow/db; --db overrides).'),
+  seed: z
+    .number()
+    .int()
+    .default(0)
+    .describe('Seed for every random choice of the run (augmentation, MinHash).'),
+  db: z
+    .string()
+    .optional()
+    .describe('Database folder, relative to the config file (default ./.winnow/db; --db overrides).'),
   input: z.strictObject({
-    path: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).describe('File(s) relative to the config file.'),
+    path: z
+      .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+      .describe('File(s) relative to the config file.'),
     format: z.enum(INPUT_FORMATS).optional().describe('Overrides detection by file extension.'),
     batch_size: z.number().int().positive().max(1_000_000).default(8192),
     csv: z
@@ -25,9 +34,20 @@ export const TaskPipelineConfigSchema = z.strictObject({
   steps: z.array(z.unknown()).default([]).describe('The operator graph (see docs/operators.md).'),
   output: z
     .strictObject({
-      table: z.string().regex(/^[A-Za-z0-9_-]+$/).default('tasks'),
-      rejected_table: z.string().regex(/^[A-Za-z0-9_-]+$/).default('rejected'),
-      commit_rows: z.number().int().positive().default(50_000).describe('Tasks per LanceDB commit (large commits, few versions).'),
+      table: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]+$/)
+        .default('tasks'),
+      rejected_table: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]+$/)
+        .default('rejected'),
+      commit_rows: z
+        .number()
+        .int()
+        .positive()
+        .default(50_000)
+        .describe('Tasks per LanceDB commit (large commits, few versions).'),
       compact: z.boolean().default(true).describe('Merge small fragments after the run.'),
     })
     .prefault({}),

@@ -6,6 +6,7 @@ import { runTag, TaskStore } from '../buffer/task-store.ts';
 import { parseConfig, readYamlFile } from '../core/config.ts';
 import { StrictModeError } from '../core/errors.ts';
 import { contentHash, stableStringify } from '../core/ids.ts';
+import type { Registry } from '../core/registry.ts';
 import type { RejectedInput } from '../core/rejected.ts';
 import type { Task } from '../core/task.ts';
 import { compileMapping, mapRecord } from '../io/mapping.ts';
@@ -14,7 +15,6 @@ import { OperatorGraph } from '../operators/graph.ts';
 import { buildGraph } from '../operators/graph-spec.ts';
 import type { OperatorDefinition } from '../operators/operator.ts';
 import { emptyMetrics, reasonClass, type StepMetrics } from '../operators/step-metrics.ts';
-import type { Registry } from '../core/registry.ts';
 import { Hooks } from './hooks.ts';
 import { type TaskPipelineConfig, TaskPipelineConfigSchema } from './task-pipeline-config.ts';
 
@@ -88,11 +88,16 @@ function payloadOf(row: unknown): string {
 }
 
 /** Run a task-set pipeline end to end. */
-export async function runTaskPipeline(config: TaskPipelineConfig, opts: RunTaskPipelineOptions): Promise<TaskPipelineReport> {
+export async function runTaskPipeline(
+  config: TaskPipelineConfig,
+  opts: RunTaskPipelineOptions,
+): Promise<TaskPipelineReport> {
   const t0 = performance.now();
   const seed = opts.seed ?? config.seed;
   const dbDir = resolve(opts.dbDir ?? (config.db ? resolve(opts.baseDir, config.db) : './.winnow/db'));
-  const files = (Array.isArray(config.input.path) ? config.input.path : [config.input.path]).map((p) => resolve(opts.baseDir, p));
+  const files = (Array.isArray(config.input.path) ? config.input.path : [config.input.path]).map((p) =>
+    resolve(opts.baseDir, p),
+  );
   const configHash = contentHash(stableStringify(config));
   const runId = `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${configHash.slice(0, 8)}-${seed}`;
   const warnings: string[] = [];
@@ -152,7 +157,14 @@ export async function runTaskPipeline(config: TaskPipelineConfig, opts: RunTaskP
     rejectedCount++;
   };
   const rejectTask = (step: string, task: Task, reason: string) =>
-    reject({ step, reason, file: task.source?.file ?? '', row: task.source?.row ?? -1, rowId: task.id, payload: payloadOf(task) });
+    reject({
+      step,
+      reason,
+      file: task.source?.file ?? '',
+      row: task.source?.row ?? -1,
+      rowId: task.id,
+      payload: payloadOf(task),
+    });
 
   const commit = async () => {
     if (pending.length === 0 && rejectedStore.pendingCount === 0) return;
@@ -165,7 +177,13 @@ export async function runTaskPipeline(config: TaskPipelineConfig, opts: RunTaskP
     totals.unchanged += res.unchanged;
     await rejectedStore.flush();
     writeStep.ms += performance.now() - t;
-    await hooks.emit('afterTaskWrite', { runId, written: batch.length, inserted: res.inserted, updated: res.updated, version: res.version });
+    await hooks.emit('afterTaskWrite', {
+      runId,
+      written: batch.length,
+      inserted: res.inserted,
+      updated: res.updated,
+      version: res.version,
+    });
   };
 
   const land = async (tasks: Task[]) => {
@@ -224,7 +242,13 @@ export async function runTaskPipeline(config: TaskPipelineConfig, opts: RunTaskP
           else {
             count(mapStep, mapped.error);
             inputErrors++;
-            reject({ step: 'map', reason: mapped.error, file: record.source.file, row: record.source.row, payload: payloadOf(record.fields) });
+            reject({
+              step: 'map',
+              reason: mapped.error,
+              file: record.source.file,
+              row: record.source.row,
+              payload: payloadOf(record.fields),
+            });
           }
         }
         mapStep.rowsIn += batch.records.length;
@@ -239,7 +263,13 @@ export async function runTaskPipeline(config: TaskPipelineConfig, opts: RunTaskP
         const out = await graph.process(ingested.payload.rows);
         recordGraphRejections(out.rejected);
         await land(out.rows);
-        opts.onProgress?.({ file, rowsRead, tasksOut, rejected: rejectedCount, elapsedMs: performance.now() - t0 });
+        opts.onProgress?.({
+          file,
+          rowsRead,
+          tasksOut,
+          rejected: rejectedCount,
+          elapsedMs: performance.now() - t0,
+        });
       }
     }
     const tail = await graph.flush();
@@ -259,7 +289,13 @@ export async function runTaskPipeline(config: TaskPipelineConfig, opts: RunTaskP
 
     if (config.output.compact && totals.inserted + totals.updated > 0) await store.compact();
     const tableVersion = await store.tagRun(runId);
-    const steps = [readStep, mapStep, ...graph.metrics(), ...(hooks.count('afterIngest') + hooks.count('afterTaskOps') > 0 ? [hookStep] : []), writeStep];
+    const steps = [
+      readStep,
+      mapStep,
+      ...graph.metrics(),
+      ...(hooks.count('afterIngest') + hooks.count('afterTaskOps') > 0 ? [hookStep] : []),
+      writeStep,
+    ];
     const report: TaskPipelineReport = {
       runId,
       name: config.name,
@@ -295,7 +331,18 @@ export async function runTaskPipeline(config: TaskPipelineConfig, opts: RunTaskP
   } catch (err) {
     await rejectedStore.flush().catch(() => undefined);
     await runs
-      .put({ runId, kind: 'tasks', name: config.name, configHash, seed, status: 'failed', startedAt, finishedAt: Date.now(), tableVersion: await store.version(), summary: JSON.stringify({ error: String(err) }) })
+      .put({
+        runId,
+        kind: 'tasks',
+        name: config.name,
+        configHash,
+        seed,
+        status: 'failed',
+        startedAt,
+        finishedAt: Date.now(),
+        tableVersion: await store.version(),
+        summary: JSON.stringify({ error: String(err) }),
+      })
       .catch(() => undefined);
     await hooks.emit('onError', { runId, error: err as Error }).catch(() => undefined);
     throw err;
@@ -303,7 +350,10 @@ export async function runTaskPipeline(config: TaskPipelineConfig, opts: RunTaskP
 }
 
 /** Load a pipeline file and run it, resolving relative paths against the file's folder. */
-export async function runTaskPipelineFile(file: string, opts: Omit<RunTaskPipelineOptions, 'baseDir' | 'configFile'>): Promise<TaskPipelineReport> {
+export async function runTaskPipelineFile(
+  file: string,
+  opts: Omit<RunTaskPipelineOptions, 'baseDir' | 'configFile'>,
+): Promise<TaskPipelineReport> {
   const abs = resolve(file);
   const config = await loadTaskPipeline(abs);
   return runTaskPipeline(config, { ...opts, baseDir: dirname(abs), configFile: abs });

@@ -24,13 +24,23 @@ import { compilePredicate, type Predicate, PredicateSchema } from './predicate.t
 export type StepSpec =
   | { op: string; name?: string; params?: Record<string, unknown> }
   | { module: string; export?: string; name?: string; params?: Record<string, unknown> }
-  | { branch: { name?: string; routes: Array<{ name: string; when: Predicate; steps: StepSpec[] }>; otherwise?: StepSpec[] } };
+  | {
+      branch: {
+        name?: string;
+        routes: Array<{ name: string; when: Predicate; steps: StepSpec[] }>;
+        otherwise?: StepSpec[];
+      };
+    };
 
 const ParamsSchema = z.record(z.string(), z.unknown());
 
 export const StepSpecSchema: z.ZodType<StepSpec> = z.lazy(() =>
   z.union([
-    z.strictObject({ op: z.string().min(1), name: z.string().min(1).optional(), params: ParamsSchema.optional() }),
+    z.strictObject({
+      op: z.string().min(1),
+      name: z.string().min(1).optional(),
+      params: ParamsSchema.optional(),
+    }),
     z.strictObject({
       module: z.string().min(1),
       export: z.string().min(1).optional(),
@@ -40,14 +50,26 @@ export const StepSpecSchema: z.ZodType<StepSpec> = z.lazy(() =>
     z.strictObject({
       branch: z.strictObject({
         name: z.string().min(1).optional(),
-        routes: z.array(z.strictObject({ name: z.string().min(1), when: PredicateSchema, steps: z.array(StepSpecSchema) })).min(1),
+        routes: z
+          .array(
+            z.strictObject({
+              name: z.string().min(1),
+              when: PredicateSchema,
+              steps: z.array(StepSpecSchema),
+            }),
+          )
+          .min(1),
         otherwise: z.array(StepSpecSchema).optional(),
       }),
     }),
   ]),
 );
 
-const OpStepSchema = z.strictObject({ op: z.string().min(1), name: z.string().min(1).optional(), params: ParamsSchema.optional() });
+const OpStepSchema = z.strictObject({
+  op: z.string().min(1),
+  name: z.string().min(1).optional(),
+  params: ParamsSchema.optional(),
+});
 const ModuleStepSchema = z.strictObject({
   module: z.string().min(1),
   export: z.string().min(1).optional(),
@@ -61,11 +83,20 @@ const ModuleStepSchema = z.strictObject({
  */
 function parseSteps(value: unknown, path: string, file: string | undefined): StepSpec[] {
   const where = file ? { file } : {};
-  if (!Array.isArray(value)) throw new ConfigError({ path, ...where, message: `expected a list of steps, got ${value === null ? 'null' : typeof value}` });
+  if (!Array.isArray(value))
+    throw new ConfigError({
+      path,
+      ...where,
+      message: `expected a list of steps, got ${value === null ? 'null' : typeof value}`,
+    });
   return value.map((item, i): StepSpec => {
     const here = formatPath([i], path);
     if (item === null || typeof item !== 'object' || Array.isArray(item)) {
-      throw new ConfigError({ path: here, ...where, message: 'expected a step object with one of the keys op, module or branch' });
+      throw new ConfigError({
+        path: here,
+        ...where,
+        message: 'expected a step object with one of the keys op, module or branch',
+      });
     }
     const keys = Object.keys(item);
     if ('op' in item) return parseConfig(OpStepSchema, item, { path: here, ...where });
@@ -76,7 +107,9 @@ function parseSteps(value: unknown, path: string, file: string | undefined): Ste
       const shape = parseConfig(
         z.strictObject({
           name: z.string().min(1).optional(),
-          routes: z.array(z.strictObject({ name: z.string().min(1), when: PredicateSchema, steps: z.unknown() })).min(1),
+          routes: z
+            .array(z.strictObject({ name: z.string().min(1), when: PredicateSchema, steps: z.unknown() }))
+            .min(1),
           otherwise: z.unknown().optional(),
         }),
         b,
@@ -85,8 +118,14 @@ function parseSteps(value: unknown, path: string, file: string | undefined): Ste
       return {
         branch: {
           ...(shape.name ? { name: shape.name } : {}),
-          routes: shape.routes.map((r, k) => ({ name: r.name, when: r.when, steps: parseSteps(r.steps, `${bp}.routes[${k}].steps`, file) })),
-          ...(shape.otherwise !== undefined ? { otherwise: parseSteps(shape.otherwise, `${bp}.otherwise`, file) } : {}),
+          routes: shape.routes.map((r, k) => ({
+            name: r.name,
+            when: r.when,
+            steps: parseSteps(r.steps, `${bp}.routes[${k}].steps`, file),
+          })),
+          ...(shape.otherwise !== undefined
+            ? { otherwise: parseSteps(shape.otherwise, `${bp}.otherwise`, file) }
+            : {}),
         },
       };
     }
@@ -110,17 +149,30 @@ export interface BuildGraphOptions<T> {
 function isDefinition(v: unknown): v is OperatorDefinition<unknown, unknown> {
   if (v === null || typeof v !== 'object') return false;
   const d = v as Record<string, unknown>;
-  return typeof d.name === 'string' && typeof d.create === 'function' && typeof d.kind === 'string' && d.params !== undefined;
+  return (
+    typeof d.name === 'string' &&
+    typeof d.create === 'function' &&
+    typeof d.kind === 'string' &&
+    d.params !== undefined
+  );
 }
 
 /** Load a user operator. Only a module path the user wrote in the config is ever imported. */
-async function loadModuleOperator<T>(spec: { module: string; export?: string }, opts: BuildGraphOptions<T>, path: string): Promise<OperatorDefinition<T, unknown>> {
+async function loadModuleOperator<T>(
+  spec: { module: string; export?: string },
+  opts: BuildGraphOptions<T>,
+  path: string,
+): Promise<OperatorDefinition<T, unknown>> {
   const file = resolve(opts.baseDir, spec.module);
   let mod: Record<string, unknown>;
   try {
     mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (err) {
-    throw new ConfigError({ path: `${path}.module`, file: opts.file, message: `cannot load operator module ${file}: ${(err as Error).message}` });
+    throw new ConfigError({
+      path: `${path}.module`,
+      file: opts.file,
+      message: `cannot load operator module ${file}: ${(err as Error).message}`,
+    });
   }
   const name = spec.export ?? 'default';
   const def = mod[name];
@@ -164,13 +216,27 @@ export async function buildGraph<T>(specs: unknown, opts: BuildGraphOptions<T>):
             nodes: await build(route.steps, `${here}.branch.routes[${r}].steps`, `${bname}/${route.name}`),
           });
         }
-        routes.push({ name: 'otherwise', when: null, nodes: await build(spec.branch.otherwise ?? [], `${here}.branch.otherwise`, `${bname}/otherwise`) });
+        routes.push({
+          name: 'otherwise',
+          when: null,
+          nodes: await build(spec.branch.otherwise ?? [], `${here}.branch.otherwise`, `${bname}/otherwise`),
+        });
         nodes.push({ type: 'branch', step: bname, routes });
         continue;
       }
-      const def = 'op' in spec ? opts.registry.get(spec.op, `${here}.op`) : await loadModuleOperator(spec, opts, here);
-      const params = parseConfig(def.params, spec.params ?? {}, { path: `${here}.params`, ...(opts.file ? { file: opts.file } : {}) });
-      nodes.push({ type: 'op', step: uniqueName(spec.name ?? def.name, prefix), operator: def.create(params) });
+      const def =
+        'op' in spec
+          ? opts.registry.get(spec.op, `${here}.op`, opts.file)
+          : await loadModuleOperator(spec, opts, here);
+      const params = parseConfig(def.params, spec.params ?? {}, {
+        path: `${here}.params`,
+        ...(opts.file ? { file: opts.file } : {}),
+      });
+      nodes.push({
+        type: 'op',
+        step: uniqueName(spec.name ?? def.name, prefix),
+        operator: def.create(params),
+      });
     }
     return nodes;
   };

@@ -51,15 +51,14 @@ export class OperatorGraph<T> {
   readonly nodes: readonly GraphNode<T>[];
   private readonly stats = new Map<string, StepMetrics>();
   private readonly contexts = new Map<string, OperatorContext>();
-  private readonly opts: GraphOptions;
 
   constructor(nodes: readonly GraphNode<T>[], opts: GraphOptions) {
     this.nodes = nodes;
-    this.opts = opts;
     const root = new Rng(opts.seed);
     const visit = (list: readonly GraphNode<T>[]) => {
       for (const node of list) {
-        if (this.stats.has(node.step)) throw new Error(`duplicate step name '${node.step}' in operator graph`);
+        if (this.stats.has(node.step))
+          throw new Error(`duplicate step name '${node.step}' in operator graph`);
         if (node.type === 'op') {
           this.stats.set(node.step, emptyMetrics(node.step, node.operator.name, node.operator.kind));
           const metrics = this.stats.get(node.step)!;
@@ -122,7 +121,13 @@ export class OperatorGraph<T> {
     return rows as T[];
   }
 
-  private account(node: OpNode<T>, rowsIn: number, result: OperatorResult<T>, ms: number, rejected: StepRejection<T>[]): T[] {
+  private account(
+    node: OpNode<T>,
+    rowsIn: number,
+    result: OperatorResult<T>,
+    ms: number,
+    rejected: StepRejection<T>[],
+  ): T[] {
     const m = this.stats.get(node.step)!;
     m.rowsIn += rowsIn;
     m.rowsOut += result.rows.length;
@@ -151,7 +156,12 @@ export class OperatorGraph<T> {
     return this.account(node, 0, result, performance.now() - t0, rejected);
   }
 
-  private async runBranch(node: BranchNode<T>, rows: readonly T[], rejected: StepRejection<T>[], flushing: boolean): Promise<T[]> {
+  private async runBranch(
+    node: BranchNode<T>,
+    rows: readonly T[],
+    rejected: StepRejection<T>[],
+    flushing: boolean,
+  ): Promise<T[]> {
     const m = this.stats.get(node.step)!;
     const t0 = performance.now();
     const buckets: T[][] = node.routes.map(() => []);

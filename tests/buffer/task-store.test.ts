@@ -58,8 +58,22 @@ describe('TaskStore', () => {
   it('records rejected rows with step, reason, file and row, truncating huge payloads', async () => {
     const rej = await RejectedStore.open(join(dir, 'db2'));
     rej.add([
-      { step: 'read:jsonl', reason: 'invalid JSON', file: '/a.jsonl', row: 3, payload: 'x'.repeat(10_000), runId: 'r1' },
-      { step: 'length_filter', reason: 'too short (2 words < 5)', file: '/a.jsonl', row: 7, rowId: 't7', runId: 'r1' },
+      {
+        step: 'read:jsonl',
+        reason: 'invalid JSON',
+        file: '/a.jsonl',
+        row: 3,
+        payload: 'x'.repeat(10_000),
+        runId: 'r1',
+      },
+      {
+        step: 'length_filter',
+        reason: 'too short (2 words < 5)',
+        file: '/a.jsonl',
+        row: 7,
+        rowId: 't7',
+        runId: 'r1',
+      },
     ]);
     expect(await rej.flush()).toBe(2);
     const rows = (await rej.read({ runId: 'r1' })).sort((a, b) => a.row - b.row);

@@ -29,4 +29,9 @@ export interface Generation {
 export interface RolloutModel {
   readonly name: string;
   generate(request: GenerateRequest): Promise<Generation[]>;
+  /**
+   * Optional: many requests in one call (results in request order). Local models implement it so a
+   * whole explorer step is one batched forward pass per position; the explorer uses it when present.
+   */
+  generateBatch?(requests: readonly GenerateRequest[]): Promise<Generation[][]>;
 }

@@ -22,7 +22,7 @@ export const TaskPipelineConfigSchema = z.strictObject({
       .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
       .describe('File(s) relative to the config file.'),
     format: z.enum(INPUT_FORMATS).optional().describe('Overrides detection by file extension.'),
-    batch_size: z.number().int().positive().max(1_000_000).default(8192),
+    batchSize: z.number().int().positive().max(1_000_000).default(8192),
     csv: z
       .strictObject({
         delimiter: z.string().length(1).optional(),
@@ -38,11 +38,11 @@ export const TaskPipelineConfigSchema = z.strictObject({
         .string()
         .regex(/^[A-Za-z0-9_-]+$/)
         .default('tasks'),
-      rejected_table: z
+      rejectedTable: z
         .string()
         .regex(/^[A-Za-z0-9_-]+$/)
         .default('rejected'),
-      commit_rows: z
+      commitRows: z
         .number()
         .int()
         .positive()

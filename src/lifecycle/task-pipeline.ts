@@ -117,7 +117,7 @@ export async function runTaskPipeline(
   const hooks = opts.hooks ?? new Hooks<TaskPipelineEvents>();
 
   const store = await TaskStore.open(dbDir, config.output.table);
-  const rejectedStore = await RejectedStore.open(dbDir, config.output.rejected_table);
+  const rejectedStore = await RejectedStore.open(dbDir, config.output.rejectedTable);
   const runs = await RunTable.open(dbDir);
   const startVersion = await store.version();
   const startedAt = Date.now();
@@ -208,7 +208,7 @@ export async function runTaskPipeline(
       tasksOut++;
       writeStep.rowsOut++;
     }
-    if (pending.length >= config.output.commit_rows) await commit();
+    if (pending.length >= config.output.commitRows) await commit();
   };
 
   const recordGraphRejections = (rejected: { step: string; row: Task; reason: string }[]) => {
@@ -218,7 +218,7 @@ export async function runTaskPipeline(
   try {
     for (const file of files) {
       const batches = readDataset(file, {
-        batchSize: config.input.batch_size,
+        batchSize: config.input.batchSize,
         ...(config.input.format ? { format: config.input.format } : {}),
         ...(config.input.csv ? { csv: config.input.csv } : {}),
       });
@@ -283,7 +283,7 @@ export async function runTaskPipeline(
       await store.table.checkout(startVersion);
       await store.table.restore();
       throw new StrictModeError(
-        `${inputErrors} input row(s) could not be read or mapped (strict mode): nothing was landed; see \`winnow inspect --table ${config.output.rejected_table}\` (run ${runId})`,
+        `${inputErrors} input row(s) could not be read or mapped (strict mode): nothing was landed; see \`winnow inspect --table ${config.output.rejectedTable}\` (run ${runId})`,
       );
     }
 

@@ -1,0 +1,188 @@
+import { performance } from 'node:perf_hooks';
+import { errorMessage } from '../core/errors.ts';
+import type { Experience } from '../core/experience.ts';
+import { hashSeed, Rng } from '../core/rng.ts';
+import type { Task } from '../core/task.ts';
+import type { RewardFn } from './rewards/reward-fn.ts';
+import type { RolloutModel } from './rollout-model.ts';
+import { groupIdOf, type Workflow, type WorkflowContext } from './workflow.ts';
+
+export interface ExplorerOptions {
+  workflow: Workflow;
+  model: RolloutModel;
+  reward: RewardFn;
+  /** Rollouts per task (group size). */
+  repeat: number;
+  maxTokens: number;
+  temperature: number;
+  /** Tasks rolled out at once on the per-task path. */
+  concurrency: number;
+  /** Per task (its whole group); the batched path allows `timeoutMs × tasks / concurrency`. */
+  timeoutMs: number;
+  retries: number;
+  backoffMs: number;
+  seed: number;
+}
+
+/** A rollout group that could not be produced, and why. The step goes on without it. */
+export interface RolloutFailure {
+  taskId: string;
+  groupId: string;
+  kind: 'timeout' | 'error';
+  reason: string;
+  attempts: number;
+}
+
+export interface ExploreResult {
+  experiences: Experience[];
+  failures: RolloutFailure[];
+  metrics: {
+    tasks: number;
+    rollouts: number;
+    failedGroups: number;
+    timeouts: number;
+    retries: number;
+    emptyResponses: number;
+    batched: number;
+    ms: number;
+  };
+}
+
+class TimeoutError extends Error {
+  override name = 'TimeoutError';
+}
+
+function withTimeout<T>(work: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
+  const ctl = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      ctl.abort(new TimeoutError(`timed out after ${ms} ms`));
+      reject(new TimeoutError(`timed out after ${ms} ms`));
+    }, ms);
+  });
+  return Promise.race([work(ctl.signal), timeout]).finally(() => clearTimeout(timer));
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Rolls tasks out: one group of `repeat` experiences per task. Uses the model's batched path when
+ * the workflow and model support it (the tiny policy: one forward pass per position for the whole
+ * step); otherwise runs tasks with bounded concurrency, a per-task timeout and retries with
+ * exponential backoff (seeded jitter). A task that still fails is recorded and skipped.
+ */
+export class Explorer {
+  readonly options: ExplorerOptions;
+  constructor(options: ExplorerOptions) {
+    this.options = options;
+  }
+
+  private context(task: Task, step: number, modelVersion: number, signal?: AbortSignal): WorkflowContext {
+    const seed = hashSeed(this.options.seed, step, task.id);
+    return {
+      repeat: this.options.repeat,
+      exploreStep: step,
+      modelVersion,
+      reward: this.options.reward,
+      maxTokens: this.options.maxTokens,
+      temperature: this.options.temperature,
+      seed,
+      rng: new Rng(seed),
+      ...(signal ? { signal } : {}),
+    };
+  }
+
+  async explore(tasks: readonly Task[], step: number, modelVersion: number): Promise<ExploreResult> {
+    const t0 = performance.now();
+    const o = this.options;
+    const metrics = {
+      tasks: tasks.length,
+      rollouts: 0,
+      failedGroups: 0,
+      timeouts: 0,
+      retries: 0,
+      emptyResponses: 0,
+      batched: 0,
+      ms: 0,
+    };
+    const groups = new Array<Experience[] | null>(tasks.length).fill(null);
+    const failures: RolloutFailure[] = [];
+
+    let pending = tasks.map((_, i) => i);
+    if (o.workflow.prepare && o.workflow.finish && o.model.generateBatch && tasks.length > 0) {
+      try {
+        const budget = o.timeoutMs * Math.max(1, Math.ceil(tasks.length / Math.max(1, o.concurrency)));
+        const gens = await withTimeout((signal) => {
+          const reqs = tasks.map((t) => o.workflow.prepare!(t, this.context(t, step, modelVersion, signal)));
+          return o.model.generateBatch!(reqs);
+        }, budget);
+        pending = [];
+        for (let i = 0; i < tasks.length; i++) {
+          try {
+            groups[i] = await o.workflow.finish(
+              tasks[i]!,
+              gens[i] ?? [],
+              this.context(tasks[i]!, step, modelVersion),
+            );
+          } catch (err) {
+            pending.push(i);
+          }
+        }
+        metrics.batched = tasks.length - pending.length;
+      } catch {
+        // The batched call failed as a whole: fall back to task-by-task so one bad task costs one group.
+        pending = tasks.map((_, i) => i);
+      }
+    }
+
+    const jitter = new Rng(hashSeed(o.seed, 'backoff', step));
+    const runOne = async (i: number) => {
+      const task = tasks[i]!;
+      let attempt = 0;
+      for (;;) {
+        attempt++;
+        try {
+          groups[i] = await withTimeout(
+            (signal) => o.workflow.run(task, o.model, this.context(task, step, modelVersion, signal)),
+            o.timeoutMs,
+          );
+          return;
+        } catch (err) {
+          const timeout = err instanceof TimeoutError || (err as Error)?.name === 'TimeoutError';
+          if (timeout) metrics.timeouts++;
+          if (attempt > o.retries) {
+            failures.push({
+              taskId: task.id,
+              groupId: groupIdOf(step, task.id),
+              kind: timeout ? 'timeout' : 'error',
+              reason: errorMessage(err),
+              attempts: attempt,
+            });
+            return;
+          }
+          metrics.retries++;
+          await sleep(o.backoffMs * 2 ** (attempt - 1) * (0.5 + jitter.float()));
+        }
+      }
+    };
+    let next = 0;
+    const workers = Array.from({ length: Math.min(Math.max(1, o.concurrency), pending.length) }, async () => {
+      while (next < pending.length) await runOne(pending[next++]!);
+    });
+    await Promise.all(workers);
+
+    const experiences: Experience[] = [];
+    for (const g of groups) {
+      if (!g) continue;
+      for (const e of g) {
+        experiences.push(e);
+        if (e.info.empty === true) metrics.emptyResponses++;
+      }
+    }
+    metrics.rollouts = experiences.length;
+    metrics.failedGroups = failures.length;
+    metrics.ms = performance.now() - t0;
+    return { experiences, failures, metrics };
+  }
+}

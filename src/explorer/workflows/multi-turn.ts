@@ -1,0 +1,96 @@
+import { DataError } from '../../core/errors.ts';
+import type { Experience } from '../../core/experience.ts';
+import type { Message, Task } from '../../core/task.ts';
+import type { RolloutModel } from '../rollout-model.ts';
+import { experienceIdOf, groupIdOf, type Workflow, type WorkflowContext } from '../workflow.ts';
+
+/**
+ * A conversation: the task's `messages` give the system and user turns (assistant turns in the
+ * data are replaced by the model's). The model answers each user turn in order; one experience
+ * holds the whole conversation with turns concatenated: prompt/user tokens masked out (0), the
+ * model's tokens masked in (1). `logprobs` align with `tokens.slice(promptLength)`, 0 where the
+ * mask is 0. The reward judges the final answer.
+ */
+export const multiTurnWorkflow: Workflow = {
+  name: 'multi_turn',
+
+  async run(task: Task, model: RolloutModel, ctx: WorkflowContext): Promise<Experience[]> {
+    const turns = (
+      task.messages ?? (task.prompt !== undefined ? [{ role: 'user' as const, content: task.prompt }] : [])
+    ).filter((m) => m.role !== 'assistant');
+    if (!turns.some((m) => m.role === 'user')) {
+      throw new DataError({
+        message: `task ${task.id}: multi_turn needs at least one user message`,
+        ...(task.source ? { file: task.source.file, row: task.source.row } : {}),
+      });
+    }
+    const groupId = groupIdOf(ctx.exploreStep, task.id);
+    const out: Experience[] = [];
+    for (let run = 0; run < ctx.repeat; run++) {
+      const conversation: Message[] = [];
+      const tokens: number[] = [];
+      const mask: number[] = [];
+      const logprobs: number[] = [];
+      let promptLength = -1;
+      let last = '';
+      let truncated = false;
+      let turn = 0;
+      for (const m of turns) {
+        conversation.push(m);
+        if (m.role !== 'user') continue;
+        const [g] = await model.generate({
+          messages: [...conversation],
+          n: 1,
+          maxTokens: ctx.maxTokens,
+          temperature: ctx.temperature,
+          seed: (ctx.seed + run * 7919 + turn * 104729) >>> 0,
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+        });
+        if (!g) throw new Error(`model returned no completion for turn ${turn}`);
+        // The prompt the model saw extends what we already hold: only the new part is environment text.
+        const fresh =
+          g.promptTokens.length >= tokens.length ? g.promptTokens.slice(tokens.length) : g.promptTokens;
+        if (promptLength < 0) promptLength = fresh.length;
+        else for (let k = 0; k < fresh.length; k++) logprobs.push(0);
+        tokens.push(...fresh);
+        mask.push(...fresh.map(() => 0));
+        tokens.push(...g.tokens);
+        mask.push(...g.tokens.map(() => 1));
+        logprobs.push(...(g.logprobs.length === g.tokens.length ? g.logprobs : g.tokens.map(() => 0)));
+        conversation.push({ role: 'assistant', content: g.text });
+        last = g.text;
+        truncated ||= g.finishReason === 'length';
+        turn++;
+      }
+      const scored = await ctx.reward({ response: last, task });
+      out.push({
+        id: experienceIdOf(groupId, run),
+        taskId: task.id,
+        taskset: task.taskset,
+        groupId,
+        runIndex: run,
+        stepIndex: 0,
+        modelVersion: ctx.modelVersion,
+        exploreStep: ctx.exploreStep,
+        messages: conversation,
+        response: conversation
+          .filter((m) => m.role === 'assistant')
+          .map((m) => m.content)
+          .join('\n'),
+        tokens,
+        logprobs,
+        actionMask: mask,
+        promptLength: Math.max(0, promptLength),
+        reward: scored.reward,
+        advantage: 0,
+        truncated,
+        info: { ...(scored.info ?? {}), turns: turn, ...(last.trim() === '' ? { empty: true } : {}) },
+        useCount: 0,
+        priority: 0,
+        createdAt: Date.now(),
+        expert: false,
+      });
+    }
+    return out;
+  },
+};

@@ -1,0 +1,62 @@
+import type { Experience } from '../../core/experience.ts';
+import { type Task, taskText } from '../../core/task.ts';
+import type { GenerateRequest, Generation, RolloutModel } from '../rollout-model.ts';
+import { experienceIdOf, groupIdOf, type Workflow, type WorkflowContext } from '../workflow.ts';
+
+/**
+ * One prompt, `repeat` sampled answers, each scored by the reward function against the task's
+ * reference answer. Tokens are prompt + response; the action mask covers the response only.
+ */
+export const singleTurnWorkflow: Workflow = {
+  name: 'single_turn',
+
+  prepare(task: Task, ctx: WorkflowContext): GenerateRequest {
+    return {
+      ...(task.messages ? { messages: task.messages } : { prompt: task.prompt ?? taskText(task) }),
+      n: ctx.repeat,
+      maxTokens: ctx.maxTokens,
+      temperature: ctx.temperature,
+      seed: ctx.seed,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    };
+  },
+
+  async finish(task: Task, generations: Generation[], ctx: WorkflowContext): Promise<Experience[]> {
+    const groupId = groupIdOf(ctx.exploreStep, task.id);
+    const out: Experience[] = [];
+    for (let i = 0; i < generations.length; i++) {
+      const g = generations[i]!;
+      const scored = await ctx.reward({ response: g.text, task });
+      out.push({
+        id: experienceIdOf(groupId, i),
+        taskId: task.id,
+        taskset: task.taskset,
+        groupId,
+        runIndex: i,
+        stepIndex: 0,
+        modelVersion: ctx.modelVersion,
+        exploreStep: ctx.exploreStep,
+        ...(task.messages ? { messages: task.messages } : { prompt: task.prompt ?? taskText(task) }),
+        response: g.text,
+        tokens: [...g.promptTokens, ...g.tokens],
+        logprobs: g.logprobs,
+        actionMask: [...g.promptTokens.map(() => 0), ...g.tokens.map(() => 1)],
+        promptLength: g.promptTokens.length,
+        reward: scored.reward,
+        advantage: 0,
+        truncated: g.finishReason === 'length',
+        info: { ...(scored.info ?? {}), ...(g.text.trim() === '' ? { empty: true } : {}) },
+        useCount: 0,
+        priority: 0,
+        createdAt: Date.now(),
+        expert: false,
+      });
+    }
+    return out;
+  },
+
+  async run(task: Task, model: RolloutModel, ctx: WorkflowContext): Promise<Experience[]> {
+    const gens = await model.generate(singleTurnWorkflow.prepare!(task, ctx));
+    return singleTurnWorkflow.finish!(task, gens, ctx);
+  },
+};

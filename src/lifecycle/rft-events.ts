@@ -1,0 +1,39 @@
+import type { Experience } from '../core/experience.ts';
+import type { Task } from '../core/task.ts';
+import type { RolloutFailure } from '../explorer/explorer.ts';
+import type { TrainMetrics } from '../trainer/trainer.ts';
+
+/**
+ * Every checkpoint of an RFT run, in the order a sync-mode step emits them. Events carrying `rows`
+ * can be transformed or vetoed by hooks (vetoed rows are recorded in `rejected` with the reason).
+ */
+export interface RftEvents {
+  beforeSelect: { step: number; batchTasks: number };
+  afterSelect: { step: number; rows: Task[] };
+  afterRollout: { step: number; rows: Experience[]; failures: RolloutFailure[] };
+  /** Selector feedback delivered (as soon as the step's rollouts are in). */
+  afterFeedback: { step: number; groups: number; mixedGroups: number };
+  afterExperienceOps: { step: number; rows: Experience[] };
+  afterBufferWrite: { step: number; written: number };
+  beforeTrainStep: { step: number; trainStep: number; rows: Experience[] };
+  afterTrainStep: { step: number; trainStep: number; version: number; metrics: TrainMetrics };
+  onSync: { step: number; version: number };
+  onEvaluate: { step: number; accuracy: number; tasks: number };
+  onCheckpoint: { step: number; dir: string };
+  onError: { step: number; error: Error };
+}
+
+export const RFT_EVENT_ORDER: readonly (keyof RftEvents)[] = [
+  'beforeSelect',
+  'afterSelect',
+  'afterRollout',
+  'afterFeedback',
+  'afterExperienceOps',
+  'afterBufferWrite',
+  'beforeTrainStep',
+  'afterTrainStep',
+  'onSync',
+  'onEvaluate',
+  'onCheckpoint',
+  'onError',
+];

@@ -1,5 +1,4 @@
 import type * as arrow from 'apache-arrow';
-import { tableToIPC } from 'apache-arrow';
 import * as aq from 'arquero';
 import { connect, DEFAULT_DB_DIR, openTableIfExists } from '../buffer/connection.ts';
 import { reasonClass } from '../operators/step-metrics.ts';
@@ -23,7 +22,8 @@ export interface ColumnStats {
 
 /** Per-column statistics computed with arquero (a columnar dataframe library), not hand-rolled loops. */
 export function columnStats(table: arrow.Table, expandJson: readonly string[] = []): ColumnStats[] {
-  let dt = aq.fromArrow(tableToIPC(table));
+  // arquero reads apache-arrow tables directly (its IPC path drops multi-batch tables to 0 rows here).
+  let dt = aq.fromArrow(table as unknown as Parameters<typeof aq.fromArrow>[0]);
   // JSON bag columns (features, meta) are expanded into one column per numeric key.
   for (const col of expandJson) {
     if (!dt.columnNames().includes(col)) continue;
@@ -82,7 +82,7 @@ export function columnStats(table: arrow.Table, expandJson: readonly string[] = 
 /** Rejected rows grouped by step and reason class, largest first (arquero groupby/count). */
 export function rejectedSummary(table: arrow.Table): Array<{ step: string; reason: string; count: number }> {
   if (table.numRows === 0) return [];
-  const dt = aq.fromArrow(tableToIPC(table)).select('step', 'reason');
+  const dt = aq.fromArrow(table as unknown as Parameters<typeof aq.fromArrow>[0]).select('step', 'reason');
   const classes = Array.from(dt.array('reason') as ArrayLike<unknown>, (r) => reasonClass(String(r)));
   return dt
     .assign({ reason: classes })

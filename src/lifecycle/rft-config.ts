@@ -67,7 +67,12 @@ export const RftConfigSchema = z.strictObject({
   explorer: z.strictObject({
     model: ModelConfigSchema,
     workflow: z.enum(['single_turn', 'multi_turn']).default('single_turn'),
-    reward: z.strictObject({ type: z.string().min(1), params: Params }).prefault({ type: 'math' }),
+    reward: z
+      .unknown()
+      .default('math')
+      .describe(
+        "A reward name ('math', 'exact_match'), { name, params } or { module, export } (see docs/rewards.md).",
+      ),
     repeat: z.number().int().positive().default(8).describe('Rollouts per task (the GRPO group size).'),
     batchTasks: z.number().int().positive().default(32).describe('Tasks per explorer step.'),
     maxTokens: z.number().int().positive().default(8),

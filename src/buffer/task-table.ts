@@ -1,5 +1,5 @@
 import * as arrow from 'apache-arrow';
-import { contentHash } from '../core/ids.ts';
+import { fastHash64 } from '../core/ids.ts';
 import { type Task, TaskSchema } from '../core/task.ts';
 import { type ColumnSpec, decodeRows, schemaOf } from './arrow-codec.ts';
 
@@ -40,16 +40,22 @@ export const TASK_COLUMNS: ColumnSpec<StoredTask>[] = [
 
 export const TASK_SCHEMA = schemaOf(TASK_COLUMNS);
 
-/** Hash of everything a task says (not its bookkeeping): equal hashes mean a re-run changed nothing. */
+/**
+ * Hash of everything a task says (not its bookkeeping): equal hashes mean a re-run changed nothing.
+ * Plain JSON (not key-sorted) is enough: a pipeline builds features/meta in a fixed order, and a
+ * spurious difference only costs an update, never a duplicate.
+ */
 export function taskContentHash(task: Task): string {
-  return contentHash({
-    t: task.taskset,
-    p: task.prompt ?? null,
-    m: task.messages ?? null,
-    a: task.answer ?? null,
-    f: task.features,
-    x: task.meta,
-  });
+  return fastHash64(
+    JSON.stringify([
+      task.taskset,
+      task.prompt ?? null,
+      task.messages ?? null,
+      task.answer ?? null,
+      task.features,
+      task.meta,
+    ]),
+  );
 }
 
 export function decodeTasks(table: arrow.Table): Task[] {

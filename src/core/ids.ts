@@ -29,3 +29,20 @@ export function taskContentId(task: {
 }): string {
   return `t_${contentHash({ p: task.prompt ?? null, m: task.messages ?? null, a: task.answer ?? null })}`;
 }
+
+/**
+ * A fast non-cryptographic 64-bit string hash (two 32-bit multiply-xorshift lanes), as 16 hex chars.
+ * For change detection and dedup keys on hot paths, where sha256's per-call setup dominates.
+ */
+export function fastHash64(text: string, seed = 0): string {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (h2 >>> 0).toString(16).padStart(8, '0') + (h1 >>> 0).toString(16).padStart(8, '0');
+}

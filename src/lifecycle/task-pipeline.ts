@@ -149,7 +149,7 @@ export async function runTaskPipeline(
   let rejectedCount = 0;
   let tasksOut = 0;
   const totals = { inserted: 0, updated: 0, unchanged: 0 };
-  const seenIds = new Map<string, string>();
+  const seenIds = new Map<string, Task['source'] | null>();
   let pending: Task[] = [];
 
   const reject = (r: RejectedInput) => {
@@ -166,10 +166,10 @@ export async function runTaskPipeline(
       payload: payloadOf(task),
     });
 
-  const commit = async () => {
-    if (pending.length === 0 && rejectedStore.pendingCount === 0) return;
-    const batch = pending;
-    pending = [];
+  // Commits are pipelined: LanceDB writes on its own threads while we process the next batches;
+  // at most one commit is in flight, and every commit is awaited before the run reports success.
+  let inFlight: Promise<void> = Promise.resolve();
+  const commitNow = async (batch: Task[]) => {
     const t = performance.now();
     const res = await store.write(batch, runId);
     totals.inserted += res.inserted;
@@ -185,6 +185,15 @@ export async function runTaskPipeline(
       version: res.version,
     });
   };
+  const commit = async (wait = false) => {
+    await inFlight;
+    if (pending.length > 0 || rejectedStore.pendingCount > 0) {
+      const batch = pending;
+      pending = [];
+      inFlight = commitNow(batch);
+    }
+    if (wait) await inFlight;
+  };
 
   const land = async (tasks: Task[]) => {
     const after = await hooks.emit('afterTaskOps', { runId, rows: tasks });
@@ -198,12 +207,12 @@ export async function runTaskPipeline(
     for (const task of after.payload.rows) {
       const first = seenIds.get(task.id);
       if (first !== undefined) {
-        const reason = `duplicate id ${task.id} (first written from ${first})`;
+        const reason = `duplicate id ${task.id} (first written from ${first ? `${first.file}:${first.row}` : 'a generated row'})`;
         count(writeStep, reason);
         rejectTask('write', task, reason);
         continue;
       }
-      seenIds.set(task.id, task.source ? `${task.source.file}:${task.source.row}` : 'generated');
+      seenIds.set(task.id, task.source ?? null);
       pending.push(task);
       tasksOut++;
       writeStep.rowsOut++;
@@ -275,7 +284,7 @@ export async function runTaskPipeline(
     const tail = await graph.flush();
     recordGraphRejections(tail.rejected);
     if (tail.rows.length > 0) await land(tail.rows);
-    await commit();
+    await commit(true);
     await rejectedStore.flush();
 
     if (opts.strict && inputErrors > 0) {
@@ -329,6 +338,7 @@ export async function runTaskPipeline(
     });
     return report;
   } catch (err) {
+    await inFlight.catch(() => undefined);
     await rejectedStore.flush().catch(() => undefined);
     await runs
       .put({

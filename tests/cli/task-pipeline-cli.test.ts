@@ -17,7 +17,7 @@ function writeMessyFile(path: string): void {
     good(2), // 2
     '{"id": "bad1", "question": "unterminated', // 3: invalid JSON
     JSON.stringify({ id: 'q4', answer: '#### 1' }), // 4: missing question
-    JSON.stringify({ id: 'q5', question: 42, answer: '#### 5' }), // 5: wrong type (number for text)
+    JSON.stringify({ id: 'q5', question: { text: 'What is 5?' }, answer: '#### 5' }), // 5: wrong type (object for text)
     `${JSON.stringify({ id: 'big', question: 'x'.repeat(10 * 1024 * 1024), answer: '#### 1' })}`, // 6: 10 MB line (valid)
     good(7), // 7
     '[1, 2, 3]', // 8: not an object

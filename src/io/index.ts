@@ -1,0 +1,13 @@
+export * from './arrow-table.ts';
+export * from './arrow-values.ts';
+export * from './csv-reader.ts';
+export * from './json-reader.ts';
+export * from './jsonl-reader.ts';
+export * from './jsonl-writer.ts';
+export * from './mapping.ts';
+export * from './parquet-writer.ts';
+export * from './raw-record.ts';
+export * from './read-options.ts';
+export * from './reader.ts';
+export * from './template.ts';
+export type { TextReadContext } from './text-context.ts';

@@ -1,0 +1,53 @@
+import type { Experience } from '../../core/experience.ts';
+import type { OperatorDefinition } from '../operator.ts';
+import { negativeOnly, positiveOnly } from './advantage-sign-filter.ts';
+import { drGrpo } from './dr-grpo.ts';
+import { duplicateResponseFilter } from './duplicate-response-filter.ts';
+import { grpo } from './grpo.ts';
+import { invalidReward } from './invalid-reward.ts';
+import { lengthPenalty } from './length-penalty.ts';
+import { passRate } from './pass-rate.ts';
+import { reinforcePp } from './reinforce-pp.ts';
+import { rewardShaping } from './reward-shaping.ts';
+import { rewardStdFilter } from './reward-std-filter.ts';
+import { rewardThreshold } from './reward-threshold.ts';
+import { rloo } from './rloo.ts';
+
+export { ADVANTAGE_FN_INFO_KEY, type AdvantageCompute, applyAdvantages } from './advantage.ts';
+export { negativeOnly, positiveOnly } from './advantage-sign-filter.ts';
+export { defineExperienceOperator } from './define.ts';
+export { drGrpo } from './dr-grpo.ts';
+export { duplicateResponseFilter } from './duplicate-response-filter.ts';
+export { grpo } from './grpo.ts';
+export { invalidReward } from './invalid-reward.ts';
+export { lengthPenalty } from './length-penalty.ts';
+export {
+  collectTaskRewards,
+  computeTaskPassRates,
+  passRate,
+  type TaskPassRate,
+  type TaskRewards,
+} from './pass-rate.ts';
+export { reinforcePp } from './reinforce-pp.ts';
+export { lookupInfo, rewardShaping } from './reward-shaping.ts';
+export { rewardStdFilter, SURPLUS_REASON } from './reward-std-filter.ts';
+export { rewardThreshold } from './reward-threshold.ts';
+export { rloo } from './rloo.ts';
+export { actionPositions, responseTokenCount } from './token-mask.ts';
+
+/** Every built-in experience operator, for the operator registry (YAML names are snake_case). */
+export const experienceOperators: readonly OperatorDefinition<Experience>[] = [
+  grpo,
+  drGrpo,
+  rloo,
+  reinforcePp,
+  rewardStdFilter,
+  rewardThreshold,
+  invalidReward,
+  positiveOnly,
+  negativeOnly,
+  rewardShaping,
+  lengthPenalty,
+  duplicateResponseFilter,
+  passRate,
+];

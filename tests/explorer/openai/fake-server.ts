@@ -1,0 +1,153 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One request as the fake server saw it. */
+export interface SeenRequest {
+  behaviour: string;
+  run: string;
+  path: string;
+  body: Record<string, unknown>;
+  authorization: string | undefined;
+}
+
+/**
+ * A local OpenAI-compatible server whose behaviour is chosen by the URL:
+ * `/<behaviour>/<run>/v1/chat/completions` (or `/completions`). `run` keys per-test counters.
+ */
+export class FakeServer {
+  readonly requests: SeenRequest[] = [];
+  private server: Server | undefined;
+  private readonly counts = new Map<string, number>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private inFlight = 0;
+  maxInFlight = 0;
+  port = 0;
+
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+  }
+
+  async stop(): Promise<void> {
+    for (const t of this.timers) clearTimeout(t);
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+  }
+
+  url(behaviour: string, run: string): string {
+    return `http://127.0.0.1:${this.port}/${behaviour}/${run}/v1`;
+  }
+
+  seen(behaviour: string, run: string): SeenRequest[] {
+    return this.requests.filter((r) => r.behaviour === behaviour && r.run === run);
+  }
+
+  private later(ms: number, fn: () => void): void {
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      fn();
+    }, ms);
+    this.timers.add(t);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const [, behaviour = '', run = '', ...rest] = (req.url ?? '').split('/');
+    const path = `/${rest.join('/')}`;
+    let body: Record<string, unknown> = {};
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+    } catch {}
+    this.requests.push({ behaviour, run, path, body, authorization: req.headers.authorization });
+    const key = `${behaviour}/${run}`;
+    const count = (this.counts.get(key) ?? 0) + 1;
+    this.counts.set(key, count);
+
+    const json = (status: number, value: unknown, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(JSON.stringify(value));
+    };
+    const ok = () => json(200, completion(path, body, behaviour === 'ignore-n' ? 1 : Number(body.n ?? 1)));
+
+    switch (behaviour) {
+      case 'ok':
+      case 'ignore-n':
+        return ok();
+      case 'slow-ok': {
+        this.inFlight++;
+        this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+        return this.later(20, () => {
+          this.inFlight--;
+          ok();
+        });
+      }
+      case 'fail-seed-1':
+        // One of several single-sample requests fails for good; the others would hang.
+        return body.seed === 1 ? json(400, { error: { message: 'bad seed' } }) : this.later(30_000, ok);
+      case 'hang':
+        // Sleeps far past any client timeout; the client gives up first.
+        return this.later(30_000, ok);
+      case 'fail-once':
+        return count === 1 ? json(500, { error: { message: 'engine overloaded' } }) : ok();
+      case 'always-500':
+        return json(503, { error: { message: 'unavailable' } });
+      case 'rate-limit-once':
+        return count === 1 ? json(429, { error: { message: 'slow down' } }, { 'retry-after': '0' }) : ok();
+      case 'bad-request':
+        return json(400, { error: { message: 'max_tokens is too large' } });
+      case 'echo-auth':
+        return json(401, { error: { message: `bad key ${req.headers.authorization}` } });
+      case 'malformed':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.end('{"choices": [{"message": ');
+      case 'no-choices':
+        return json(200, { id: 'x', object: 'chat.completion', choices: [] });
+      case 'missing-choices':
+        return json(200, { id: 'x', object: 'chat.completion' });
+      case 'bad-shape':
+        return json(200, { choices: [{ index: 0, message: 'hello' }] });
+      case 'close':
+        return void req.socket.destroy();
+      default:
+        return json(404, { error: { message: `unknown behaviour ${behaviour}` } });
+    }
+  }
+}
+
+/** An OK body with `n` choices, logprobs and (when asked as vLLM does) token ids. */
+function completion(path: string, body: Record<string, unknown>, n: number): unknown {
+  const withIds = body.return_token_ids === true;
+  const seed = body.seed ?? 'none';
+  const choices = Array.from({ length: n }, (_, i) => {
+    const text = `sample ${i} seed ${seed}`;
+    const finish = i === n - 1 && n > 1 ? 'length' : 'stop';
+    const lp = [-0.5, -0.25 - i];
+    if (path.endsWith('/chat/completions'))
+      return {
+        index: i,
+        message: { role: 'assistant', content: text },
+        finish_reason: finish,
+        logprobs: body.logprobs
+          ? {
+              content: [
+                { token: 'sam', logprob: lp[0] },
+                { token: 'ple', logprob: lp[1] },
+              ],
+            }
+          : null,
+        ...(withIds ? { token_ids: [100 + i, 200 + i] } : {}),
+      };
+    return {
+      index: i,
+      text,
+      finish_reason: finish,
+      logprobs: body.logprobs
+        ? { tokens: [`token_id:${10 + i}`, `token_id:${20 + i}`], token_logprobs: lp }
+        : null,
+    };
+  });
+  // Choices deliberately out of order: the client must sort by index.
+  return { id: 'cmpl-1', choices: choices.reverse(), ...(withIds ? { prompt_token_ids: [1, 2, 3] } : {}) };
+}

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import type { Task } from '../../core/task.ts';
+import { defineOperator, filterRows } from '../operator.ts';
+import { readText, TextFieldSchema } from './text-fields.ts';
+import { charClassCounts, fmtRatio } from './text-stats.ts';
+
+/** Share of characters that are letters, digits or combining marks: alnum / total; 0 for empty text. */
+export function alnumRatio(text: string): number {
+  const c = charClassCounts(text);
+  return c.total === 0 ? 0 : c.alnum / c.total;
+}
+
+const Params = z.strictObject({
+  field: TextFieldSchema.default('prompt'),
+  minRatio: z.number().min(0).max(1).default(0.25),
+});
+
+export const alnumRatioFilterOp = defineOperator<Task, typeof Params>({
+  name: 'alnum_ratio_filter',
+  kind: 'filter',
+  description: 'Drop tasks whose share of letters and digits is below minRatio.',
+  params: Params,
+  create(p) {
+    return {
+      name: 'alnum_ratio_filter',
+      kind: 'filter',
+      process(batch) {
+        return filterRows(batch, (task) => {
+          const r = alnumRatio(readText(task, p.field));
+          return r < p.minRatio ? `alnum ratio ${fmtRatio(r)} < minRatio ${p.minRatio}` : null;
+        });
+      },
+    };
+  },
+});

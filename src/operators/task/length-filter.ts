@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import type { Task } from '../../core/task.ts';
+import { defineOperator, filterRows } from '../operator.ts';
+import { readText, TextFieldSchema } from './text-fields.ts';
+import { countChars, countWords } from './text-stats.ts';
+
+const Limit = z.number().int().nonnegative().optional();
+
+const Params = z
+  .strictObject({
+    field: TextFieldSchema.default('prompt'),
+    minChars: Limit,
+    maxChars: Limit,
+    minWords: Limit,
+    maxWords: Limit,
+  })
+  .refine((p) => p.minChars === undefined || p.maxChars === undefined || p.minChars <= p.maxChars, {
+    message: 'minChars must not exceed maxChars',
+    path: ['minChars'],
+  })
+  .refine((p) => p.minWords === undefined || p.maxWords === undefined || p.minWords <= p.maxWords, {
+    message: 'minWords must not exceed maxWords',
+    path: ['minWords'],
+  });
+
+export const lengthFilterOp = defineOperator<Task, typeof Params>({
+  name: 'length_filter',
+  kind: 'filter',
+  description:
+    'Keep tasks whose text has between min and max characters and/or words (any subset of limits).',
+  params: Params,
+  create(p) {
+    return {
+      name: 'length_filter',
+      kind: 'filter',
+      process(batch) {
+        return filterRows(batch, (task) => {
+          const text = readText(task, p.field);
+          if (p.minChars !== undefined || p.maxChars !== undefined) {
+            const chars = countChars(text);
+            if (p.minChars !== undefined && chars < p.minChars)
+              return `too short: ${chars} chars < minChars ${p.minChars}`;
+            if (p.maxChars !== undefined && chars > p.maxChars)
+              return `too long: ${chars} chars > maxChars ${p.maxChars}`;
+          }
+          if (p.minWords !== undefined || p.maxWords !== undefined) {
+            const words = countWords(text);
+            if (p.minWords !== undefined && words < p.minWords)
+              return `too few words: ${words} < minWords ${p.minWords}`;
+            if (p.maxWords !== undefined && words > p.maxWords)
+              return `too many words: ${words} > maxWords ${p.maxWords}`;
+          }
+          return null;
+        });
+      },
+    };
+  },
+});

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import type { Task } from '../../core/task.ts';
+import type { Drop } from '../operator.ts';
+import { defineOperator } from '../operator.ts';
+import { LshIndex } from './lsh-index.ts';
+import { MinHasher, signatureSimilarity } from './minhash.ts';
+import { readText, TextFieldSchema } from './text-fields.ts';
+
+/** Default shingle length per tokenizer: 5 characters, or 3 words. */
+export const DEFAULT_NGRAM = { char: 5, word: 3 } as const;
+
+const Params = z
+  .strictObject({
+    field: TextFieldSchema.default('prompt'),
+    tokenizer: z.enum(['char', 'word']).default('char'),
+    /** Shingle length; default 5 for `char`, 3 for `word`. */
+    ngram: z.number().int().min(1).optional(),
+    permutations: z.number().int().min(1).max(1024).default(128),
+    /** LSH bands; rows per band = permutations / bands. */
+    bands: z.number().int().min(1).default(16),
+    /** Estimated Jaccard similarity at or above which a task is a near-duplicate of an earlier kept one. */
+    threshold: z.number().gt(0).max(1).default(0.8),
+    lowercase: z.boolean().default(true),
+    /** Seeds the hash permutations (signatures do not depend on the run seed, so runs compare). */
+    seed: z.number().int().default(1),
+  })
+  .refine((p) => p.permutations % p.bands === 0, {
+    message: 'permutations must be a multiple of bands',
+    path: ['bands'],
+  });
+
+export const nearDedupOp = defineOperator<Task, typeof Params>({
+  name: 'near_dedup',
+  kind: 'dedup',
+  description:
+    'Drop tasks whose MinHash-estimated Jaccard similarity to an earlier kept task reaches the threshold (LSH candidates).',
+  params: Params,
+  create(p) {
+    const k = p.permutations;
+    const hasher = new MinHasher({
+      tokenizer: p.tokenizer,
+      ngram: p.ngram ?? DEFAULT_NGRAM[p.tokenizer],
+      permutations: k,
+      seed: p.seed,
+      lowercase: p.lowercase,
+    });
+    const index = new LshIndex(p.bands, k / p.bands);
+    const ids: string[] = [];
+    let store = new Uint32Array(1024 * k);
+    const sig = new Uint32Array(k);
+    const keys = new Int32Array(p.bands);
+
+    return {
+      name: 'near_dedup',
+      kind: 'dedup',
+      process(batch) {
+        const rows: Task[] = [];
+        const dropped: Drop<Task>[] = [];
+        let candidatePairs = 0;
+        for (const task of batch) {
+          hasher.signature(readText(task, p.field), sig, 0);
+          index.bandKeys(sig, 0, keys);
+          let best = -1;
+          let bestSim = 0;
+          index.candidates(keys, (doc) => {
+            candidatePairs++;
+            const sim = signatureSimilarity(sig, 0, store, doc * k, k);
+            if (sim > bestSim || (sim === bestSim && doc < best)) {
+              bestSim = sim;
+              best = doc;
+            }
+          });
+          if (best >= 0 && bestSim >= p.threshold) {
+            dropped.push({
+              row: task,
+              reason: `near-duplicate of ${ids[best]} (similarity ${bestSim.toFixed(2)})`,
+            });
+            continue;
+          }
+          const doc = index.insert(keys);
+          if ((doc + 1) * k > store.length) {
+            const grown = new Uint32Array(store.length * 2);
+            grown.set(store);
+            store = grown;
+          }
+          store.set(sig, doc * k);
+          ids.push(task.id);
+          rows.push(task);
+        }
+        return {
+          rows,
+          dropped,
+          metrics: { near_duplicates: dropped.length, candidate_pairs: candidatePairs },
+        };
+      },
+    };
+  },
+});

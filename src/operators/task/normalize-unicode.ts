@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import type { Task } from '../../core/task.ts';
+import { defineOperator } from '../operator.ts';
+import { mapTextBatch, TextFieldSchema } from './text-fields.ts';
+
+/**
+ * Invisible characters that only get in the way of matching: zero-width space/joiners, word
+ * joiner, BOM, soft hyphen, bidi marks and embeddings, plus C0/C1 control characters other than
+ * tab, line feed and carriage return.
+ */
+const INVISIBLE =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+const SINGLE_QUOTES = /[\u2018\u2019\u201a\u201b\u2032\u02bc]/g;
+const DOUBLE_QUOTES = /[\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb]/g;
+const DASHES = /[\u2010-\u2015\u2212]/g;
+
+export interface UnicodeOptions {
+  form: 'NFC' | 'NFKC' | 'NFD' | 'NFKD' | 'none';
+  stripInvisible: boolean;
+  asciiQuotes: boolean;
+  asciiDashes: boolean;
+}
+
+export function normalizeUnicode(text: string, opts: UnicodeOptions): string {
+  let out = opts.form === 'none' ? text : text.normalize(opts.form);
+  if (opts.stripInvisible) out = out.replace(INVISIBLE, '');
+  if (opts.asciiQuotes) out = out.replace(SINGLE_QUOTES, "'").replace(DOUBLE_QUOTES, '"');
+  if (opts.asciiDashes) out = out.replace(DASHES, '-');
+  return out;
+}
+
+const Params = z.strictObject({
+  field: TextFieldSchema.default('prompt'),
+  /** NFC keeps meaning (x² stays x²); NFKC also folds compatibility forms (x² → x2, ﬁ → fi, full-width → ASCII). */
+  form: z.enum(['NFC', 'NFKC', 'NFD', 'NFKD', 'none']).default('NFC'),
+  stripInvisible: z.boolean().default(true),
+  /** ‘ ’ ‚ ‛ ′ ʼ → ' and “ ” „ ‟ ″ « » → " */
+  asciiQuotes: z.boolean().default(false),
+  /** Hyphens, en/em dashes and the minus sign (U+2010–U+2015, U+2212) → - */
+  asciiDashes: z.boolean().default(false),
+});
+
+export const normalizeUnicodeOp = defineOperator<Task, typeof Params>({
+  name: 'normalize_unicode',
+  kind: 'map',
+  description:
+    'Unicode normal form (NFC/NFKC/NFD/NFKD), strip zero-width and control characters, optional ASCII quotes and dashes.',
+  params: Params,
+  create(params) {
+    return {
+      name: 'normalize_unicode',
+      kind: 'map',
+      process(batch) {
+        return mapTextBatch(batch, params.field, (t) => normalizeUnicode(t, params));
+      },
+    };
+  },
+});

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import type { Task } from '../../core/task.ts';
+import { defineOperator, filterRows } from '../operator.ts';
+import { readText, TextFieldSchema } from './text-fields.ts';
+import { charClassCounts, fmtRatio } from './text-stats.ts';
+
+/**
+ * Share of characters that are neither letters/digits/marks nor whitespace:
+ * special / total, over code points; 0 for empty text.
+ */
+export function specialCharRatio(text: string): number {
+  const c = charClassCounts(text);
+  return c.total === 0 ? 0 : c.special / c.total;
+}
+
+const Params = z.strictObject({
+  field: TextFieldSchema.default('prompt'),
+  maxRatio: z.number().min(0).max(1).default(0.25),
+});
+
+export const specialCharRatioFilterOp = defineOperator<Task, typeof Params>({
+  name: 'special_char_ratio_filter',
+  kind: 'filter',
+  description: 'Drop tasks whose share of non-alphanumeric, non-space characters exceeds maxRatio.',
+  params: Params,
+  create(p) {
+    return {
+      name: 'special_char_ratio_filter',
+      kind: 'filter',
+      process(batch) {
+        return filterRows(batch, (task) => {
+          const r = specialCharRatio(readText(task, p.field));
+          return r > p.maxRatio ? `special-char ratio ${fmtRatio(r)} > maxRatio ${p.maxRatio}` : null;
+        });
+      },
+    };
+  },
+});

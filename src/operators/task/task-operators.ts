@@ -1,0 +1,40 @@
+import type { Task } from '../../core/task.ts';
+import type { OperatorDefinition } from '../operator.ts';
+import { alnumRatioFilterOp } from './alnum-ratio-filter.ts';
+import { charRepetitionFilterOp } from './char-repetition-filter.ts';
+import { difficultyOp } from './difficulty.ts';
+import { exactDedupOp } from './exact-dedup.ts';
+import { extractAnswerOp } from './extract-answer.ts';
+import { flaggedWordsFilterOp } from './flagged-words-filter.ts';
+import { lengthFilterOp } from './length-filter.ts';
+import { mapFieldsOp } from './map-fields.ts';
+import { nearDedupOp } from './near-dedup.ts';
+import { normalizeUnicodeOp } from './normalize-unicode.ts';
+import { normalizeWhitespaceOp } from './normalize-whitespace.ts';
+import { numericAugmentOp } from './numeric-augment.ts';
+import { removeUrlsEmailsOp } from './remove-urls-emails.ts';
+import { requireAnswerOp } from './require-answer.ts';
+import { specialCharRatioFilterOp } from './special-char-ratio-filter.ts';
+import { stripHtmlOp } from './strip-html.ts';
+import { wordRepetitionFilterOp } from './word-repetition-filter.ts';
+
+/** Every built-in task operator, for registering by name (YAML `op:` values). */
+export const taskOperators: ReadonlyArray<OperatorDefinition<Task, unknown>> = [
+  mapFieldsOp,
+  normalizeWhitespaceOp,
+  normalizeUnicodeOp,
+  stripHtmlOp,
+  removeUrlsEmailsOp,
+  lengthFilterOp,
+  specialCharRatioFilterOp,
+  alnumRatioFilterOp,
+  charRepetitionFilterOp,
+  wordRepetitionFilterOp,
+  flaggedWordsFilterOp,
+  extractAnswerOp,
+  requireAnswerOp,
+  exactDedupOp,
+  nearDedupOp,
+  difficultyOp,
+  numericAugmentOp,
+];

@@ -1,0 +1,87 @@
+/**
+ * Counting helpers shared by the text filters. Characters are Unicode code points; a word is a
+ * run of non-whitespace (whitespace is what `\s` matches).
+ */
+
+export function isSpaceCode(c: number): boolean {
+  return (
+    c === 32 ||
+    (c >= 9 && c <= 13) ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
+}
+
+export function countChars(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // A surrogate pair is one character: count only its high half.
+    if (c < 0xdc00 || c > 0xdfff) n++;
+  }
+  return n;
+}
+
+export function countWords(text: string): number {
+  let n = 0;
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    if (isSpaceCode(text.charCodeAt(i))) inWord = false;
+    else if (!inWord) {
+      inWord = true;
+      n++;
+    }
+  }
+  return n;
+}
+
+const LETTER_OR_DIGIT = /[\p{L}\p{N}\p{M}]/u;
+
+export interface CharClassCounts {
+  /** All code points. */
+  total: number;
+  /** Letters, digits and combining marks (\p{L}, \p{N}, \p{M}). */
+  alnum: number;
+  /** Whitespace. */
+  space: number;
+  /** Everything else: punctuation, symbols, emoji, control characters. */
+  special: number;
+}
+
+export function charClassCounts(text: string): CharClassCounts {
+  let total = 0;
+  let alnum = 0;
+  let space = 0;
+  for (const ch of text) {
+    total++;
+    const c = ch.codePointAt(0)!;
+    if (c < 128) {
+      if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)) alnum++;
+      else if (isSpaceCode(c)) space++;
+    } else if (isSpaceCode(c)) space++;
+    else if (LETTER_OR_DIGIT.test(ch)) alnum++;
+  }
+  return { total, alnum, space, special: total - alnum - space };
+}
+
+/** Lower-cased words with punctuation trimmed from both ends; empty tokens dropped. */
+export function wordTokens(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.toLowerCase().split(/\s+/)) {
+    const w = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+    if (w.length > 0) out.push(w);
+  }
+  return out;
+}
+
+/** Format a ratio for a drop reason: three decimals. */
+export function fmtRatio(x: number): string {
+  return x.toFixed(3);
+}

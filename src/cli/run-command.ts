@@ -1,13 +1,15 @@
 import { resolve } from 'node:path';
 import { readYamlFile } from '../core/config.ts';
 import { ConfigError } from '../core/errors.ts';
+import { type RftReport, runRftFile } from '../lifecycle/rft-run.ts';
 import { runTaskPipelineFile, type TaskPipelineReport } from '../lifecycle/task-pipeline.ts';
 import { taskOperatorRegistry } from '../operators/registries.ts';
 import { intOption, parseCommandArgs, UsageError } from './args.ts';
 import { Progress } from './progress.ts';
 import { formatTable } from './table.ts';
 
-const USAGE = 'winnow run <pipeline.yaml> [--db DIR] [--seed N] [--strict] [--json] [--quiet]';
+const USAGE =
+  'winnow run <pipeline.yaml> [--db DIR] [--seed N] [--strict] [--resume] [--steps N] [--json] [--quiet]';
 
 export async function runCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(
@@ -19,6 +21,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       json: { type: 'boolean', default: false },
       quiet: { type: 'boolean', default: false },
       resume: { type: 'boolean', default: false },
+      steps: { type: 'string' },
     },
     USAGE,
   );
@@ -26,16 +29,30 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (!file) throw new UsageError(`missing the pipeline file\n\nusage: ${USAGE}`);
   const raw = readYamlFile(file);
   const kind = raw && typeof raw === 'object' && 'kind' in raw ? (raw as { kind: unknown }).kind : 'tasks';
+  const progress = new Progress({ enabled: !values.json && !values.quiet });
+  const seed = intOption(values.seed, 'seed');
+  if (kind === 'rft') {
+    return runRftCommand(
+      file,
+      {
+        db: values.db,
+        seed,
+        resume: values.resume,
+        json: values.json,
+        quiet: values.quiet,
+        steps: intOption(values.steps, 'steps'),
+      },
+      progress,
+    );
+  }
   if (kind !== 'tasks') {
     throw new ConfigError({
       path: 'kind',
       file: resolve(file),
       message: `unknown pipeline kind '${String(kind)}'`,
-      hint: "expected 'tasks'",
+      hint: "expected 'tasks' or 'rft'",
     });
   }
-  const progress = new Progress({ enabled: !values.json && !values.quiet });
-  const seed = intOption(values.seed, 'seed');
   const warnings: string[] = [];
   const report = await runTaskPipelineFile(file, {
     registry: taskOperatorRegistry(),
@@ -83,5 +100,84 @@ export function formatTaskReport(r: TaskPipelineReport): string {
     `landed ${r.tasksOut.toLocaleString('en-US')} tasks in ${r.dbDir} table '${r.table}': ${r.inserted} new, ${r.updated} updated, ${r.unchanged} unchanged; table now holds ${r.totalTasks.toLocaleString('en-US')} (version ${r.tableVersion}, tag ${r.tag})`,
     `${r.rowsRead.toLocaleString('en-US')} rows read in ${secs.toFixed(1)} s (${Math.round(r.rowsRead / Math.max(secs, 1e-3)).toLocaleString('en-US')} rows/s); ${r.rejected} rejected`,
     ...(r.warnings.length > 0 ? [`${r.warnings.length} warning(s), first: ${r.warnings[0]}`] : []),
+  ].join('\n');
+}
+
+async function runRftCommand(
+  file: string,
+  o: {
+    db: string | undefined;
+    seed: number | undefined;
+    resume: boolean;
+    json: boolean;
+    quiet: boolean;
+    steps: number | undefined;
+  },
+  progress: Progress,
+): Promise<number> {
+  const lines: string[] = [];
+  const log = (line: string) => {
+    if (o.json) lines.push(line);
+    else if (!o.quiet) {
+      progress.done();
+      process.stderr.write(`${line}\n`);
+    }
+  };
+  const pct = (v: number | undefined) =>
+    v === undefined || !Number.isFinite(v) ? '—' : `${(v * 100).toFixed(1)}%`;
+  const report = await runRftFile(file, {
+    ...(o.db ? { dbDir: o.db } : {}),
+    ...(o.seed !== undefined ? { seed: o.seed } : {}),
+    ...(o.steps !== undefined ? { steps: o.steps } : {}),
+    resume: o.resume,
+    log,
+    onStep: (r, total) => {
+      const acc = r.accuracy !== undefined ? ` held-out ${pct(r.accuracy)}` : '';
+      progress.update(
+        `step ${r.step}/${total} reward ${Number.isFinite(r.meanReward) ? r.meanReward.toFixed(3) : '—'} effective ${pct(r.effectiveTaskRatio)}${acc} ${Math.round(r.rolloutsPerSecond)} rollouts/s`,
+        r.step / total,
+        true,
+      );
+    },
+  }).finally(() => progress.done());
+  if (o.json) process.stdout.write(`${JSON.stringify({ ...report, log: lines }, null, 2)}\n`);
+  else if (!o.quiet) process.stdout.write(`${formatRftReport(report)}\n`);
+  return 0;
+}
+
+export function formatRftReport(r: RftReport): string {
+  const pct = (v: number | undefined) =>
+    v === undefined || !Number.isFinite(v) ? '—' : `${(v * 100).toFixed(1)}%`;
+  const h = r.history;
+  const mean = (f: (x: (typeof h)[number]) => number) => {
+    const xs = h.map(f).filter((x) => Number.isFinite(x));
+    return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : Number.NaN;
+  };
+  const rows = h
+    .filter((x) => x.accuracy !== undefined || x.step === h[h.length - 1]?.step)
+    .map((x) => [
+      x.step,
+      x.meanReward,
+      pct(x.effectiveTaskRatio),
+      x.meanDifficulty,
+      pct(x.accuracy),
+      x.trainLoss,
+      Math.round(x.rolloutsPerSecond),
+    ]);
+  return [
+    `run ${r.runId} — ${r.name}${r.resumedFrom > 0 ? ` (resumed from step ${r.resumedFrom})` : ''}`,
+    ...Object.entries(r.describe).map(([k, v]) => `${k}: ${v}`),
+    '',
+    formatTable(['step', 'mean reward', 'effective', 'difficulty', 'held-out', 'loss', 'rollouts/s'], rows),
+    '',
+    `held-out accuracy ${pct(r.initialAccuracy)} → ${pct(r.finalAccuracy)}; mean effective task ratio ${pct(mean((x) => x.effectiveTaskRatio))}; ${r.counters.rollouts ?? 0} rollouts, ${r.counters.failedGroups ?? 0} failed groups, ${r.counters.rejected ?? 0} rows recorded in rejected; ${(r.durationMs / 1000).toFixed(1)} s`,
+    ...(r.faults
+      ? [
+          `injected faults: ${Object.entries(r.faults)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')}`,
+        ]
+      : []),
+    ...(r.reportFile ? [`report: ${r.reportFile}`] : []),
   ].join('\n');
 }

@@ -12,7 +12,6 @@ export const CheckpointStateSchema = z.object({
   explorerVersion: z.number().int().nonnegative(),
   configHash: z.string(),
   seed: z.number().int(),
-  bufferVersion: z.number().int().nonnegative(),
   selector: JsonValueSchema,
   history: z.array(z.record(z.string(), JsonValueSchema)),
   counters: z.record(z.string(), z.number()),

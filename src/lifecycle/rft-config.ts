@@ -85,16 +85,17 @@ export const RftConfigSchema = z.strictObject({
   }),
   experienceOps: z.array(z.unknown()).default([{ op: 'invalid_reward' }, { op: 'grpo' }]),
   buffer: z
-    .strictObject({
-      table: z
-        .string()
-        .regex(/^[A-Za-z0-9_-]+$/)
-        .default('experiences'),
-      discipline: z.string().default('fifo'),
-      params: Params,
-      strategy: z.strictObject({ type: z.string().default('default'), params: Params }).prefault({}),
-    })
-    .prefault({}),
+    .record(z.string(), z.unknown())
+    .default({})
+    .describe(
+      'The experience buffer: table, discipline, params, keepGroups, capacity… (see docs/buffer.md).',
+    ),
+  sampling: z
+    .record(z.string(), z.unknown())
+    .default({})
+    .describe(
+      'The trainer’s sample strategy: default, staleness, mix, and an optional replayRatio (see docs/buffer.md).',
+    ),
   trainer: z
     .strictObject({ type: z.string().min(1).default('policy_gradient'), params: Params })
     .prefault({}),

@@ -7,18 +7,26 @@ import type { OperatorGraph } from '../operators/graph.ts';
 import type { Selector } from '../selectors/types.ts';
 import type { Trainer } from '../trainer/trainer.ts';
 
-/** What the run loop needs from the experience buffer. */
+/** What the run loop needs from the experience buffer (src/lifecycle/run-buffer.ts adapts ExperienceBuffer). */
 export interface RunBuffer {
+  /** One commit per call; idempotent on experience id. */
   write(experiences: readonly Experience[]): Promise<void>;
-  /** Up to `n` experiences for training step `trainStep`; what the sampler skipped is returned for the record. */
+  /** Up to `n` experiences for training step `trainStep` (leased until `ack`); skipped rows come back for the record. */
   sample(
     n: number,
     ctx: { trainStep: number; modelVersion: number },
-  ): Promise<{ experiences: Experience[]; skipped: RejectedInput[] }>;
-  /** The table version (for checkpoints) and a way back to it (for resume). */
-  version(): Promise<number>;
-  restore(version: number): Promise<void>;
+  ): Promise<{ experiences: Experience[]; weights: number[]; skipped: RejectedInput[]; blocked?: string }>;
+  /** The trainer's checkpoint for `trainStep` is durable: deliveries up to it are final. */
+  ack(trainStep: number): Promise<void>;
+  /**
+   * Resume from a checkpoint taken after explorer step `exploreStep` and train step `trainStep`:
+   * deliveries after `trainStep` are rolled back, and experiences written after `exploreStep` are
+   * taken out of the table and handed back, so the resumed explorer re-uses them (nothing
+   * acknowledged is lost, nothing is delivered before the step that wrote it).
+   */
+  resume(exploreStep: number, trainStep: number): Promise<Experience[]>;
   count(): Promise<number>;
+  close(): Promise<void>;
 }
 
 /** Everything a run is made of, built from its config (rft-build.ts) or by hand in tests. */

@@ -6,6 +6,7 @@ import { errorMessage } from '../core/errors.ts';
 import type { Experience } from '../core/experience.ts';
 import type { RejectedInput } from '../core/rejected.ts';
 import type { JsonValue, Task } from '../core/task.ts';
+import { groupIdOf } from '../explorer/workflow.ts';
 import { collectTaskRewards } from '../operators/experience/pass-rate.ts';
 import type { SelectorState } from '../selectors/types.ts';
 import type { TrainMetrics } from '../trainer/trainer.ts';
@@ -79,6 +80,14 @@ export interface RftRunResult {
   durationMs: number;
 }
 
+/** Experiences in the order of the tasks they belong to (then by run index). */
+function orderLike(tasks: readonly Task[], exps: Experience[]): Experience[] {
+  const rank = new Map(tasks.map((t, i) => [t.id, i] as const));
+  return exps.sort(
+    (a, b) => (rank.get(a.taskId) ?? 0) - (rank.get(b.taskId) ?? 0) || a.runIndex - b.runIndex,
+  );
+}
+
 const mean = (xs: readonly number[]) =>
   xs.length === 0 ? Number.NaN : xs.reduce((a, b) => a + b, 0) / xs.length;
 
@@ -120,6 +129,8 @@ export async function runRftLoop(opts: RftRunOptions): Promise<RftRunResult> {
   };
   let initialAccuracy: number | undefined;
   let resumedFrom = 0;
+  /** Rollout groups written before a crash but after the checkpoint, by group id (see RunBuffer.resume). */
+  const holdback = new Map<string, Experience[]>();
 
   const record = async (rows: RejectedInput[]) => {
     if (rows.length === 0) return;
@@ -160,8 +171,14 @@ export async function runRftLoop(opts: RftRunOptions): Promise<RftRunResult> {
       parts.selector.load(s.selector as unknown as SelectorState);
       if (parts.trainer) await parts.trainer.load(join(latest.dir, 'trainer'));
       if (parts.loadExplorer) await parts.loadExplorer(join(latest.dir, 'explorer'));
-      // The buffer goes back to what it held at the checkpoint, so buffer, selector and trainer agree.
-      await parts.buffer.restore(s.bufferVersion);
+      // Deliveries after the checkpoint are rolled back; experiences written after it come back to
+      // the explorer, which re-uses them instead of rolling out again (nothing acknowledged is lost).
+      for (const e of await parts.buffer.resume(s.step, s.trainSteps)) {
+        const list = holdback.get(e.groupId) ?? [];
+        list.push(e);
+        holdback.set(e.groupId, list);
+      }
+      if (holdback.size > 0) log(`re-using ${holdback.size} rollout group(s) written after the checkpoint`);
       resumedFrom = step;
       initialAccuracy =
         typeof s.counters.initialAccuracy === 'number' ? s.counters.initialAccuracy : undefined;
@@ -191,7 +208,6 @@ export async function runRftLoop(opts: RftRunOptions): Promise<RftRunResult> {
       explorerVersion,
       configHash: opts.configHash,
       seed: config.seed,
-      bufferVersion: await parts.buffer.version(),
       selector: parts.selector.state() as unknown as JsonValue,
       history: history as unknown as CheckpointState['history'],
       counters,
@@ -201,6 +217,8 @@ export async function runRftLoop(opts: RftRunOptions): Promise<RftRunResult> {
       if (parts.trainer) await parts.trainer.save(join(d, 'trainer'));
       if (parts.saveExplorer) await parts.saveExplorer(join(d, 'explorer'));
     });
+    // Only now is the training that consumed these deliveries durable.
+    await parts.buffer.ack(trainSteps);
     await hooks.emit('onCheckpoint', { step: atStep, dir });
   };
 
@@ -247,7 +265,10 @@ export async function runRftLoop(opts: RftRunOptions): Promise<RftRunResult> {
     const selected = await hooks.emit('afterSelect', { step: atStep, rows: chosen });
     const rejectedNow: RejectedInput[] = vetoes(selected.rejected);
 
-    const explored = await parts.explorer.explore(selected.payload.rows, atStep, explorerVersion);
+    const { reused, fresh } = splitHeldBack(selected.payload.rows, atStep);
+    const explored = await parts.explorer.explore(fresh, atStep, explorerVersion);
+    if (reused.length > 0)
+      explored.experiences = orderLike(selected.payload.rows, [...reused, ...explored.experiences]);
     for (const f of explored.failures) {
       const task = taskById.get(f.taskId);
       rejectedNow.push({
@@ -313,6 +334,21 @@ export async function runRftLoop(opts: RftRunOptions): Promise<RftRunResult> {
         experiencesDropped: rollouts.length - afterOps.payload.rows.length,
       },
     };
+  };
+
+  /** Tasks whose group for this step is in the hold-back are not rolled out again. */
+  const splitHeldBack = (tasks: Task[], atStep: number) => {
+    const reused: Experience[] = [];
+    const fresh: Task[] = [];
+    for (const t of tasks) {
+      const gid = groupIdOf(atStep, t.id);
+      const group = holdback.get(gid);
+      if (group && group.length >= config.explorer.repeat) {
+        reused.push(...group.sort((a, b) => a.runIndex - b.runIndex));
+        holdback.delete(gid);
+      } else fresh.push(t);
+    }
+    return { reused, fresh };
   };
 
   const writeBuffer = async (atStep: number, rows: Experience[]) => {

@@ -1,0 +1,170 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { RejectedStore } from '../buffer/rejected-store.ts';
+import { RunTable } from '../buffer/run-table.ts';
+import { parseConfig, readYamlFile } from '../core/config.ts';
+import { contentHash, stableStringify } from '../core/ids.ts';
+import type { Hooks } from './hooks.ts';
+import { renderReport } from './report-html.ts';
+import { buildRftParts } from './rft-build.ts';
+import { type RftConfig, RftConfigSchema } from './rft-config.ts';
+import type { RftEvents } from './rft-events.ts';
+import { type RftRunResult, runRftLoop, type StepRecord } from './rft-runner.ts';
+
+export interface RunRftOptions {
+  dbDir?: string;
+  runDir?: string;
+  seed?: number;
+  resume?: boolean;
+  /** Override the number of steps (tests, quick looks). */
+  steps?: number;
+  stopAfter?: number;
+  hooks?: Hooks<RftEvents>;
+  onStep?: (record: StepRecord, total: number) => void;
+  log?: (line: string) => void;
+}
+
+export interface RftReport extends RftRunResult {
+  name: string;
+  reportFile: string | null;
+  describe: Record<string, string>;
+  faults?: Record<string, number>;
+}
+
+export function loadRftConfig(file: string): RftConfig {
+  return parseConfig(RftConfigSchema, readYamlFile(file), { file: resolve(file) });
+}
+
+/** Run an RFT config file: build its parts, run the loop, write metrics, checkpoints and the HTML report. */
+export async function runRftFile(file: string, opts: RunRftOptions = {}): Promise<RftReport> {
+  const abs = resolve(file);
+  const baseDir = dirname(abs);
+  const loaded = loadRftConfig(abs);
+  const config: RftConfig =
+    opts.steps !== undefined ? { ...loaded, lifecycle: { ...loaded.lifecycle, steps: opts.steps } } : loaded;
+  return runRft(config, { ...opts, baseDir, configFile: abs });
+}
+
+export async function runRft(
+  config: RftConfig,
+  opts: RunRftOptions & { baseDir: string; configFile?: string },
+): Promise<RftReport> {
+  const seed = opts.seed ?? config.seed;
+  const dbDir = resolve(opts.dbDir ?? (config.db ? resolve(opts.baseDir, config.db) : './.winnow/db'));
+  const runDir = resolve(
+    opts.runDir ??
+      (config.runDir ? resolve(opts.baseDir, config.runDir) : join('.winnow', 'runs', config.name)),
+  );
+  mkdirSync(runDir, { recursive: true });
+  const configHash = contentHash(stableStringify({ ...config, seed }));
+  const runId = `${config.name}-${configHash.slice(0, 8)}-${seed}`;
+  const log = opts.log ?? (() => undefined);
+  const rejected = await RejectedStore.open(dbDir);
+  const runs = await RunTable.open(dbDir);
+  const startedAt = Date.now();
+  await runs.put({
+    runId,
+    kind: 'rft',
+    name: config.name,
+    configHash,
+    seed,
+    status: 'running',
+    startedAt,
+    finishedAt: 0,
+    tableVersion: 0,
+    summary: '{}',
+  });
+
+  const parts = await buildRftParts(config, {
+    baseDir: opts.baseDir,
+    ...(opts.configFile ? { configFile: opts.configFile } : {}),
+    dbDir,
+    runDir,
+    runId,
+    seed,
+    rejected,
+    log,
+  });
+  for (const [k, v] of Object.entries(parts.describe)) log(`${k}: ${v}`);
+  try {
+    const result = await runRftLoop({
+      config: { ...config, seed },
+      configHash,
+      runDir,
+      runId,
+      parts,
+      rejected,
+      ...(opts.hooks ? { hooks: opts.hooks } : {}),
+      ...(opts.resume ? { resume: true } : {}),
+      ...(opts.stopAfter !== undefined ? { stopAfter: opts.stopAfter } : {}),
+      ...(opts.onStep ? { onStep: opts.onStep } : {}),
+      log,
+    });
+    const faults = parts.faults ? { ...parts.faults } : undefined;
+    let reportFile: string | null = null;
+    if (config.report.html) {
+      reportFile = join(runDir, 'report.html');
+      writeFileSync(
+        reportFile,
+        renderReport({
+          name: config.name,
+          runId,
+          config,
+          history: result.history,
+          ...(result.initialAccuracy !== undefined ? { initialAccuracy: result.initialAccuracy } : {}),
+          ...(result.finalAccuracy !== undefined ? { finalAccuracy: result.finalAccuracy } : {}),
+          describe: parts.describe,
+          counters: { ...result.counters, ...(faults ?? {}) },
+          durationMs: result.durationMs,
+        }),
+      );
+    }
+    const report: RftReport = {
+      ...result,
+      name: config.name,
+      reportFile,
+      describe: parts.describe,
+      ...(faults ? { faults } : {}),
+    };
+    writeFileSync(join(runDir, 'run.json'), JSON.stringify({ ...report, history: undefined }, null, 2));
+    const finished = result.steps >= config.lifecycle.steps;
+    await runs.put({
+      runId,
+      kind: 'rft',
+      name: config.name,
+      configHash,
+      seed,
+      status: finished ? 'completed' : 'running',
+      startedAt,
+      finishedAt: Date.now(),
+      tableVersion: 0,
+      summary: JSON.stringify({
+        steps: result.steps,
+        initialAccuracy: result.initialAccuracy,
+        finalAccuracy: result.finalAccuracy,
+        counters: result.counters,
+        faults,
+      }),
+    });
+    return report;
+  } catch (err) {
+    await runs
+      .put({
+        runId,
+        kind: 'rft',
+        name: config.name,
+        configHash,
+        seed,
+        status: 'failed',
+        startedAt,
+        finishedAt: Date.now(),
+        tableVersion: 0,
+        summary: JSON.stringify({ error: String(err) }),
+      })
+      .catch(() => undefined);
+    throw err;
+  } finally {
+    await parts.buffer.close().catch(() => undefined);
+    parts.dispose?.();
+  }
+}

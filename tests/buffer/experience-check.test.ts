@@ -1,0 +1,86 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { checkExperience } from '../../src/buffer/experience-check.ts';
+import { DataError } from '../../src/core/errors.ts';
+import { ExperienceSchema } from '../../src/core/experience.ts';
+import { exp } from './experience-fixtures/make.ts';
+
+describe('checkExperience agrees with ExperienceSchema', () => {
+  it('fills the same defaults as the zod schema', () => {
+    const minimal = {
+      id: 'x',
+      taskId: 't',
+      taskset: 's',
+      groupId: 'g',
+      runIndex: 0,
+      modelVersion: 3,
+      exploreStep: 1,
+      response: 'r',
+      reward: Number.NaN,
+    };
+    expect(checkExperience(minimal, 0)).toEqual(ExperienceSchema.parse(minimal));
+    const full = exp('y', { messages: [{ role: 'user', content: 'q' }], advantages: [1, 2, 3, 4] });
+    expect(checkExperience(full, 0)).toEqual(ExperienceSchema.parse(full));
+  });
+
+  it('accepts exactly what the schema accepts for common mistakes', () => {
+    const base = exp('z');
+    const mutations: Array<Record<string, unknown>> = [
+      { id: '' },
+      { id: 5 },
+      { taskId: undefined },
+      { runIndex: -1 },
+      { runIndex: 1.5 },
+      { modelVersion: '3' },
+      { response: undefined },
+      { tokens: [1, 2.5] },
+      { tokens: 'abc' },
+      { actionMask: [0, 2] },
+      { logprobs: ['x'] },
+      { reward: '1' },
+      { reward: Number.NaN },
+      { truncated: 'yes' },
+      { info: [] },
+      { info: { a: 1 } },
+      { messages: [{ role: 'robot', content: 'x' }] },
+      { messages: [{ role: 'user', content: 'x' }] },
+      { advantages: [1, 'a'] },
+      { expert: 1 },
+    ];
+    for (const m of mutations) {
+      const row = { ...base, ...m };
+      const zodOk = ExperienceSchema.safeParse(row).success;
+      let ours = true;
+      try {
+        checkExperience(row as never, 3);
+      } catch (err) {
+        expect(err).toBeInstanceOf(DataError);
+        ours = false;
+      }
+      expect([JSON.stringify(m), ours]).toEqual([JSON.stringify(m), zodOk]);
+    }
+  });
+
+  it('round-trips arbitrary valid experiences unchanged (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          modelVersion: fc.nat(100),
+          tokens: fc.array(fc.integer({ min: -5, max: 50_000 }), { maxLength: 8 }),
+          reward: fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(Number.NaN)),
+          truncated: fc.boolean(),
+        }),
+        (over) => {
+          const e = exp('p', over);
+          expect(checkExperience(e, 0)).toEqual(ExperienceSchema.parse(e));
+        },
+      ),
+    );
+  });
+
+  it('names the row, the id and the field', () => {
+    expect(() => checkExperience({ ...exp('q'), tokens: [1, 0.5] }, 7, 'here')).toThrow(
+      'here:row 7: experience (id q): tokens[1] must be an integer, got 0.5',
+    );
+  });
+});

@@ -1,0 +1,158 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { tableFromIPC } from 'apache-arrow';
+import { readParquet } from 'parquet-wasm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Experience } from '../../src/core/experience.ts';
+import { ConfigError, DataError } from '../../src/core/errors.ts';
+import { EXPORT_SCHEMA, exportRow } from '../../src/trainer/export-schema.ts';
+import { ExportTrainer, exportBatchFile } from '../../src/trainer/export-trainer.ts';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'winnow-export-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function exp(over: Partial<Experience>): Experience {
+  return {
+    id: 'e1',
+    taskId: 't1',
+    taskset: 'arithmetic',
+    groupId: 'g1',
+    runIndex: 0,
+    stepIndex: 0,
+    modelVersion: 3,
+    exploreStep: 2,
+    prompt: '1+2=',
+    response: '3',
+    tokens: [3, 12, 4, 15, 5, 1],
+    logprobs: [-0.5, -0.25],
+    actionMask: [],
+    promptLength: 4,
+    reward: 1,
+    advantage: 0.5,
+    truncated: false,
+    info: {},
+    useCount: 0,
+    priority: 0,
+    createdAt: 0,
+    expert: false,
+    ...over,
+  };
+}
+
+async function readBatch(file: string) {
+  const table = tableFromIPC(readParquet(await readFile(file)).intoIPCStream());
+  return {
+    fields: table.schema.fields.map((f) => `${f.name}:${f.type}${f.nullable ? '?' : ''}`),
+    rows: table.toArray().map((r) => {
+      const o = r.toJSON() as Record<string, unknown>;
+      for (const k of Object.keys(o)) {
+        const v = o[k] as { toArray?: () => ArrayLike<number> } | null;
+        if (v && typeof v === 'object' && typeof v.toArray === 'function') o[k] = Array.from(v.toArray());
+      }
+      return o;
+    }),
+  };
+}
+
+describe('exportRow', () => {
+  it('aligns per-token lists to the response and expands the scalar advantage', () => {
+    const r = exportRow(exp({ actionMask: [0, 0, 0, 0, 1, 1] }), 7);
+    expect(r.logprobs).toEqual([-0.5, -0.25]);
+    expect(r.action_mask).toEqual([1, 1]);
+    expect(r.advantages).toEqual([0.5, 0.5]);
+    expect(r.batch_version).toBe(7);
+    expect(exportRow(exp({ advantages: [1, 2] }), 1).advantages).toEqual([1, 2]);
+    expect(() => exportRow(exp({ logprobs: [-1] }), 1)).toThrow(DataError);
+    expect(() => exportRow(exp({ logprobs: [-1] }), 1)).toThrow(/experience e1: logprobs has 1 entries/);
+  });
+});
+
+describe('ExportTrainer', () => {
+  it('writes one Parquet file per step in the documented schema and bumps version', async () => {
+    const out = join(dir, 'batches');
+    const trainer = new ExportTrainer({ dir: out });
+    expect(trainer.version).toBe(0);
+    const m = await trainer.step([
+      exp({}),
+      exp({ id: 'e2', runIndex: 1, reward: Number.NaN, advantages: [1, -2], logprobs: [], response: '4' }),
+    ]);
+    expect(trainer.version).toBe(1);
+    expect(m.sequences).toBe(2);
+    expect(m.tokens).toBe(4);
+    expect(m.reward_mean).toBe(1);
+    await trainer.step([exp({ id: 'e3', tokens: [], promptLength: 0, logprobs: [] })]);
+    expect(trainer.version).toBe(2);
+    expect((await readdir(out)).sort()).toEqual(['batch-000001.parquet', 'batch-000002.parquet']);
+
+    const first = await readBatch(join(out, exportBatchFile(1)));
+    expect(first.fields).toEqual(EXPORT_SCHEMA.fields.map((f) => `${f.name}:${f.type}${f.nullable ? '?' : ''}`));
+    expect(first.fields).toEqual([
+      'id:Utf8',
+      'task_id:Utf8',
+      'taskset:Utf8',
+      'group_id:Utf8',
+      'run_index:Int32',
+      'model_version:Int32',
+      'explore_step:Int32',
+      'batch_version:Int32',
+      'prompt:Utf8?',
+      'response:Utf8',
+      'tokens:List<Int32>',
+      'prompt_length:Int32',
+      'logprobs:List<Float32>',
+      'advantages:List<Float32>',
+      'action_mask:List<Int8>',
+      'advantage:Float32',
+      'reward:Float64',
+      'truncated:Int8',
+    ]);
+    expect(first.rows[0]).toEqual({
+      id: 'e1',
+      task_id: 't1',
+      taskset: 'arithmetic',
+      group_id: 'g1',
+      run_index: 0,
+      model_version: 3,
+      explore_step: 2,
+      batch_version: 1,
+      prompt: '1+2=',
+      response: '3',
+      tokens: [3, 12, 4, 15, 5, 1],
+      prompt_length: 4,
+      logprobs: [-0.5, -0.25],
+      advantages: [0.5, 0.5],
+      action_mask: [1, 1],
+      advantage: 0.5,
+      reward: 1,
+      truncated: 0,
+    });
+    expect(first.rows[1]!.advantages).toEqual([1, -2]);
+    expect(first.rows[1]!.logprobs).toEqual([]);
+    expect(Number.isNaN(first.rows[1]!.reward)).toBe(true);
+    const second = await readBatch(join(out, exportBatchFile(2)));
+    expect(second.rows[0]!.tokens).toEqual([]);
+    expect(second.rows[0]!.advantages).toEqual([]);
+  });
+
+  it('saves and restores its version', async () => {
+    const a = new ExportTrainer({ dir: join(dir, 'b2') });
+    await a.step([exp({})]);
+    await a.save(join(dir, 'state'));
+    const b = new ExportTrainer({ dir: join(dir, 'b2') });
+    await b.load(join(dir, 'state'));
+    expect(b.version).toBe(1);
+    expect(b.nextFile()).toBe(join(dir, 'b2', 'batch-000002.parquet'));
+    await expect(b.load(join(dir, 'missing'))).rejects.toThrow(/export-trainer\.json/);
+  });
+
+  it('names a bad setting', () => {
+    expect(() => new ExportTrainer({ dir: '' })).toThrow(ConfigError);
+    expect(() => new ExportTrainer({ dir: 'x', compression: 'lzma' } as never)).toThrow(/trainer\.compression/);
+  });
+});

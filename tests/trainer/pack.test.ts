@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { DataError } from '../../src/core/errors.ts';
+import { EOS_ID } from '../../src/explorer/tiny/vocab.ts';
+import { type PackableExperience, packExperiences } from '../../src/trainer/pack.ts';
+
+function exp(over: Partial<PackableExperience>): PackableExperience {
+  return {
+    id: 'e',
+    tokens: [],
+    promptLength: 0,
+    logprobs: [],
+    actionMask: [],
+    advantage: 0,
+    response: '',
+    truncated: false,
+    ...over,
+  };
+}
+
+describe('packExperiences', () => {
+  it('lays out inputs, targets and per-slot values row-major with S = T − 1', () => {
+    // "1+2=" → "3" EOS, and "4=" → "4" (truncated: no EOS).
+    const a = exp({ id: 'a', tokens: [3, 12, 4, 15, 5, EOS_ID], promptLength: 4, logprobs: [-0.5, -0.25], advantage: 2 });
+    const b = exp({ id: 'b', tokens: [6, 15, 6], promptLength: 2, logprobs: [-1], advantage: -1 });
+    const p = packExperiences([a, b], 'token-mean');
+    expect(p.batch).toBe(2);
+    expect(p.steps).toBe(5);
+    expect([...p.inputs]).toEqual([3, 12, 4, 15, 5, 6, 15, 0, 0, 0]);
+    expect([...p.targets]).toEqual([0, 0, 0, 5, EOS_ID, 0, 6, 0, 0, 0]);
+    expect([...p.action]).toEqual([0, 0, 0, 1, 1, 0, 1, 0, 0, 0]);
+    expect([...p.oldLogprob]).toEqual([0, 0, 0, -0.5, -0.25, 0, -1, 0, 0, 0]);
+    expect([...p.hasOld]).toEqual([0, 0, 0, 1, 1, 0, 1, 0, 0, 0]);
+    expect([...p.advantage]).toEqual([0, 0, 0, 2, 2, 0, -1, 0, 0, 0]);
+    expect(p.actionTokens).toBe(3);
+    expect(p.activeSequences).toBe(2);
+    const third = Math.fround(1 / 3);
+    expect([...p.weight]).toEqual([0, 0, 0, third, third, 0, third, 0, 0, 0]);
+  });
+
+  it('weights slots by the chosen aggregation', () => {
+    const a = exp({ id: 'a', tokens: [3, 15, 4, 5, EOS_ID], promptLength: 2 });
+    const b = exp({ id: 'b', tokens: [3, 15, 4], promptLength: 2 });
+    const nz = (w: Float32Array) => [...w].filter((x) => x !== 0);
+    expect(nz(packExperiences([a, b], 'token-mean').weight)).toEqual([0.25, 0.25, 0.25, 0.25]);
+    expect(nz(packExperiences([a, b], 'seq-mean-token-mean').weight)).toEqual([
+      Math.fround(1 / 6),
+      Math.fround(1 / 6),
+      Math.fround(1 / 6),
+      0.5,
+    ]);
+    expect(nz(packExperiences([a, b], 'seq-mean-token-sum').weight)).toEqual([0.5, 0.5, 0.5, 0.5]);
+  });
+
+  it('accepts masks and logprobs aligned to the response or to all tokens', () => {
+    const base = { id: 'a', tokens: [3, 15, 4, 5, EOS_ID], promptLength: 2 };
+    const resp = packExperiences([exp({ ...base, actionMask: [1, 0, 1], logprobs: [-1, -2, -3] })], 'token-mean');
+    const full = packExperiences(
+      [exp({ ...base, actionMask: [0, 0, 1, 0, 1], logprobs: [0, 0, -1, -2, -3] })],
+      'token-mean',
+    );
+    expect([...resp.action]).toEqual([0, 1, 0, 1]);
+    expect([...full.action]).toEqual([...resp.action]);
+    expect([...full.oldLogprob]).toEqual([...resp.oldLogprob]);
+    expect([...resp.oldLogprob]).toEqual([0, -1, 0, -3]);
+  });
+
+  it('uses per-token advantages when given', () => {
+    const p = packExperiences(
+      [exp({ tokens: [3, 15, 4, EOS_ID], promptLength: 2, advantage: 9, advantages: [0.5, -0.5] })],
+      'token-mean',
+    );
+    expect([...p.advantage]).toEqual([0, 0.5, -0.5]);
+  });
+
+  it('encodes prompt + response (+ EOS unless truncated) when tokens are absent', () => {
+    const p = packExperiences(
+      [
+        exp({ id: 'x', prompt: '1+2=', response: '3', advantage: 1 }),
+        exp({ id: 'y', prompt: '9=', response: '9', truncated: true }),
+      ],
+      'token-mean',
+    );
+    expect(p.steps).toBe(5);
+    expect([...p.inputs]).toEqual([3, 12, 4, 15, 5, 11, 15, 0, 0, 0]);
+    expect([...p.targets]).toEqual([0, 0, 0, 5, EOS_ID, 0, 11, 0, 0, 0]);
+    expect([...p.hasOld]).toEqual(new Array(10).fill(0));
+  });
+
+  it('names the experience and the problem in its errors', () => {
+    expect(() => packExperiences([exp({ id: 'bad', tokens: [3, 4], promptLength: 0 })], 'token-mean')).toThrow(
+      /experience 0 \(id bad\): promptLength 0 must be in \[1, 2\]/,
+    );
+    expect(() => packExperiences([exp({ id: 'v', tokens: [3, 40], promptLength: 1 })], 'token-mean')).toThrow(
+      /token id 40 is outside/,
+    );
+    expect(() =>
+      packExperiences([exp({ id: 'l', tokens: [3, 4, 5], promptLength: 1, logprobs: [-1] })], 'token-mean'),
+    ).toThrow(/logprobs has 1 entries; expected 2 \(response tokens\) or 3 \(all tokens\)/);
+    expect(() =>
+      packExperiences([exp({ id: 'p', tokens: [3, 4], promptLength: 1, logprobs: [0.5] })], 'token-mean'),
+    ).toThrow(DataError);
+    expect(() => packExperiences([exp({ id: 'a', tokens: [3, 4], promptLength: 1, advantage: Number.NaN })], 'token-mean')).toThrow(
+      /advantage of response token 0 is NaN/,
+    );
+  });
+});

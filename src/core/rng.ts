@@ -52,7 +52,7 @@ export class Rng {
   }
 
   state(): RngState {
-    return [this.a, this.b, this.c, this.d];
+    return [this.a >>> 0, this.b >>> 0, this.c >>> 0, this.d >>> 0];
   }
 
   load(state: RngState): void {

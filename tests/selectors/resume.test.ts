@@ -123,6 +123,18 @@ describe('resume: a selector restored from JSON text selects exactly what the un
     });
   }
 
+  it('bots: resume while observed tasks are rejoining the shared track (fast forgetting)', () => {
+    const config: SelectorConfig = { type: 'bots', params: { lambda: 0.5, shortlist: 4, grid: 2 } };
+    const whole = createSelector(config, tinyView(), 3);
+    const expected = steps(whole, 0, 150);
+    const first = createSelector(config, tinyView(), 3);
+    const head = steps(first, 0, 75);
+    const second = createSelector(config, tinyView(), 3);
+    second.load(JSON.parse(JSON.stringify(first.state())) as SelectorState);
+    expect([...head, ...steps(second, 75, 150)]).toEqual(expected);
+    expect(JSON.stringify(second.state())).toBe(JSON.stringify(whole.state()));
+  });
+
   it('a state is refused by another selector type, another task list or a mismatched size', () => {
     const a = createSelector({ type: 'bots' }, tinyView(), 1);
     steps(a, 0, 2);

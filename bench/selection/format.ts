@@ -1,0 +1,67 @@
+import type { Stat } from './metrics.ts';
+import type { ScenarioResult, SelectionBenchResult } from './runner.ts';
+
+function pm(s: Stat, digits: number): string {
+  if (s.n === 0 || !Number.isFinite(s.mean)) return '—';
+  return `${s.mean.toFixed(digits)} ± ${s.sd.toFixed(digits)}`;
+}
+
+function table(head: string[], rows: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+export function formatScenario(sc: ScenarioResult): string {
+  const head = [
+    'selector',
+    'steps→target (× random)',
+    'steps→target',
+    'rollouts→target',
+    'ETR',
+    'ETR first 10%',
+    'Brier',
+    'pass-rate MSE',
+    'distinct tasks',
+    'final acc',
+  ];
+  const rows = sc.selectors.map((s) => [
+    s.selector,
+    `${s.reached < s.runs ? '≥' : ''}${pm(s.relSteps, 2)}`,
+    `${s.reached < s.runs ? '≥' : ''}${pm(s.stepsToTarget, 0)}`,
+    pm(s.rolloutsToTarget, 0),
+    pm(s.etr, 3),
+    pm(s.etrEarly, 3),
+    pm(s.brier, 3),
+    pm(s.calibration, 3),
+    pm(s.distinct, 0),
+    pm(s.finalAccuracy, 3),
+  ]);
+  const lines = [
+    `### ${sc.scenario} — ${sc.description}`,
+    `${sc.tasks} tasks, ${sc.steps} steps × ${sc.batch} tasks × ${sc.groupSize} rollouts, seeds ${sc.seeds.join(',')}; target = random's final held-out accuracy ${pm(sc.target, 3)}`,
+    '',
+    table(head, rows),
+  ];
+  if (sc.successorOverBots)
+    lines.push('', `shared_ability steps ÷ bots steps (per seed): ${pm(sc.successorOverBots, 3)}`);
+  for (const s of sc.skipped) lines.push(`(${s.selector} skipped: ${s.reason})`);
+  return lines.join('\n');
+}
+
+/** Markdown tables, one per scenario, then the acceptance checks. */
+export function formatSelectionTable(result: SelectionBenchResult): string {
+  const parts = result.scenarios.map(formatScenario);
+  if (result.acceptance.length > 0) {
+    parts.push(
+      [
+        'acceptance (issue #3):',
+        ...result.acceptance.map(
+          (a) => `  ${a.pass ? 'PASS' : 'FAIL'}  ${a.check} = ${a.value.toFixed(3)} (${a.limit})`,
+        ),
+      ].join('\n'),
+    );
+  }
+  parts.push(`(${(result.elapsedMs / 1000).toFixed(1)} s)`);
+  return parts.join('\n\n');
+}

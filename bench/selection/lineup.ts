@@ -1,0 +1,82 @@
+import { createSelector, type SelectorConfig } from '../../src/selectors/registry.ts';
+import type { LearnerSim } from '../../src/selectors/sim/learner-sim.ts';
+import type { Selector } from '../../src/selectors/types.ts';
+import { OracleSelector } from './oracle.ts';
+
+/** A selector as the benchmark runs it: a name in the tables and how to build it on a simulator. */
+export interface BenchSelector {
+  name: string;
+  description: string;
+  /** Needs these feature columns (skipped, with a note, in scenarios that lack them). */
+  needs?: string[];
+  build(sim: LearnerSim, seed: number): Selector;
+}
+
+const fromConfig =
+  (config: SelectorConfig) =>
+  (sim: LearnerSim, seed: number): Selector =>
+    createSelector(config, sim.view(), seed);
+
+/** The compared selectors, in table order. BOTS runs exactly as specified (no shortlist). */
+export const LINEUP: BenchSelector[] = [
+  { name: 'random', description: 'uniform, no repeats in a batch', build: fromConfig({ type: 'random' }) },
+  {
+    name: 'easy2hard',
+    description: "offline curriculum by the tasks' difficulty level (1–5)",
+    needs: ['level'],
+    build: fromConfig({ type: 'offline_easy2hard', params: { feature: 'level', order: 'asc' } }),
+  },
+  {
+    name: 'pass_rate',
+    description: 'smoothed observed pass rate closest to 0.5',
+    build: fromConfig({ type: 'pass_rate' }),
+  },
+  {
+    name: 'bots',
+    description: 'BOTS, paper defaults (m 16, λ 0.1, ρ 0.1, p* 0.5, Thompson)',
+    build: fromConfig({ type: 'bots', params: { shortlist: 0 } }),
+  },
+  {
+    name: 'bots_explicit',
+    description: 'BOTS with explicit evidence only (ρ = 0)',
+    build: fromConfig({ type: 'bots', params: { rho: 0, shortlist: 0 } }),
+  },
+  {
+    name: 'shared_ability',
+    description: 'the successor: shared-ability model in log-odds space',
+    build: fromConfig({ type: 'shared_ability' }),
+  },
+  {
+    name: 'oracle',
+    description: 'knows the true pass rates (upper reference)',
+    build: (sim, seed) => {
+      const o = new OracleSelector(seed, sim);
+      o.init(sim.view());
+      return o;
+    },
+  },
+];
+
+/** The default comparison. */
+export const LINEUP_NAMES = LINEUP.map((s) => s.name);
+
+/** Further entries, run only when asked for with `--selectors`. */
+export const EXTRA_SELECTORS: BenchSelector[] = [
+  {
+    name: 'bots_shortlist',
+    description: 'BOTS with Thompson draws only on a 1,024-task shortlist (its large-N approximation)',
+    build: fromConfig({ type: 'bots', params: { shortlist: 1024 } }),
+  },
+  {
+    name: 'shared_ability_thompson',
+    description: 'the successor scoring one posterior draw per task instead of the expected usefulness',
+    build: fromConfig({ type: 'shared_ability', params: { mode: 'thompson', shortlist: 0 } }),
+  },
+  {
+    name: 'shared_ability_no_practice',
+    description: 'the successor without the practice term',
+    build: fromConfig({ type: 'shared_ability', params: { practiceEffect: false } }),
+  },
+];
+
+export const ALL_SELECTORS: BenchSelector[] = [...LINEUP, ...EXTRA_SELECTORS];

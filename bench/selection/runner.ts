@@ -1,0 +1,327 @@
+import { ConfigError } from '../../src/core/errors.ts';
+import { LearnerSim } from '../../src/selectors/sim/learner-sim.ts';
+import { ALL_SELECTORS, type BenchSelector, LINEUP_NAMES } from './lineup.ts';
+import {
+  brier,
+  calibrationError,
+  effectiveTaskRatio,
+  type RunTrace,
+  type Stat,
+  stat,
+  stepsToTarget,
+} from './metrics.ts';
+import { SCENARIO_NAMES, SCENARIOS, type SelectionScenario } from './scenarios.ts';
+
+export interface SelectionBenchOptions {
+  /** A scenario name, or 'all' (default: 'default'). */
+  scenario?: string;
+  /** Seeds per selector (default 5); seeds are 1..K. */
+  seeds?: number;
+  /** Selectors to run (default: all); random always runs, it is the reference. */
+  selectors?: string[];
+  /** Override the scenario's number of steps. */
+  steps?: number;
+  /** Accepted for the CLI (the caller decides how to print). */
+  json?: boolean;
+  /** Progress lines (e.g. to stderr). */
+  onProgress?: (message: string) => void;
+}
+
+export interface SelectorSummary {
+  selector: string;
+  description: string;
+  runs: number;
+  /** Steps to reach random's final accuracy; runs that never reach it count as the run length. */
+  stepsToTarget: Stat;
+  /** The same, divided by random's steps to its own final accuracy (per seed). */
+  relSteps: Stat;
+  rolloutsToTarget: Stat;
+  /** Runs that reached the target within the run. */
+  reached: number;
+  etr: Stat;
+  etrEarly: Stat;
+  /** Brier score of predicted pass rates on the selected batch (NaN: the selector predicts nothing). */
+  brier: Stat;
+  /** Mean squared error of predicted against true pass rates on the selected batch. */
+  calibration: Stat;
+  distinct: Stat;
+  finalAccuracy: Stat;
+}
+
+export interface ScenarioResult {
+  scenario: string;
+  description: string;
+  steps: number;
+  batch: number;
+  groupSize: number;
+  tasks: number;
+  seeds: number[];
+  /** Random's final held-out accuracy (the target). */
+  target: Stat;
+  selectors: SelectorSummary[];
+  /** Selectors left out of this scenario and why. */
+  skipped: Array<{ selector: string; reason: string }>;
+  /** Successor steps / BOTS steps per seed (when both ran). */
+  successorOverBots: Stat | null;
+}
+
+export interface AcceptanceCheck {
+  check: string;
+  value: number;
+  limit: string;
+  pass: boolean;
+}
+
+export interface SelectionBenchResult {
+  scenarios: ScenarioResult[];
+  acceptance: AcceptanceCheck[];
+  elapsedMs: number;
+}
+
+/** Run one selector on one simulated learner. */
+export function runOne(
+  entry: BenchSelector,
+  scenario: SelectionScenario,
+  seed: number,
+  steps: number,
+): RunTrace {
+  const sim = new LearnerSim(scenario.sim, seed);
+  const sel = entry.build(sim, seed);
+  const B = scenario.batch;
+  const trace: RunTrace = {
+    selector: entry.name,
+    seed,
+    steps,
+    batch: B,
+    groupSize: sim.config.groupSize,
+    accuracy: new Float64Array(steps),
+    mixed: new Int32Array(steps),
+    groups: new Int32Array(steps),
+    brierSum: 0,
+    brierCount: 0,
+    calibSum: 0,
+    calibCount: 0,
+    distinct: 0,
+    warnings: 0,
+  };
+  const seen = new Set<string>();
+  for (let t = 0; t < steps; t++) {
+    const fresh = sim.arrivals(t);
+    if (fresh) {
+      if (!sel.addTasks)
+        throw new ConfigError({ path: entry.name, message: 'selector cannot take new tasks' });
+      sel.addTasks(fresh);
+    }
+    const ids = sel.select(B, { step: t });
+    const predicted = sel.predict ? sel.predict(ids) : null;
+    const truth = predicted ? ids.map((id) => sim.passRate(sim.indexOf(id))) : null;
+    const results = sim.rollout(ids, t);
+    if (predicted && truth) {
+      results.forEach((r, i) => {
+        const p = predicted[i]!;
+        if (!Number.isFinite(p)) return;
+        for (const x of r.rewards) {
+          trace.brierSum += (p - x) * (p - x);
+          trace.brierCount++;
+        }
+        trace.calibSum += (p - truth[i]!) * (p - truth[i]!);
+        trace.calibCount++;
+      });
+    }
+    const report = sel.feedback(results, { step: t });
+    trace.warnings += report.warnings.length;
+    trace.mixed[t] = sim.learn(results);
+    trace.groups[t] = results.length;
+    for (const id of ids) seen.add(id);
+    trace.accuracy[t] = sim.heldOutAccuracy();
+  }
+  trace.distinct = seen.size;
+  return trace;
+}
+
+function summarise(
+  entry: BenchSelector,
+  traces: RunTrace[],
+  targets: Map<number, number>,
+  randomSteps: Map<number, number>,
+): SelectorSummary {
+  const stt: number[] = [];
+  const rel: number[] = [];
+  const rollouts: number[] = [];
+  let reached = 0;
+  for (const tr of traces) {
+    const s = stepsToTarget(tr.accuracy, targets.get(tr.seed)!);
+    if (s !== null) reached++;
+    const steps = s ?? tr.steps;
+    stt.push(steps);
+    rel.push(steps / randomSteps.get(tr.seed)!);
+    rollouts.push(steps * tr.batch * tr.groupSize);
+  }
+  const early = (tr: RunTrace) => effectiveTaskRatio(tr, 0, Math.max(1, Math.ceil(tr.steps / 10)));
+  return {
+    selector: entry.name,
+    description: entry.description,
+    runs: traces.length,
+    stepsToTarget: stat(stt),
+    relSteps: stat(rel),
+    rolloutsToTarget: stat(rollouts),
+    reached,
+    etr: stat(traces.map((t) => effectiveTaskRatio(t))),
+    etrEarly: stat(traces.map(early)),
+    brier: stat(traces.map(brier)),
+    calibration: stat(traces.map(calibrationError)),
+    distinct: stat(traces.map((t) => t.distinct)),
+    finalAccuracy: stat(traces.map((t) => t.accuracy[t.steps - 1]!)),
+  };
+}
+
+export function runScenario(
+  scenario: SelectionScenario,
+  opts: { seeds: number; selectors: string[]; steps?: number; onProgress?: (m: string) => void },
+): ScenarioResult {
+  const steps = opts.steps ?? scenario.steps;
+  const seeds = Array.from({ length: opts.seeds }, (_, i) => i + 1);
+  const wanted = new Set(['random', ...opts.selectors]);
+  const lineup = ALL_SELECTORS.filter((s) => wanted.has(s.name));
+  const probe = new LearnerSim(scenario.sim, 1);
+  const columns = new Set(Object.keys(probe.view().features));
+  const skipped: Array<{ selector: string; reason: string }> = [];
+  const traces = new Map<string, RunTrace[]>();
+  for (const entry of lineup) {
+    const missing = (entry.needs ?? []).filter((c) => !columns.has(c));
+    if (missing.length > 0) {
+      skipped.push({ selector: entry.name, reason: `needs column(s) ${missing.join(', ')}` });
+      continue;
+    }
+    const t0 = performance.now();
+    traces.set(
+      entry.name,
+      seeds.map((seed) => runOne(entry, scenario, seed, steps)),
+    );
+    opts.onProgress?.(
+      `${scenario.name}: ${entry.name} × ${seeds.length} seeds in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
+  }
+  const randomTraces = traces.get('random')!;
+  const targets = new Map(randomTraces.map((t) => [t.seed, t.accuracy[t.steps - 1]!] as const));
+  const randomSteps = new Map(
+    randomTraces.map((t) => [t.seed, stepsToTarget(t.accuracy, targets.get(t.seed)!)!] as const),
+  );
+  const summaries = lineup
+    .filter((e) => traces.has(e.name))
+    .map((e) => summarise(e, traces.get(e.name)!, targets, randomSteps));
+  let successorOverBots: Stat | null = null;
+  const sa = traces.get('shared_ability');
+  const bots = traces.get('bots');
+  if (sa && bots) {
+    successorOverBots = stat(
+      seeds.map((seed, i) => {
+        const target = targets.get(seed)!;
+        const a = stepsToTarget(sa[i]!.accuracy, target) ?? steps;
+        const b = stepsToTarget(bots[i]!.accuracy, target) ?? steps;
+        return a / b;
+      }),
+    );
+  }
+  return {
+    scenario: scenario.name,
+    description: scenario.description,
+    steps,
+    batch: scenario.batch,
+    groupSize: probe.config.groupSize,
+    tasks: probe.taskCount,
+    seeds,
+    target: stat([...targets.values()]),
+    selectors: summaries,
+    skipped,
+    successorOverBots,
+  };
+}
+
+/** The acceptance numbers of issue #3, checked on whichever scenarios ran. */
+export function acceptanceChecks(scenarios: readonly ScenarioResult[]): AcceptanceCheck[] {
+  const out: AcceptanceCheck[] = [];
+  const get = (sc: ScenarioResult | undefined, name: string) =>
+    sc?.selectors.find((s) => s.selector === name);
+  const def = scenarios.find((s) => s.scenario === 'default');
+  const random = get(def, 'random');
+  const bots = get(def, 'bots');
+  if (random)
+    out.push({
+      check: 'default: random effective task ratio',
+      value: random.etr.mean,
+      limit: '< 0.45',
+      pass: random.etr.mean < 0.45,
+    });
+  if (bots) {
+    out.push({
+      check: 'default: bots effective task ratio',
+      value: bots.etr.mean,
+      limit: '> 0.8',
+      pass: bots.etr.mean > 0.8,
+    });
+    out.push({
+      check: "default: bots steps to random's final accuracy ÷ random's",
+      value: bots.relSteps.mean,
+      limit: '≤ 0.5',
+      pass: bots.relSteps.mean <= 0.5,
+    });
+  }
+  if (def?.successorOverBots)
+    out.push({
+      check: "default: shared_ability steps ÷ bots's steps",
+      value: def.successorOverBots.mean,
+      limit: '≤ 0.9',
+      pass: def.successorOverBots.mean <= 0.9,
+    });
+  const useless = scenarios.find((s) => s.scenario === 'useless_refs');
+  const sa = get(useless, 'shared_ability');
+  const explicitOnly = get(useless, 'bots_explicit');
+  if (sa && explicitOnly)
+    out.push({
+      check: 'useless_refs: shared_ability steps ÷ bots_explicit steps',
+      value: sa.relSteps.mean / explicitOnly.relSteps.mean,
+      limit: '≤ 1',
+      pass: sa.relSteps.mean <= explicitOnly.relSteps.mean,
+    });
+  return out;
+}
+
+export async function runSelectionBench(opts: SelectionBenchOptions = {}): Promise<SelectionBenchResult> {
+  const t0 = performance.now();
+  const which = opts.scenario ?? 'default';
+  const names = which === 'all' ? SCENARIO_NAMES : [which];
+  for (const n of names)
+    if (!SCENARIOS[n])
+      throw new ConfigError({
+        path: 'scenario',
+        message: `unknown scenario '${n}'`,
+        hint: `known: all, ${SCENARIO_NAMES.join(', ')}`,
+      });
+  const selectors = opts.selectors ?? LINEUP_NAMES;
+  const known = ALL_SELECTORS.map((s) => s.name);
+  for (const s of selectors)
+    if (!known.includes(s))
+      throw new ConfigError({
+        path: 'selectors',
+        message: `unknown selector '${s}'`,
+        hint: `known: ${known.join(', ')}`,
+      });
+  const seeds = opts.seeds ?? 5;
+  if (!Number.isInteger(seeds) || seeds < 1)
+    throw new ConfigError({ path: 'seeds', message: `expected a positive integer, got ${seeds}` });
+  const scenarios: ScenarioResult[] = [];
+  for (const name of names) {
+    scenarios.push(
+      runScenario(SCENARIOS[name]!, {
+        seeds,
+        selectors,
+        ...(opts.steps !== undefined ? { steps: opts.steps } : {}),
+        ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+      }),
+    );
+    // Yield between scenarios so a caller's timers and signals get a turn.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return { scenarios, acceptance: acceptanceChecks(scenarios), elapsedMs: performance.now() - t0 };
+}

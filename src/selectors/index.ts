@@ -1,0 +1,14 @@
+export { BaseSelector, type ObservedBatch } from './base.ts';
+export * from './bots.ts';
+export * from './mixed.ts';
+export * from './offline-easy2hard.ts';
+export * from './pass-rate.ts';
+export * from './random.ts';
+export * from './registry.ts';
+export * from './sequential.ts';
+export * from './shared-ability.ts';
+export * from './shuffle.ts';
+export * from './sim/index.ts';
+export { decodeArray, type EncodedArray, encodeArray } from './state-codec.ts';
+export { taskViewFromTasks } from './task-view.ts';
+export * from './types.ts';

@@ -1,0 +1,243 @@
+import { z } from 'zod';
+import { ConfigError } from '../core/errors.ts';
+import { Registry } from '../core/registry.ts';
+import { closestNames } from '../core/suggest.ts';
+import { BOTS_DEFAULTS, BotsSelector } from './bots.ts';
+import { MixedSelector } from './mixed.ts';
+import { OfflineEasy2HardSelector } from './offline-easy2hard.ts';
+import { PassRateSelector } from './pass-rate.ts';
+import { RandomSelector } from './random.ts';
+import { SequentialSelector } from './sequential.ts';
+import { SHARED_ABILITY_DEFAULTS, SharedAbilitySelector } from './shared-ability.ts';
+import { ShuffleSelector } from './shuffle.ts';
+import type { Selector, SelectorTaskView } from './types.ts';
+
+/** A selector a config can name: its parameter schema (zod, with defaults) and a factory. */
+export interface SelectorDefinition<P = unknown> {
+  readonly name: string;
+  readonly description: string;
+  readonly params: z.ZodType<P>;
+  /** A fresh, not yet initialised selector. */
+  create(params: P, seed: number): Selector;
+}
+
+/** Keeps a definition's parameter type flowing into `create`. */
+export function defineSelector<S extends z.ZodType>(def: {
+  name: string;
+  description: string;
+  params: S;
+  create(params: z.output<S>, seed: number): Selector;
+}): SelectorDefinition<z.output<S>> {
+  return def as SelectorDefinition<z.output<S>>;
+}
+
+/** `selector: { type: bots, params: { … } }` in YAML. */
+export interface SelectorConfig {
+  type: string;
+  params?: Record<string, unknown> | undefined;
+}
+
+export const SelectorConfigSchema: z.ZodType<SelectorConfig> = z.object({
+  type: z.string().min(1),
+  params: z.record(z.string(), z.unknown()).optional(),
+});
+
+const unit = z.number().min(0).max(1);
+const nonneg = z.number().nonnegative();
+
+export const BotsParamsSchema = z.strictObject({
+  m: z.number().positive().default(BOTS_DEFAULTS.m),
+  lambda: unit.default(BOTS_DEFAULTS.lambda),
+  rho: unit.default(BOTS_DEFAULTS.rho),
+  target: unit.default(BOTS_DEFAULTS.target),
+  tau: nonneg.default(BOTS_DEFAULTS.tau),
+  sample: z.enum(['thompson', 'mean']).default(BOTS_DEFAULTS.sample),
+  adaptiveRho: z.boolean().default(BOTS_DEFAULTS.adaptiveRho),
+  adaptiveRhoThreshold: nonneg.default(BOTS_DEFAULTS.adaptiveRhoThreshold),
+  adaptiveRhoFactor: unit.default(BOTS_DEFAULTS.adaptiveRhoFactor),
+  adaptiveRhoMin: unit.default(BOTS_DEFAULTS.adaptiveRhoMin),
+  capabilityDiscount: unit.default(BOTS_DEFAULTS.capabilityDiscount),
+  capabilityGuard: nonneg.default(BOTS_DEFAULTS.capabilityGuard),
+  capabilityMin: z.number().default(BOTS_DEFAULTS.capabilityMin),
+  capabilityMax: z.number().default(BOTS_DEFAULTS.capabilityMax),
+  weakColumn: z.string().min(1).default(BOTS_DEFAULTS.weakColumn),
+  strongColumn: z.string().min(1).default(BOTS_DEFAULTS.strongColumn),
+  priorAlpha: z.number().positive().default(BOTS_DEFAULTS.priorAlpha),
+  priorBeta: z.number().positive().default(BOTS_DEFAULTS.priorBeta),
+  shortlist: z.number().int().nonnegative().default(BOTS_DEFAULTS.shortlist),
+  grid: z.number().int().min(0).max(1024).default(BOTS_DEFAULTS.grid),
+});
+
+const S = SHARED_ABILITY_DEFAULTS;
+export const SharedAbilityParamsSchema = z.strictObject({
+  target: z.number().gt(0).lt(1).default(S.target),
+  weakColumn: z.string().min(1).default(S.weakColumn),
+  strongColumn: z.string().min(1).default(S.strongColumn),
+  features: z.array(z.string().min(1)).default(S.features),
+  refClip: z.number().gt(0).lt(0.5).default(S.refClip),
+  priorWeakWeight: z.number().default(S.priorWeakWeight),
+  priorStrongWeight: z.number().default(S.priorStrongWeight),
+  priorWeightSd: z.number().positive().default(S.priorWeightSd),
+  priorOffsetSd: z.number().positive().default(S.priorOffsetSd),
+  weightDrift: nonneg.default(S.weightDrift),
+  offsetDrift: nonneg.default(S.offsetDrift),
+  residualSd: z.number().positive().default(S.residualSd),
+  learnResidualSd: z.boolean().default(S.learnResidualSd),
+  residualDrift: nonneg.default(S.residualDrift),
+  practiceEffect: z.boolean().default(S.practiceEffect),
+  priorPractice: z.number().default(S.priorPractice),
+  priorPracticeSd: z.number().positive().default(S.priorPracticeSd),
+  practiceDrift: nonneg.default(S.practiceDrift),
+  learningRate: unit.default(S.learningRate),
+  mode: z.enum(['expected', 'thompson']).default(S.mode),
+  width: z.number().positive().default(S.width),
+  shortlist: z.number().int().nonnegative().default(S.shortlist),
+  grid: z.number().int().min(0).max(1024).default(S.grid),
+  search: z.enum(['grid', 'scan']).default(S.search),
+});
+
+const SortKeySchema = z.strictObject({
+  feature: z.string().min(1),
+  order: z.enum(['asc', 'desc']).default('asc'),
+});
+
+export const Easy2HardParamsSchema = z
+  .strictObject({
+    /** Sort keys, most significant first. */
+    keys: z.array(SortKeySchema).min(1).optional(),
+    /** Shorthand: one column or several, all in `order`. */
+    feature: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+    order: z.enum(['asc', 'desc']).default('asc'),
+  })
+  .refine((p) => (p.keys === undefined) !== (p.feature === undefined), {
+    message: 'give either keys: [{ feature, order }] or feature (one name or a list)',
+    path: ['keys'],
+  });
+
+export const PassRateParamsSchema = z.strictObject({
+  target: unit.default(0.5),
+  priorStrength: z.number().positive().default(2),
+  decay: unit.default(0.5),
+  globalRate: unit.default(0.1),
+});
+
+const empty = z.strictObject({});
+
+/** The built-in selectors (the mixing selector is registered separately, it builds the others). */
+export const selectorDefinitions: SelectorDefinition[] = [
+  defineSelector({
+    name: 'sequential',
+    description: 'tasks in their given order, wrapping around across epochs',
+    params: empty,
+    create: (_p, seed) => new SequentialSelector(seed),
+  }),
+  defineSelector({
+    name: 'shuffle',
+    description: 'a new seeded permutation every epoch (consecutive epochs always differ)',
+    params: empty,
+    create: (_p, seed) => new ShuffleSelector(seed),
+  }),
+  defineSelector({
+    name: 'random',
+    description: 'uniformly random tasks, no repeats within a batch',
+    params: empty,
+    create: (_p, seed) => new RandomSelector(seed),
+  }),
+  defineSelector({
+    name: 'offline_easy2hard',
+    description: 'a fixed curriculum sorted by feature columns (direction per column)',
+    params: Easy2HardParamsSchema,
+    create: (p, seed) => {
+      const keys =
+        p.keys ??
+        (Array.isArray(p.feature) ? p.feature : [p.feature!]).map((feature) => ({ feature, order: p.order }));
+      return new OfflineEasy2HardSelector(seed, keys);
+    },
+  }),
+  defineSelector({
+    name: 'pass_rate',
+    description: 'online baseline: smoothed observed pass rate, closest to a target',
+    params: PassRateParamsSchema,
+    create: (p, seed) => new PassRateSelector(seed, p),
+  }),
+  defineSelector({
+    name: 'bots',
+    description: 'BOTS: Beta posteriors with explicit and reference-interpolated implicit evidence',
+    params: BotsParamsSchema,
+    create: (p, seed) => new BotsSelector(seed, p),
+  }),
+  defineSelector({
+    name: 'shared_ability',
+    description: 'Bayesian shared-ability model in log-odds space (references, domains, residuals, practice)',
+    params: SharedAbilityParamsSchema,
+    create: (p, seed) => new SharedAbilitySelector(seed, p),
+  }),
+];
+
+export const MixedParamsSchema = z.strictObject({
+  tasksets: z
+    .array(
+      z.strictObject({
+        taskset: z.string().min(1),
+        weight: z.number().nonnegative().optional(),
+        selector: SelectorConfigSchema,
+      }),
+    )
+    .min(1),
+});
+
+export const selectorRegistry = new Registry<SelectorDefinition>('selector');
+for (const def of selectorDefinitions) selectorRegistry.register(def);
+selectorRegistry.register(
+  defineSelector({
+    name: 'mixed',
+    description: 'several task sets, each with its own selector, mixed by weight or size',
+    params: MixedParamsSchema,
+    create: (p, seed) =>
+      new MixedSelector(
+        p.tasksets.map((t, i) => ({
+          taskset: t.taskset,
+          ...(t.weight !== undefined ? { weight: t.weight } : {}),
+          selector: buildSelector(t.selector, seed + i + 1, `selector.params.tasksets[${i}].selector`),
+        })),
+        seed,
+      ),
+  }),
+);
+
+/** Validate a selector config and build the (uninitialised) selector. `path` names it in errors. */
+export function buildSelector(config: SelectorConfig, seed: number, path = 'selector'): Selector {
+  const parsed = SelectorConfigSchema.safeParse(config);
+  if (!parsed.success)
+    throw new ConfigError({ path, message: 'expected { type: <selector name>, params?: { … } }' });
+  const def = selectorRegistry.get(parsed.data.type, `${path}.type`);
+  const params = def.params.safeParse(parsed.data.params ?? {});
+  if (!params.success) {
+    const issue = params.error.issues[0]!;
+    const where = [path, 'params', ...issue.path.map(String)].join('.');
+    if (issue.code === 'unrecognized_keys') {
+      const key = issue.keys[0]!;
+      const shape = (def.params as unknown as { shape?: Record<string, unknown> }).shape;
+      const near = shape ? closestNames(key, Object.keys(shape)) : [];
+      throw new ConfigError({
+        path: `${where}.${key}`,
+        message: `unknown parameter '${key}' for selector '${def.name}'`,
+        ...(near.length > 0 ? { hint: `did you mean ${near.map((n) => `'${n}'`).join(', ')}?` } : {}),
+      });
+    }
+    throw new ConfigError({ path: where, message: issue.message });
+  }
+  return def.create(params.data, seed);
+}
+
+/** Build a selector from its config and hand it its tasks. */
+export function createSelector(
+  config: SelectorConfig,
+  view: SelectorTaskView,
+  seed: number,
+  path = 'selector',
+): Selector {
+  const sel = buildSelector(config, seed, path);
+  sel.init(view);
+  return sel;
+}

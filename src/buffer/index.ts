@@ -5,3 +5,4 @@ export * from './run-table.ts';
 export * from './sql.ts';
 export * from './task-store.ts';
 export * from './task-table.ts';
+export * from './selector-state-store.ts';

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { RejectedStore } from '../buffer/rejected-store.ts';
 import { RunTable } from '../buffer/run-table.ts';
+import { SelectorStateStore } from '../buffer/selector-state-store.ts';
 import { parseConfig, readYamlFile } from '../core/config.ts';
 import { contentHash, stableStringify } from '../core/ids.ts';
 import type { Hooks } from './hooks.ts';
@@ -94,6 +95,7 @@ export async function runRft(
       runId,
       parts,
       rejected,
+      selectorStates: await SelectorStateStore.open(dbDir),
       ...(opts.hooks ? { hooks: opts.hooks } : {}),
       ...(opts.resume ? { resume: true } : {}),
       ...(opts.stopAfter !== undefined ? { stopAfter: opts.stopAfter } : {}),

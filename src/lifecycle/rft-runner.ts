@@ -2,6 +2,7 @@ import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { RejectedStore } from '../buffer/rejected-store.ts';
+import type { SelectorStateStore } from '../buffer/selector-state-store.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { Experience } from '../core/experience.ts';
 import type { RejectedInput } from '../core/rejected.ts';
@@ -62,6 +63,8 @@ export interface RftRunOptions {
   rejected: RejectedStore;
   hooks?: Hooks<RftEvents>;
   resume?: boolean;
+  /** Where selector checkpoints are kept in the database (table `selector_states`). */
+  selectorStates?: SelectorStateStore;
   /** Stop after this step (tests of resume); the run can be continued with `resume`. */
   stopAfter?: number;
   onStep?: (record: StepRecord, total: number) => void;
@@ -168,7 +171,9 @@ export async function runRftLoop(opts: RftRunOptions): Promise<RftRunResult> {
       explorerVersion = s.explorerVersion;
       history = s.history as StepRecord[];
       Object.assign(counters, s.counters);
-      parts.selector.load(s.selector as unknown as SelectorState);
+      // The selector's state lives in LanceDB next to the tasks; the checkpoint file holds a copy.
+      const stored = await opts.selectorStates?.get(opts.runId, s.step);
+      parts.selector.load((stored ? JSON.parse(stored.state) : s.selector) as SelectorState);
       if (parts.trainer) await parts.trainer.load(join(latest.dir, 'trainer'));
       if (parts.loadExplorer) await parts.loadExplorer(join(latest.dir, 'explorer'));
       // Deliveries after the checkpoint are rolled back; experiences written after it come back to
@@ -216,6 +221,13 @@ export async function runRftLoop(opts: RftRunOptions): Promise<RftRunResult> {
     const dir = await ckpt.save(state, async (d) => {
       if (parts.trainer) await parts.trainer.save(join(d, 'trainer'));
       if (parts.saveExplorer) await parts.saveExplorer(join(d, 'explorer'));
+    });
+    await opts.selectorStates?.put({
+      runId: opts.runId,
+      step: atStep,
+      selector: config.selector.type,
+      state: JSON.stringify(state.selector),
+      createdAt: Date.now(),
     });
     // Only now is the training that consumed these deliveries durable.
     await parts.buffer.ack(trainSteps);

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SelectorStateStore } from '../../src/buffer/selector-state-store.ts';
 import { runRft } from '../../src/lifecycle/rft-run.ts';
 import type { StepRecord } from '../../src/lifecycle/rft-runner.ts';
 import { REPO_ROOT } from '../helpers/cli.ts';
@@ -48,6 +49,10 @@ describe('RFT resume', () => {
       resume: true,
     });
     expect(resumed.resumedFrom).toBe(2);
+    // The selector's checkpoint is in LanceDB next to the tasks, and is what the resume loaded.
+    const saved = await (await SelectorStateStore.open(join(dir, 'db-b'))).get(resumed.runId, 2);
+    expect(saved?.selector).toBe('bots');
+    expect(JSON.parse(saved!.state).type).toBe('bots');
     expect(essence(resumed.history)).toEqual(essence(straight.history));
     expect(resumed.counters.rollouts).toBe(straight.counters.rollouts);
     expect(resumed.finalAccuracy).toBe(straight.finalAccuracy);

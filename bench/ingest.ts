@@ -43,7 +43,7 @@ async function writeSyntheticFile(path: string, rows: number, seed: number): Pro
     }
     buf += `${JSON.stringify({ id: `s${i}`, question: q, answer: String(rng.int(1000)) })}\n`;
     if (buf.length > 1 << 20) {
-      if (!out.write(buf)) await new Promise((res) => out.once('drain', res));
+      if (!out.write(buf)) await new Promise<void>((res) => out.once('drain', () => res()));
       buf = '';
     }
   }

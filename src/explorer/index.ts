@@ -1,0 +1,18 @@
+export * from './explorer.ts';
+export * from './faults.ts';
+export * from './openai/index.ts';
+export * from './rewards/index.ts';
+export * from './rollout-model.ts';
+export {
+  evaluateAccuracy,
+  loadTinyPolicy,
+  readTinyWeights,
+  saveTinyPolicy,
+  TinyPolicy,
+  type TinyPolicyConfig,
+  TinyPolicyConfigSchema,
+  type TinyPolicyOptions,
+} from './tiny/index.ts';
+export * from './workflow.ts';
+export * from './workflows/multi-turn.ts';
+export * from './workflows/single-turn.ts';

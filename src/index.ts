@@ -1,0 +1,10 @@
+// Winnow's public API. Re-exports only; see docs/ for what each part does.
+export * from './buffer/index.ts';
+export { main as runCli } from './cli/main.ts';
+export * from './core/index.ts';
+export * from './explorer/index.ts';
+export * from './io/index.ts';
+export * from './lifecycle/index.ts';
+export * from './operators/index.ts';
+export * from './selectors/index.ts';
+export * from './trainer/index.ts';

@@ -1,3 +1,4 @@
+export * from './annotate.ts';
 export * from './checkpoints.ts';
 export * from './hooks.ts';
 export * from './report-html.ts';

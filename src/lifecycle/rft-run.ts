@@ -5,6 +5,7 @@ import { RunTable } from '../buffer/run-table.ts';
 import { SelectorStateStore } from '../buffer/selector-state-store.ts';
 import { parseConfig, readYamlFile } from '../core/config.ts';
 import { contentHash, stableStringify } from '../core/ids.ts';
+import { annotatePassRates } from './annotate.ts';
 import type { Hooks } from './hooks.ts';
 import { renderReport } from './report-html.ts';
 import { buildRftParts } from './rft-build.ts';
@@ -87,6 +88,39 @@ export async function runRft(
     log,
   });
   for (const [k, v] of Object.entries(parts.describe)) log(`${k}: ${v}`);
+  if (config.lifecycle.mode === 'explore' && config.lifecycle.annotate) {
+    const a = config.lifecycle.annotate;
+    const table = 'table' in config.tasks ? config.tasks.table : 'tasks';
+    try {
+      const r = await annotatePassRates({
+        explorer: parts.explorer,
+        tasks: parts.tasks,
+        feature: a.feature,
+        repeat: a.repeat,
+        batchTasks: config.explorer.batchTasks,
+        dbDir,
+        table,
+      });
+      log(
+        `annotated ${r.annotated} task(s) in table '${table}' with features.${a.feature} (mean ${r.meanPassRate.toFixed(3)}); ${r.failed} without a usable group`,
+      );
+    } finally {
+      await parts.buffer.close().catch(() => undefined);
+      parts.dispose?.();
+    }
+    return {
+      runId,
+      runDir,
+      steps: 0,
+      resumedFrom: 0,
+      history: [],
+      counters: {},
+      durationMs: Date.now() - startedAt,
+      name: config.name,
+      reportFile: null,
+      describe: parts.describe,
+    };
+  }
   try {
     const result = await runRftLoop({
       config: { ...config, seed },

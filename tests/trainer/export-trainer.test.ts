@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
 import { readParquet } from 'parquet-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Experience } from '../../src/core/experience.ts';
 import { ConfigError, DataError } from '../../src/core/errors.ts';
+import type { Experience } from '../../src/core/experience.ts';
 import { EXPORT_SCHEMA, exportRow } from '../../src/trainer/export-schema.ts';
 import { ExportTrainer, exportBatchFile } from '../../src/trainer/export-trainer.ts';
 
@@ -91,7 +91,9 @@ describe('ExportTrainer', () => {
     expect((await readdir(out)).sort()).toEqual(['batch-000001.parquet', 'batch-000002.parquet']);
 
     const first = await readBatch(join(out, exportBatchFile(1)));
-    expect(first.fields).toEqual(EXPORT_SCHEMA.fields.map((f) => `${f.name}:${f.type}${f.nullable ? '?' : ''}`));
+    expect(first.fields).toEqual(
+      EXPORT_SCHEMA.fields.map((f) => `${f.name}:${f.type}${f.nullable ? '?' : ''}`),
+    );
     expect(first.fields).toEqual([
       'id:Utf8',
       'task_id:Utf8',
@@ -153,6 +155,8 @@ describe('ExportTrainer', () => {
 
   it('names a bad setting', () => {
     expect(() => new ExportTrainer({ dir: '' })).toThrow(ConfigError);
-    expect(() => new ExportTrainer({ dir: 'x', compression: 'lzma' } as never)).toThrow(/trainer\.compression/);
+    expect(() => new ExportTrainer({ dir: 'x', compression: 'lzma' } as never)).toThrow(
+      /trainer\.compression/,
+    );
   });
 });

@@ -35,7 +35,12 @@ export async function grpoStep(o: GrpoStepOptions): Promise<GrpoStepResult> {
   const picks = o.rng.sampleDistinct(o.train.length, o.tasksPerStep).map((i) => o.train[i]!);
   const t0 = performance.now();
   const gens = await o.policy.generateBatch(
-    picks.map((t) => ({ prompt: t.prompt!, n: o.group, temperature: o.temperature ?? 1, seed: o.rng.nextUint32() })),
+    picks.map((t) => ({
+      prompt: t.prompt!,
+      n: o.group,
+      temperature: o.temperature ?? 1,
+      seed: o.rng.nextUint32(),
+    })),
   );
   const t1 = performance.now();
   const batch: Experience[] = [];

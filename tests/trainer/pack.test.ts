@@ -20,7 +20,13 @@ function exp(over: Partial<PackableExperience>): PackableExperience {
 describe('packExperiences', () => {
   it('lays out inputs, targets and per-slot values row-major with S = T − 1', () => {
     // "1+2=" → "3" EOS, and "4=" → "4" (truncated: no EOS).
-    const a = exp({ id: 'a', tokens: [3, 12, 4, 15, 5, EOS_ID], promptLength: 4, logprobs: [-0.5, -0.25], advantage: 2 });
+    const a = exp({
+      id: 'a',
+      tokens: [3, 12, 4, 15, 5, EOS_ID],
+      promptLength: 4,
+      logprobs: [-0.5, -0.25],
+      advantage: 2,
+    });
     const b = exp({ id: 'b', tokens: [6, 15, 6], promptLength: 2, logprobs: [-1], advantage: -1 });
     const p = packExperiences([a, b], 'token-mean');
     expect(p.batch).toBe(2);
@@ -53,7 +59,10 @@ describe('packExperiences', () => {
 
   it('accepts masks and logprobs aligned to the response or to all tokens', () => {
     const base = { id: 'a', tokens: [3, 15, 4, 5, EOS_ID], promptLength: 2 };
-    const resp = packExperiences([exp({ ...base, actionMask: [1, 0, 1], logprobs: [-1, -2, -3] })], 'token-mean');
+    const resp = packExperiences(
+      [exp({ ...base, actionMask: [1, 0, 1], logprobs: [-1, -2, -3] })],
+      'token-mean',
+    );
     const full = packExperiences(
       [exp({ ...base, actionMask: [0, 0, 1, 0, 1], logprobs: [0, 0, -1, -2, -3] })],
       'token-mean',
@@ -87,9 +96,9 @@ describe('packExperiences', () => {
   });
 
   it('names the experience and the problem in its errors', () => {
-    expect(() => packExperiences([exp({ id: 'bad', tokens: [3, 4], promptLength: 0 })], 'token-mean')).toThrow(
-      /experience 0 \(id bad\): promptLength 0 must be in \[1, 2\]/,
-    );
+    expect(() =>
+      packExperiences([exp({ id: 'bad', tokens: [3, 4], promptLength: 0 })], 'token-mean'),
+    ).toThrow(/experience 0 \(id bad\): promptLength 0 must be in \[1, 2\]/);
     expect(() => packExperiences([exp({ id: 'v', tokens: [3, 40], promptLength: 1 })], 'token-mean')).toThrow(
       /token id 40 is outside/,
     );
@@ -99,8 +108,11 @@ describe('packExperiences', () => {
     expect(() =>
       packExperiences([exp({ id: 'p', tokens: [3, 4], promptLength: 1, logprobs: [0.5] })], 'token-mean'),
     ).toThrow(DataError);
-    expect(() => packExperiences([exp({ id: 'a', tokens: [3, 4], promptLength: 1, advantage: Number.NaN })], 'token-mean')).toThrow(
-      /advantage of response token 0 is NaN/,
-    );
+    expect(() =>
+      packExperiences(
+        [exp({ id: 'a', tokens: [3, 4], promptLength: 1, advantage: Number.NaN })],
+        'token-mean',
+      ),
+    ).toThrow(/advantage of response token 0 is NaN/);
   });
 });

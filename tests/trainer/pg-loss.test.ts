@@ -99,7 +99,9 @@ describe('policyGradientLoss', () => {
     const p = [0.3, -0.2, 0.1].map((v) => Math.exp(v));
     const z = p.reduce((a, b) => a + b, 0);
     const want = [0, 1, 0].map((t, i) => -2 * (t - p[i]! / z));
-    g.forEach((v, i) => expect(v).toBeCloseTo(want[i]!, 5));
+    g.forEach((v, i) => {
+      expect(v).toBeCloseTo(want[i]!, 5);
+    });
     x.dispose();
   });
 });
@@ -126,15 +128,21 @@ describe('Adam', () => {
         v[i] = 0.99 * v[i]! + 0.01 * g[i]! ** 2;
         const mh = m[i]! / (1 - 0.9 ** t);
         const vh = v[i]! / (1 - 0.99 ** t);
-        theta[i] = theta[i]! - 0.1 * mh / (Math.sqrt(vh) + 1e-8) - 0.1 * 0.01 * theta[i]!;
+        theta[i] = theta[i]! - (0.1 * mh) / (Math.sqrt(vh) + 1e-8) - 0.1 * 0.01 * theta[i]!;
       }
     });
     const got = [...p.dataSync()];
-    got.forEach((x, i) => expect(x).toBeCloseTo(theta[i]!, 5));
+    got.forEach((x, i) => {
+      expect(x).toBeCloseTo(theta[i]!, 5);
+    });
     expect(adam.step).toBe(3);
     const mom = adam.moments();
-    mom.m[0]!.forEach((x, i) => expect(x).toBeCloseTo(m[i]!, 6));
-    mom.v[0]!.forEach((x, i) => expect(x).toBeCloseTo(v[i]!, 6));
+    mom.m[0]!.forEach((x, i) => {
+      expect(x).toBeCloseTo(m[i]!, 6);
+    });
+    mom.v[0]!.forEach((x, i) => {
+      expect(x).toBeCloseTo(v[i]!, 6);
+    });
     adam.dispose();
     p.dispose();
   });

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Experience } from '../../src/core/experience.ts';
 import { ConfigError } from '../../src/core/errors.ts';
+import type { Experience } from '../../src/core/experience.ts';
 import { sequenceLogits, stepInputs } from '../../src/explorer/tiny/gru.ts';
 import { TinyPolicy } from '../../src/explorer/tiny/policy.ts';
 import { VOCAB_SIZE } from '../../src/explorer/tiny/vocab.ts';
@@ -23,7 +23,9 @@ const PROMPTS = ['12+7=', '3*4=', '45-9=', '8+8='];
 
 /** A fixed batch sampled from `policy`, with alternating advantages. */
 async function batchFrom(policy: TinyPolicy, seed: number): Promise<Experience[]> {
-  const gens = await policy.generateBatch(PROMPTS.map((prompt, i) => ({ prompt, n: 4, seed: seed * 100 + i })));
+  const gens = await policy.generateBatch(
+    PROMPTS.map((prompt, i) => ({ prompt, n: 4, seed: seed * 100 + i })),
+  );
   return gens.flatMap((group, gi) =>
     group.map((g, j) => ({
       id: `e${gi}-${j}`,
@@ -73,13 +75,27 @@ describe('PolicyGradientTrainer', () => {
     const m = await trainer.step(batch);
     expect(trainer.version).toBe(6);
     expect(Object.keys(m).sort()).toEqual(
-      ['clip_frac', 'entropy', 'grad_norm', 'kl', 'loss', 'pg_loss', 'ratio_mean', 'sequences', 'skipped', 'tokens'].sort(),
+      [
+        'clip_frac',
+        'entropy',
+        'grad_norm',
+        'kl',
+        'loss',
+        'pg_loss',
+        'ratio_mean',
+        'sequences',
+        'skipped',
+        'tokens',
+      ].sort(),
     );
     expect(m.tokens).toBe(batch.reduce((a, e) => a + e.tokens.length - e.promptLength, 0));
     expect(m.sequences).toBe(16);
     expect(m.ratio_mean).toBeCloseTo(1, 5); // on-policy: stored logprobs match the weights
     expect(m.clip_frac).toBe(0);
     expect(m.kl).toBe(0);
+    const tensors = tf.memory().numTensors;
+    await trainer.step(batch);
+    expect(tf.memory().numTensors).toBe(tensors); // no tensor leaks per step
     trainer.dispose();
     policy.dispose();
   });
@@ -144,7 +160,11 @@ describe('PolicyGradientTrainer', () => {
   it('resumes exactly: 2 steps + save + load + 1 step equals 3 straight steps, bit for bit', async () => {
     const settings = { lr: 1e-2, klCoef: 0.05, entropyCoef: 0.001 };
     const straight = new TinyPolicy({ hidden: 16, initSeed: 6 });
-    const batches = [await batchFrom(straight, 6), await batchFrom(straight, 7), await batchFrom(straight, 8)];
+    const batches = [
+      await batchFrom(straight, 6),
+      await batchFrom(straight, 7),
+      await batchFrom(straight, 8),
+    ];
     const t1 = new PolicyGradientTrainer(straight, settings);
     for (const b of batches) await t1.step(b);
 
@@ -165,7 +185,9 @@ describe('PolicyGradientTrainer', () => {
     expect(t3.version).toBe(3);
     const want = straight.getWeights();
     const got = fresh.getWeights();
-    got.forEach((w, i) => expect(Buffer.from(w.buffer).equals(Buffer.from(want[i]!.buffer))).toBe(true));
+    got.forEach((w, i) => {
+      expect(Buffer.from(w.buffer).equals(Buffer.from(want[i]!.buffer))).toBe(true);
+    });
     for (const x of [t1, t3, straight, fresh]) x.dispose();
   });
 

@@ -7,11 +7,17 @@ import {
   ARITHMETIC_DOMAINS,
   additionCarries,
   arithmeticDifficulty,
+  borrowlessDifference,
+  carrylessSum,
+  forgetfulAnswer,
   generateArithmeticTasks,
   multiplicationCarries,
   subtractionBorrows,
 } from '../../../src/explorer/tasks/arithmetic.ts';
-import { arithmeticDatasets, loadArithmeticDatasets } from '../../../src/explorer/tasks/arithmetic-datasets.ts';
+import {
+  arithmeticDatasets,
+  loadArithmeticDatasets,
+} from '../../../src/explorer/tasks/arithmetic-datasets.ts';
 import { arithmeticReward } from '../../../src/explorer/tasks/arithmetic-reward.ts';
 
 /** Left-to-right evaluation of a prompt like "12+3-4=" or "23*4=". */
@@ -47,6 +53,26 @@ describe('carry counting', () => {
     expect(multiplicationCarries(99, 9)).toBe(2);
     expect(multiplicationCarries(12, 3)).toBe(0);
     expect(multiplicationCarries(7, 8)).toBe(1);
+  });
+});
+
+describe('the carry-forgetting pupil', () => {
+  it('drops every carry and borrow of + and −, and keeps × exact', () => {
+    expect(carrylessSum(37, 48)).toBe(75);
+    expect(carrylessSum(95, 17)).toBe(2);
+    expect(borrowlessDifference(52, 38)).toBe(24);
+    expect(borrowlessDifference(100, 1)).toBe(109);
+    expect(forgetfulAnswer('37+48=')).toBe('75');
+    expect(forgetfulAnswer('52-38=')).toBe('24');
+    expect(forgetfulAnswer('12+34=')).toBe('46');
+    expect(forgetfulAnswer('7*8=')).toBe('56');
+    expect(forgetfulAnswer('9+5-3=')).toBe('1'); // carryless 9+5 = 4, then 4−3 = 1
+    expect(forgetfulAnswer('1+2-9=')).toBe('-6'); // sloppy 3 < 9: falls back to the exact value
+  });
+  it('agrees with the true answer exactly when nothing carries', () => {
+    for (const t of generateArithmeticTasks({ seed: 5, perDomain: 20, domains: ['add2', 'sub2', 'add3'] })) {
+      expect(forgetfulAnswer(t.prompt!) === t.answer).toBe(t.features.carries === 0);
+    }
   });
 });
 
@@ -105,7 +131,9 @@ describe('generateArithmeticTasks', () => {
   });
 
   it('names an unknown domain with its config path', () => {
-    expect(() => generateArithmeticTasks({ seed: 1, perDomain: 1, domains: ['add1', 'div9'] })).toThrow(ConfigError);
+    expect(() => generateArithmeticTasks({ seed: 1, perDomain: 1, domains: ['add1', 'div9'] })).toThrow(
+      ConfigError,
+    );
     expect(() => generateArithmeticTasks({ seed: 1, perDomain: 1, domains: ['add1', 'div9'] })).toThrow(
       /arithmetic\.domains\[1\]: unknown arithmetic domain 'div9'/,
     );

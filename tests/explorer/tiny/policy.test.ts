@@ -88,7 +88,10 @@ describe('TinyPolicy.generate', () => {
     expect(gens[2]).toEqual(gens[0]);
     const first = gens[0]!.tokens[0]!;
     const logits = tf.tidy(() =>
-      sequenceLogits(policy.weights(), stepInputs(Int32Array.from([7, 12, 7, 15]), 1, 4, VOCAB_SIZE)).dataSync(),
+      sequenceLogits(
+        policy.weights(),
+        stepInputs(Int32Array.from([7, 12, 7, 15]), 1, 4, VOCAB_SIZE),
+      ).dataSync(),
     );
     const last = Array.from(logits.slice(3 * VOCAB_SIZE, 4 * VOCAB_SIZE));
     expect(first).toBe(last.indexOf(Math.max(...last)));
@@ -99,7 +102,9 @@ describe('TinyPolicy.generate', () => {
     const seq = [...g!.promptTokens, ...g!.tokens];
     const S = seq.length - 1;
     const logits = tf.tidy(() =>
-      tf.logSoftmax(sequenceLogits(policy.weights(), stepInputs(Int32Array.from(seq), 1, S, VOCAB_SIZE))).arraySync(),
+      tf
+        .logSoftmax(sequenceLogits(policy.weights(), stepInputs(Int32Array.from(seq), 1, S, VOCAB_SIZE)))
+        .arraySync(),
     ) as number[][];
     g!.tokens.forEach((tok, k) => {
       expect(g!.logprobs[k]!).toBeCloseTo(logits[g!.promptTokens.length - 1 + k]![tok]!, 5);
@@ -119,7 +124,9 @@ describe('TinyPolicy.generate', () => {
     expect(viaChat[0]!.promptTokens).toEqual([4, 12, 4, 15]);
     await expect(policy.generate({ prompt: 'what is 2+2?', n: 1 })).rejects.toThrow(DataError);
     await expect(policy.generate({ prompt: '', n: 1 })).rejects.toThrow(/prompt is empty/);
-    await expect(policy.generate({ prompt: '1=', n: 1, maxTokens: 0 })).rejects.toThrow(/requests\[0\]\.maxTokens/);
+    await expect(policy.generate({ prompt: '1=', n: 1, maxTokens: 0 })).rejects.toThrow(
+      /requests\[0\]\.maxTokens/,
+    );
     expect(await policy.generate({ prompt: '1=', n: 0 })).toEqual([]);
   });
 

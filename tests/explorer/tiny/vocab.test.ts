@@ -12,7 +12,25 @@ import {
 
 describe('tiny vocabulary', () => {
   it('has a fixed order: pad, eos, digits, operators, equals, space', () => {
-    expect(TINY_VOCAB).toEqual(['<pad>', '<eos>', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '+', '-', '*', '=', ' ']);
+    expect(TINY_VOCAB).toEqual([
+      '<pad>',
+      '<eos>',
+      '0',
+      '1',
+      '2',
+      '3',
+      '4',
+      '5',
+      '6',
+      '7',
+      '8',
+      '9',
+      '+',
+      '-',
+      '*',
+      '=',
+      ' ',
+    ]);
     expect([PAD_ID, EOS_ID, VOCAB_SIZE]).toEqual([0, 1, 17]);
   });
 

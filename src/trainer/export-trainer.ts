@@ -1,0 +1,134 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { tableToIPC } from 'apache-arrow';
+import { Compression, Table as WasmTable, WriterPropertiesBuilder, writeParquet } from 'parquet-wasm';
+import { z } from 'zod';
+import { ConfigError, DataError } from '../core/errors.ts';
+import type { Experience } from '../core/experience.ts';
+import { writeFileAtomic } from '../explorer/tiny/tensor-file.ts';
+import { exportRow, exportTable } from './export-schema.ts';
+import type { Trainer, TrainMetrics } from './trainer.ts';
+
+const CODECS = {
+  zstd: Compression.ZSTD,
+  snappy: Compression.SNAPPY,
+  gzip: Compression.GZIP,
+  none: Compression.UNCOMPRESSED,
+} as const;
+
+export const ExportTrainerConfigSchema = z
+  .object({
+    /** Folder the batch files go to (created if missing). */
+    dir: z.string().min(1),
+    compression: z.enum(['zstd', 'snappy', 'gzip', 'none']).default('zstd'),
+    /** File name prefix; files are `${prefix}${version padded to 6}.parquet`. */
+    prefix: z.string().default('batch-'),
+  })
+  .strict();
+export type ExportTrainerConfig = z.infer<typeof ExportTrainerConfigSchema>;
+
+/** The export trainer's whole state (written by save). */
+const ExportStateSchema = z.object({
+  format: z.literal('winnow-export-trainer'),
+  version: z.number().int().nonnegative(),
+  dir: z.string(),
+});
+
+/** File name of the batch that produced `version`. */
+export function exportBatchFile(version: number, prefix = 'batch-'): string {
+  return `${prefix}${String(version).padStart(6, '0')}.parquet`;
+}
+
+/**
+ * A trainer that trains nothing: each `step` writes the batch as one Parquet file
+ * (`batch-000001.parquet`, …; columns in EXPORT_SCHEMA, see docs/trainer.md) for a trainer
+ * written in another language, and bumps `version`. Files appear atomically, so a watcher never
+ * reads half a batch.
+ */
+export class ExportTrainer implements Trainer {
+  readonly name: string = 'export';
+  readonly config: ExportTrainerConfig;
+  private currentVersion: number;
+
+  constructor(config: z.input<typeof ExportTrainerConfigSchema>, options: { version?: number } = {}) {
+    const parsed = ExportTrainerConfigSchema.safeParse(config);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new ConfigError({
+        path: ['trainer', ...issue.path.map(String)].join('.'),
+        message: issue.message,
+      });
+    }
+    this.config = parsed.data;
+    this.currentVersion = options.version ?? 0;
+  }
+
+  get version(): number {
+    return this.currentVersion;
+  }
+
+  /** Path of the file the next step will write. */
+  nextFile(): string {
+    return join(this.config.dir, exportBatchFile(this.currentVersion + 1, this.config.prefix));
+  }
+
+  async step(batch: readonly Experience[]): Promise<TrainMetrics> {
+    const version = this.currentVersion + 1;
+    const rows = batch.map((e) => exportRow(e, version));
+    const table = exportTable(rows);
+    const props = new WriterPropertiesBuilder()
+      .setCompression(CODECS[this.config.compression])
+      .setCreatedBy('winnow export trainer')
+      .build();
+    const bytes = writeParquet(WasmTable.fromIPCStream(tableToIPC(table, 'stream')), props);
+    await mkdir(this.config.dir, { recursive: true });
+    await writeFileAtomic(join(this.config.dir, exportBatchFile(version, this.config.prefix)), bytes);
+    this.currentVersion = version;
+    let tokens = 0;
+    let rewardSum = 0;
+    let rewarded = 0;
+    for (const r of rows) {
+      tokens += r.action_mask.reduce((a, b) => a + b, 0);
+      if (Number.isFinite(r.reward)) {
+        rewardSum += r.reward;
+        rewarded++;
+      }
+    }
+    return {
+      sequences: rows.length,
+      tokens,
+      /** Mean of the finite rewards (NaN rewards are exported but not averaged). */
+      reward_mean: rewarded > 0 ? rewardSum / rewarded : 0,
+      bytes: bytes.length,
+    };
+  }
+
+  async save(dir: string): Promise<void> {
+    await mkdir(dir, { recursive: true });
+    const state: z.infer<typeof ExportStateSchema> = {
+      format: 'winnow-export-trainer',
+      version: this.currentVersion,
+      dir: this.config.dir,
+    };
+    await writeFileAtomic(join(dir, 'export-trainer.json'), `${JSON.stringify(state, null, 2)}\n`);
+  }
+
+  async load(dir: string): Promise<void> {
+    const path = join(dir, 'export-trainer.json');
+    let json: unknown;
+    try {
+      json = JSON.parse(await readFile(path, 'utf8'));
+    } catch (err) {
+      throw new DataError({
+        file: path,
+        message: `cannot read the export trainer state (${(err as Error).message})`,
+      });
+    }
+    const parsed = ExportStateSchema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new DataError({ file: path, message: `${issue.path.join('.') || '<root>'}: ${issue.message}` });
+    }
+    this.currentVersion = parsed.data.version;
+  }
+}

@@ -1,0 +1,61 @@
+import * as tf from '@tensorflow/tfjs';
+
+/** The tensors one loss evaluation needs, all over the flat [N] prediction slots of a packed batch. */
+export interface PgLossInputs {
+  /** One-hot targets [N, V]. */
+  targets: tf.Tensor2D;
+  /** Behaviour-policy log-probability of each target (filled in for on-policy slots). */
+  oldLogprob: tf.Tensor1D;
+  advantage: tf.Tensor1D;
+  /** Aggregation weight; 0 on slots that are not trained. */
+  weight: tf.Tensor1D;
+  /** Reference-policy log-probability of each target, when a KL term is used. */
+  refLogprob?: tf.Tensor1D;
+}
+
+export interface PgLossSettings {
+  clipLow: number;
+  clipHigh: number;
+  klCoef: number;
+  entropyCoef: number;
+}
+
+export interface PgLossOutputs {
+  /** The scalar that is minimised. */
+  loss: tf.Scalar;
+  /** [pg_loss, kl, entropy, clip_frac, ratio_mean] as weighted means over the trained slots. */
+  parts: tf.Tensor1D;
+}
+
+/**
+ * Clipped policy-gradient loss per trained token t (ratio ρ = exp(logπθ − logπold)):
+ *   pg_t  = −min(ρ·A, clip(ρ, 1−ε_low, 1+ε_high)·A)
+ *   kl_t  = exp(logπref − logπθ) − (logπref − logπθ) − 1        (k3 estimator, ≥ 0)
+ *   H_t   = −Σ_v π(v) log π(v)                                   (full-distribution entropy)
+ *   loss  = Σ_t w_t · (pg_t + β_kl·kl_t − β_H·H_t)
+ * where w_t carries the aggregation (token mean, sequence mean…) and is 0 off the action slots.
+ */
+export function policyGradientLoss(logits: tf.Tensor2D, inp: PgLossInputs, s: PgLossSettings): PgLossOutputs {
+  const logpAll = tf.logSoftmax(logits);
+  const logp = tf.sum(tf.mul(logpAll, inp.targets), 1);
+  const ratio = tf.exp(tf.sub(logp, inp.oldLogprob));
+  const unclipped = tf.mul(ratio, inp.advantage);
+  const clipped = tf.mul(tf.clipByValue(ratio, 1 - s.clipLow, 1 + s.clipHigh), inp.advantage);
+  const pg = tf.neg(tf.minimum(unclipped, clipped));
+  const entropy = tf.neg(tf.sum(tf.mul(tf.exp(logpAll), logpAll), 1));
+  const wsum = (x: tf.Tensor): tf.Scalar => tf.sum(tf.mul(x, inp.weight)) as tf.Scalar;
+  const pgLoss = wsum(pg);
+  const entMean = wsum(entropy);
+  let kl: tf.Scalar = tf.scalar(0);
+  if (inp.refLogprob !== undefined) {
+    const d = tf.sub(inp.refLogprob, logp);
+    kl = wsum(tf.sub(tf.sub(tf.exp(d), d), 1));
+  }
+  let loss: tf.Scalar = pgLoss;
+  if (s.klCoef > 0) loss = tf.add(loss, tf.mul(kl, s.klCoef)) as tf.Scalar;
+  if (s.entropyCoef > 0) loss = tf.sub(loss, tf.mul(entMean, s.entropyCoef)) as tf.Scalar;
+  // A slot counts as clipped when the clipped branch is the one that binds (its gradient is zero).
+  const clipFrac = wsum(tf.cast(tf.less(clipped, unclipped), 'float32'));
+  const parts = tf.stack([pgLoss, kl, entMean, clipFrac, wsum(ratio)]) as tf.Tensor1D;
+  return { loss: loss as tf.Scalar, parts };
+}

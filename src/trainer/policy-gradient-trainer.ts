@@ -1,0 +1,283 @@
+import * as tf from '@tensorflow/tfjs';
+import { ConfigError } from '../core/errors.ts';
+import type { Experience } from '../core/experience.ts';
+import { sequenceLogits, stepInputs, type TinyWeights, withTransposes } from '../explorer/tiny/gru.ts';
+import type { TinyPolicy } from '../explorer/tiny/policy.ts';
+import { Adam } from './adam.ts';
+import { selectBackend } from './backend.ts';
+import { readTrainerCheckpoint, writeTrainerCheckpoint } from './checkpoint.ts';
+import { type PackedBatch, packExperiences } from './pack.ts';
+import {
+  type PolicyGradientConfig,
+  type PolicyGradientConfigInput,
+  PolicyGradientConfigSchema,
+} from './pg-config.ts';
+import { policyGradientLoss } from './pg-loss.ts';
+import type { Trainer, TrainMetrics } from './trainer.ts';
+
+export interface PolicyGradientTrainerOptions {
+  /**
+   * Frozen reference policy for the KL term. When klCoef > 0 and none is given, a copy of the
+   * policy as it is at construction is used. Saved with checkpoints either way.
+   */
+  reference?: TinyPolicy;
+  /** Starting version (e.g. the warm start's model version); default 0. */
+  version?: number;
+}
+
+/** Parse trainer settings, reporting the first problem with its config path under `prefix`. */
+export function parsePolicyGradientConfig(input: unknown, prefix = 'trainer'): PolicyGradientConfig {
+  const parsed = PolicyGradientConfigSchema.safeParse(input ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
+    throw new ConfigError({ path, message: issue.message });
+  }
+  return parsed.data;
+}
+
+/**
+ * The built-in trainer for the tiny policy: one Adam update per `step` from a clipped
+ * policy-gradient loss (PPO-clip / GRPO) with optional k3 KL to a reference policy and an
+ * entropy bonus. It updates the policy's variables in place, so an explorer holding the same
+ * TinyPolicy object samples from the new weights right after `step` returns.
+ */
+export class PolicyGradientTrainer implements Trainer {
+  readonly name: string = 'policy-gradient';
+  readonly policy: TinyPolicy;
+  readonly config: PolicyGradientConfig;
+  private readonly adam: Adam;
+  private reference: TinyPolicy | undefined;
+  private ownsReference: boolean;
+  private currentVersion: number;
+
+  constructor(
+    policy: TinyPolicy,
+    config: PolicyGradientConfigInput = {},
+    options: PolicyGradientTrainerOptions = {},
+  ) {
+    this.policy = policy;
+    this.config = parsePolicyGradientConfig(config);
+    this.adam = new Adam(policy.variables, {
+      lr: this.config.lr,
+      beta1: this.config.beta1,
+      beta2: this.config.beta2,
+      eps: this.config.eps,
+      weightDecay: this.config.weightDecay,
+    });
+    this.ownsReference = options.reference === undefined && this.config.klCoef > 0;
+    this.reference = options.reference ?? (this.config.klCoef > 0 ? policy.clone() : undefined);
+    this.currentVersion = options.version ?? 0;
+  }
+
+  /** Select the tf backend named in the config (once per process), then build the trainer. */
+  static async create(
+    policy: TinyPolicy,
+    config: PolicyGradientConfigInput = {},
+    options: PolicyGradientTrainerOptions = {},
+  ): Promise<PolicyGradientTrainer> {
+    const parsed = parsePolicyGradientConfig(config);
+    await selectBackend({ prefer: parsed.backend });
+    return new PolicyGradientTrainer(policy, parsed, options);
+  }
+
+  get version(): number {
+    return this.currentVersion;
+  }
+
+  /** Adam steps applied so far (equals version minus the starting version, unless loaded). */
+  get optimizerStep(): number {
+    return this.adam.step;
+  }
+
+  /** A copy of the current weights (for a weight sync to another TinyPolicy via setWeights). */
+  exportWeights(): Float32Array[] {
+    return this.policy.getWeights();
+  }
+
+  /**
+   * One update from `batch`. Metrics: loss, pg_loss, kl, entropy, clip_frac, ratio_mean (weighted
+   * like the loss), grad_norm (before clipping), tokens (action tokens), sequences, skipped.
+   * A batch with no action tokens applies no update and leaves `version` unchanged.
+   */
+  async step(batch: readonly Experience[]): Promise<TrainMetrics> {
+    const packed = packExperiences(batch, this.config.lossAgg);
+    if (packed.actionTokens === 0) {
+      return {
+        loss: 0,
+        pg_loss: 0,
+        kl: 0,
+        entropy: 0,
+        clip_frac: 0,
+        ratio_mean: 0,
+        grad_norm: 0,
+        tokens: 0,
+        sequences: batch.length,
+        skipped: 1,
+      };
+    }
+    const vars = this.policy.variables;
+    const mb = this.config.microBatchSize > 0 ? this.config.microBatchSize : packed.batch;
+    let grads: tf.Tensor[] | undefined;
+    const sums = new Float64Array(6); // loss + the five parts
+    for (let start = 0; start < packed.batch; start += mb) {
+      const end = Math.min(packed.batch, start + mb);
+      const { value, grads: g, parts } = this.microStep(packed, start, end);
+      const partValues = parts.dataSync();
+      sums[0]! += value.dataSync()[0]!;
+      for (let k = 0; k < 5; k++) sums[k + 1]! += partValues[k]!;
+      value.dispose();
+      parts.dispose();
+      if (grads === undefined) grads = g;
+      else {
+        const prev = grads;
+        grads = prev.map((x, i) => tf.add(x, g[i]!));
+        for (const x of prev) x.dispose();
+        for (const x of g) x.dispose();
+      }
+    }
+    const finalGrads = grads!;
+    const normT = tf.tidy(() => tf.sqrt(tf.addN(finalGrads.map((x) => tf.sum(tf.square(x))))));
+    const gradNorm = normT.dataSync()[0]!;
+    normT.dispose();
+    const max = this.config.maxGradNorm;
+    let applied = finalGrads;
+    if (max > 0 && gradNorm > max) {
+      const scale = max / (gradNorm + 1e-6);
+      applied = finalGrads.map((x) => tf.mul(x, scale));
+      for (const x of finalGrads) x.dispose();
+    }
+    this.adam.apply(vars, applied);
+    for (const x of applied) x.dispose();
+    this.currentVersion += 1;
+    return {
+      loss: sums[0]!,
+      pg_loss: sums[1]!,
+      kl: sums[2]!,
+      entropy: sums[3]!,
+      clip_frac: sums[4]!,
+      ratio_mean: sums[5]!,
+      grad_norm: gradNorm,
+      tokens: packed.actionTokens,
+      sequences: packed.activeSequences,
+      skipped: 0,
+    };
+  }
+
+  /** Loss and gradients for rows [start, end) of a packed batch (weights are batch-global, so micro-batch gradients sum to the full one). */
+  private microStep(
+    p: PackedBatch,
+    start: number,
+    end: number,
+  ): { value: tf.Scalar; grads: tf.Tensor[]; parts: tf.Tensor1D } {
+    const S = p.steps;
+    const rows = end - start;
+    // The forward pass is time-major (slot t·rows + b); re-lay the row-major packed arrays to match.
+    const tm = <A extends Float32Array | Int32Array>(src: A, make: (n: number) => A): A => {
+      const out = make(rows * S);
+      for (let b = 0; b < rows; b++)
+        for (let t = 0; t < S; t++) out[t * rows + b] = src[(start + b) * S + t]!;
+      return out;
+    };
+    const old = tm(p.oldLogprob, (n) => new Float32Array(n));
+    const hasOld = tm(p.hasOld, (n) => new Float32Array(n));
+    const action = tm(p.action, (n) => new Float32Array(n));
+    const advantage = tm(p.advantage, (n) => new Float32Array(n));
+    const weight = tm(p.weight, (n) => new Float32Array(n));
+    const targetIds = tm(p.targets, (n) => new Int32Array(n));
+    const temperature = this.config.temperature;
+    const inputs = stepInputs(p.inputs.subarray(start * S, end * S), rows, S, this.policy.config.vocabSize);
+    const targets = tf.tidy(() => tf.oneHot(tf.tensor1d(targetIds, 'int32'), this.policy.config.vocabSize));
+    const logits = (w: TinyWeights, forGrad = false) => {
+      const raw = sequenceLogits(w, inputs, forGrad);
+      return temperature === 1 ? raw : (tf.div(raw, temperature) as tf.Tensor2D);
+    };
+    const targetLogprobs = (w: TinyWeights): Float32Array =>
+      tf.tidy(() => tf.sum(tf.mul(tf.logSoftmax(logits(w)), targets), 1)).dataSync() as Float32Array;
+
+    // Action slots without a stored behaviour logprob are on-policy: their ratio is exactly 1.
+    let missing = false;
+    for (let i = 0; i < action.length; i++) if (action[i] === 1 && hasOld[i] !== 1) missing = true;
+    if (missing) {
+      const current = targetLogprobs(this.policy.weights());
+      for (let i = 0; i < action.length; i++) if (action[i] === 1 && hasOld[i] !== 1) old[i] = current[i]!;
+    }
+    const refLogprob =
+      this.config.klCoef > 0 && this.reference !== undefined
+        ? tf.tensor1d(targetLogprobs(this.reference.weights()))
+        : undefined;
+    const oldT = tf.tensor1d(old);
+    const advT = tf.tensor1d(advantage);
+    const weightT = tf.tensor1d(weight);
+    let parts: tf.Tensor1D | undefined;
+    const settings = {
+      clipLow: this.config.clipLow,
+      clipHigh: this.config.clipHigh ?? this.config.clipLow,
+      klCoef: this.config.klCoef,
+      entropyCoef: this.config.entropyCoef,
+    };
+    const weights = withTransposes(this.policy.weights());
+    try {
+      const { value, grads } = tf.variableGrads(() => {
+        const out = policyGradientLoss(
+          logits(weights, true),
+          {
+            targets: targets as tf.Tensor2D,
+            oldLogprob: oldT,
+            advantage: advT,
+            weight: weightT,
+            ...(refLogprob === undefined ? {} : { refLogprob }),
+          },
+          settings,
+        );
+        parts = tf.keep(out.parts);
+        return out.loss;
+      }, this.policy.variables as tf.Variable[]);
+      const ordered = this.policy.variables.map((v) => grads[v.name]!);
+      return { value, grads: ordered, parts: parts! };
+    } finally {
+      targets.dispose();
+      for (const x of inputs) x.dispose();
+      oldT.dispose();
+      advT.dispose();
+      weightT.dispose();
+      refLogprob?.dispose();
+      for (const t of weights.transposed!.values()) t.dispose();
+    }
+  }
+
+  /** Write weights, Adam moments and step, version, config and the reference policy under `dir`. */
+  async save(dir: string): Promise<void> {
+    const { m, v } = this.adam.moments();
+    await writeTrainerCheckpoint(dir, {
+      trainer: this.name,
+      version: this.currentVersion,
+      optimizerStep: this.adam.step,
+      config: this.config,
+      policy: this.policy,
+      m,
+      v,
+      ...(this.reference === undefined ? {} : { reference: this.reference }),
+    });
+  }
+
+  /** Restore what `save` wrote. The policy's architecture must match the checkpoint's. */
+  async load(dir: string): Promise<void> {
+    const ckpt = await readTrainerCheckpoint(dir, this.policy.config);
+    this.policy.setWeights(ckpt.weights);
+    this.adam.restore(ckpt.optimizerStep, ckpt.m, ckpt.v);
+    this.currentVersion = ckpt.version;
+    if (ckpt.reference !== undefined) {
+      if (this.reference === undefined) {
+        this.reference = this.policy.clone();
+        this.ownsReference = true;
+      }
+      this.reference.setWeights(ckpt.reference);
+    }
+  }
+
+  dispose(): void {
+    this.adam.dispose();
+    if (this.ownsReference) this.reference?.dispose();
+  }
+}

@@ -11,11 +11,15 @@ export async function benchCommand(argv: string[]): Promise<number> {
       const { ingestBenchMain } = await import('../../bench/ingest.ts');
       return ingestBenchMain(rest);
     }
+    case 'learning': {
+      const { learningBenchMain } = await import('../../bench/learning.ts');
+      return learningBenchMain(rest);
+    }
     case 'selection': {
       const { selectionBenchMain } = await import('../../bench/selection/index.ts');
       return selectionBenchMain(rest);
     }
     default:
-      throw new UsageError(`unknown benchmark '${name ?? ''}'; available: ingest, selection`);
+      throw new UsageError(`unknown benchmark '${name ?? ''}'; available: ingest, selection, learning`);
   }
 }

@@ -1,7 +1,8 @@
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { readYamlFile } from '../core/config.ts';
-import { ConfigError } from '../core/errors.ts';
-import { type RftReport, runRftFile } from '../lifecycle/rft-run.ts';
+import { ConfigError, errorMessage, WinnowError } from '../core/errors.ts';
+import type { RftConfig } from '../lifecycle/rft-config.ts';
+import type { RftReport } from '../lifecycle/rft-run.ts';
 import { runTaskPipelineFile, type TaskPipelineReport } from '../lifecycle/task-pipeline.ts';
 import { taskOperatorRegistry } from '../operators/registries.ts';
 import { intOption, parseCommandArgs, UsageError } from './args.ts';
@@ -27,7 +28,46 @@ export async function runCommand(argv: string[]): Promise<number> {
   );
   const file = positionals[0];
   if (!file) throw new UsageError(`missing the pipeline file\n\nusage: ${USAGE}`);
-  const raw = readYamlFile(file);
+  try {
+    return await runFile(file, values);
+  } catch (err) {
+    throw withConfigFile(err, file);
+  }
+}
+
+/**
+ * Config errors raised deep inside a run (a selector's or trainer's parameters) know their config
+ * path but not the file; name the pipeline file so the message says where to look.
+ */
+function withConfigFile(err: unknown, file: string): unknown {
+  if (!(err instanceof ConfigError) || err.file !== undefined) return err;
+  const where = `${err.path || '<root>'}: `;
+  const message = err.message.startsWith(where) ? err.message.slice(where.length) : err.message;
+  return new ConfigError({ path: err.path, file: resolve(file), message });
+}
+
+/** The YAML parser throws plain errors for some hostile files (alias bombs): report them as config errors. */
+function readConfigFile(file: string): unknown {
+  try {
+    return readYamlFile(file);
+  } catch (err) {
+    if (err instanceof WinnowError) throw err;
+    throw new ConfigError({ path: '', file: resolve(file), message: `invalid YAML: ${errorMessage(err)}` });
+  }
+}
+
+interface RunValues {
+  db?: string | undefined;
+  seed?: string | undefined;
+  strict: boolean;
+  json: boolean;
+  quiet: boolean;
+  resume: boolean;
+  steps?: string | undefined;
+}
+
+async function runFile(file: string, values: RunValues): Promise<number> {
+  const raw = readConfigFile(file);
   const kind = raw && typeof raw === 'object' && 'kind' in raw ? (raw as { kind: unknown }).kind : 'tasks';
   const progress = new Progress({ enabled: !values.json && !values.quiet });
   const seed = intOption(values.seed, 'seed');
@@ -125,6 +165,11 @@ async function runRftCommand(
   };
   const pct = (v: number | undefined) =>
     v === undefined || !Number.isFinite(v) ? '—' : `${(v * 100).toFixed(1)}%`;
+  // Loaded on demand: the RFT stack (tensor backend, trainer) costs a second of start-up that task
+  // pipelines do not need.
+  const { loadRftConfig, runRftFile } = await import('../lifecycle/rft-run.ts');
+  const paths = rftPaths(file, loadRftConfig(file), o.db);
+  for (const [k, v] of Object.entries(paths)) log(`${k}: ${v}`);
   const report = await runRftFile(file, {
     ...(o.db ? { dbDir: o.db } : {}),
     ...(o.seed !== undefined ? { seed: o.seed } : {}),
@@ -140,12 +185,32 @@ async function runRftCommand(
       );
     },
   }).finally(() => progress.done());
-  if (o.json) process.stdout.write(`${JSON.stringify({ ...report, log: lines }, null, 2)}\n`);
-  else if (!o.quiet) process.stdout.write(`${formatRftReport(report)}\n`);
+  if (o.json) process.stdout.write(`${JSON.stringify({ ...report, paths, log: lines }, null, 2)}\n`);
+  else if (!o.quiet) process.stdout.write(`${formatRftReport(report, paths)}\n`);
   return 0;
 }
 
-export function formatRftReport(r: RftReport): string {
+/**
+ * The files an RFT run reads and writes, resolved the way the run resolves them (relative to the
+ * config file's folder; the database and run folder fall back to ./.winnow under the working folder).
+ */
+export function rftPaths(file: string, config: RftConfig, dbOverride?: string): Record<string, string> {
+  const baseDir = dirname(resolve(file));
+  const source = (s: RftConfig['tasks']) =>
+    'path' in s
+      ? resolve(baseDir, s.path)
+      : `table '${s.table}'${s.version !== undefined ? ` @ ${s.version}` : ''}`;
+  return {
+    tasks: source(config.tasks),
+    ...(config.heldout ? { 'held-out': source(config.heldout.source) } : {}),
+    database: resolve(dbOverride ?? (config.db ? resolve(baseDir, config.db) : './.winnow/db')),
+    'run folder': resolve(
+      config.runDir ? resolve(baseDir, config.runDir) : join('.winnow', 'runs', config.name),
+    ),
+  };
+}
+
+export function formatRftReport(r: RftReport, paths: Record<string, string> = {}): string {
   const pct = (v: number | undefined) =>
     v === undefined || !Number.isFinite(v) ? '—' : `${(v * 100).toFixed(1)}%`;
   const h = r.history;
@@ -166,6 +231,7 @@ export function formatRftReport(r: RftReport): string {
     ]);
   return [
     `run ${r.runId} — ${r.name}${r.resumedFrom > 0 ? ` (resumed from step ${r.resumedFrom})` : ''}`,
+    ...Object.entries(paths).map(([k, v]) => `${k}: ${v}`),
     ...Object.entries(r.describe).map(([k, v]) => `${k}: ${v}`),
     '',
     formatTable(['step', 'mean reward', 'effective', 'difficulty', 'held-out', 'loss', 'rollouts/s'], rows),

@@ -1,17 +1,22 @@
 import { z } from 'zod';
 import { FieldMappingSchema } from '../io/mapping.ts';
+import { PredicateSchema } from '../operators/predicate.ts';
 
 /** Where tasks come from: a dataset file (read and mapped on the fly) or a task table in the database. */
 export const TaskSourceSchema = z.union([
   z.strictObject({
     path: z.string().min(1).describe('Dataset file, relative to the config file.'),
     mapping: FieldMappingSchema,
+    filter: PredicateSchema.optional().describe(
+      'Keep only tasks matching this predicate, e.g. { field: features.difficulty, lte: 0.4 }.',
+    ),
     limit: z.number().int().positive().optional(),
   }),
   z.strictObject({
     table: z.string().min(1).default('tasks'),
     taskset: z.string().min(1).optional(),
     version: z.union([z.number().int(), z.string()]).optional(),
+    filter: PredicateSchema.optional(),
     limit: z.number().int().positive().optional(),
   }),
 ]);

@@ -231,6 +231,7 @@ export async function runTaskPipeline(
         ...(config.input.format ? { format: config.input.format } : {}),
         ...(config.input.csv ? { csv: config.input.csv } : {}),
       });
+      const readBefore = rowsRead;
       for await (const batch of batches) {
         const tr = performance.now();
         readStep.rowsIn += batch.records.length + batch.rejected.length;
@@ -280,6 +281,9 @@ export async function runTaskPipeline(
           elapsedMs: performance.now() - t0,
         });
       }
+      // An empty input is almost always a mistake (wrong file, failed download): say so.
+      if (rowsRead === readBefore)
+        warn(`${file}: no rows read (the file is empty or holds only blank lines or a header)`);
     }
     const tail = await graph.flush();
     recordGraphRejections(tail.rejected);

@@ -4,6 +4,7 @@ import type { RejectedInput } from '../core/rejected.ts';
 import type { Task } from '../core/task.ts';
 import { compileMapping, mapRecord } from '../io/mapping.ts';
 import { readDataset } from '../io/reader.ts';
+import { compilePredicate } from '../operators/predicate.ts';
 import type { TaskSource } from './rft-config.ts';
 
 /**
@@ -15,6 +16,7 @@ export async function loadTaskSource(
   opts: { baseDir: string; dbDir: string; step: string },
 ): Promise<{ tasks: Task[]; rejected: RejectedInput[] }> {
   const rejected: RejectedInput[] = [];
+  const keep = source.filter ? compilePredicate(source.filter) : () => true;
   if ('path' in source) {
     const file = resolve(opts.baseDir, source.path);
     const mapping = compileMapping(source.mapping);
@@ -30,8 +32,9 @@ export async function loadTaskSource(
         });
       for (const record of batch.records) {
         const m = mapRecord(record, mapping);
-        if ('task' in m) tasks.push(m.task);
-        else
+        if ('task' in m) {
+          if (keep(m.task)) tasks.push(m.task);
+        } else
           rejected.push({
             step: `${opts.step}:map`,
             reason: m.error,
@@ -51,6 +54,7 @@ export async function loadTaskSource(
     ...(source.limit !== undefined ? { limit: source.limit } : {}),
   });
   // Table order is not guaranteed across compactions: sort by id so runs are reproducible.
-  tasks.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return { tasks, rejected };
+  const kept = tasks.filter(keep);
+  kept.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return { tasks: kept, rejected };
 }

@@ -10,7 +10,7 @@ import { Progress } from './progress.ts';
 import { formatTable } from './table.ts';
 
 const USAGE =
-  'winnow run <pipeline.yaml> [--db DIR] [--seed N] [--strict] [--resume] [--steps N] [--json] [--quiet]';
+  'winnow run <pipeline.yaml> [--db DIR] [--seed N] [--strict] [--resume] [--steps N] [--run-dir DIR] [--json] [--quiet]';
 
 export async function runCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(
@@ -23,6 +23,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       quiet: { type: 'boolean', default: false },
       resume: { type: 'boolean', default: false },
       steps: { type: 'string' },
+      'run-dir': { type: 'string' },
     },
     USAGE,
   );
@@ -76,6 +77,7 @@ async function runFile(file: string, values: RunValues): Promise<number> {
       file,
       {
         db: values.db,
+        runDir: (values as Record<string, unknown>)['run-dir'] as string | undefined,
         seed,
         resume: values.resume,
         json: values.json,
@@ -147,6 +149,7 @@ async function runRftCommand(
   file: string,
   o: {
     db: string | undefined;
+    runDir: string | undefined;
     seed: number | undefined;
     resume: boolean;
     json: boolean;
@@ -172,6 +175,7 @@ async function runRftCommand(
   for (const [k, v] of Object.entries(paths)) log(`${k}: ${v}`);
   const report = await runRftFile(file, {
     ...(o.db ? { dbDir: o.db } : {}),
+    ...(o.runDir ? { runDir: o.runDir } : {}),
     ...(o.seed !== undefined ? { seed: o.seed } : {}),
     ...(o.steps !== undefined ? { steps: o.steps } : {}),
     resume: o.resume,

@@ -13,7 +13,12 @@ describe('pipelines/gsm8k-tasks.yaml through the CLI', () => {
   it('lands all 1,319 problems with numeric answers plus verified augmented variants; a second run adds nothing', async () => {
     const first = winnow(['run', 'pipelines/gsm8k-tasks.yaml', '--db', db, '--json']);
     expect(first.code, first.stderr).toBe(0);
-    const report = JSON.parse(first.stdout) as { rowsRead: number; inserted: number; rejected: number; totalTasks: number };
+    const report = JSON.parse(first.stdout) as {
+      rowsRead: number;
+      inserted: number;
+      rejected: number;
+      totalTasks: number;
+    };
     expect(report.rowsRead).toBe(1319);
 
     const tasks = await (await TaskStore.open(db)).read();

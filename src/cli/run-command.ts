@@ -77,7 +77,7 @@ async function runFile(file: string, values: RunValues): Promise<number> {
       file,
       {
         db: values.db,
-        runDir: (values as Record<string, unknown>)['run-dir'] as string | undefined,
+        runDir: (values as unknown as Record<string, string | undefined>)['run-dir'],
         seed,
         resume: values.resume,
         json: values.json,

@@ -224,7 +224,21 @@ export async function runTaskPipeline(
     for (const r of rejected) rejectTask(r.step, r.row, r.reason);
   };
 
+  const strictError = (n: number) =>
+    new StrictModeError(
+      `${n} input row(s) could not be read or mapped (strict mode): nothing was landed; see \`winnow inspect --table ${config.output.rejectedTable}\` (run ${runId})`,
+    );
+
   try {
+    if (opts.strict) {
+      // Check every input row before writing any: a strict run that would fail must not land a
+      // single commit, even if the process is killed before it could roll back.
+      const bad = await precheckInputs(files, config, mapping, (r) => reject(r));
+      if (bad > 0) {
+        await rejectedStore.flush();
+        throw strictError(bad);
+      }
+    }
     for (const file of files) {
       const batches = readDataset(file, {
         batchSize: config.input.batchSize,
@@ -295,9 +309,7 @@ export async function runTaskPipeline(
       // Roll the task table back to where it was: a strict run lands all or nothing.
       await store.table.checkout(startVersion);
       await store.table.restore();
-      throw new StrictModeError(
-        `${inputErrors} input row(s) could not be read or mapped (strict mode): nothing was landed; see \`winnow inspect --table ${config.output.rejectedTable}\` (run ${runId})`,
-      );
+      throw strictError(inputErrors);
     }
 
     if (config.output.compact && totals.inserted + totals.updated > 0) await store.compact();
@@ -361,6 +373,46 @@ export async function runTaskPipeline(
     await hooks.emit('onError', { runId, error: err as Error }).catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * Strict mode's first pass: read and map every input row without writing, recording each row that
+ * cannot be read or mapped. Returns how many there were.
+ */
+async function precheckInputs(
+  files: readonly string[],
+  config: TaskPipelineConfig,
+  mapping: ReturnType<typeof compileMapping>,
+  reject: (r: RejectedInput) => void,
+): Promise<number> {
+  let bad = 0;
+  for (const file of files) {
+    const batches = readDataset(file, {
+      batchSize: config.input.batchSize,
+      ...(config.input.format ? { format: config.input.format } : {}),
+      ...(config.input.csv ? { csv: config.input.csv } : {}),
+    });
+    for await (const batch of batches) {
+      for (const r of batch.rejected) {
+        bad++;
+        reject({ step: r.step, reason: r.reason, file: r.file, row: r.row, payload: r.payload });
+      }
+      for (const record of batch.records) {
+        const mapped = mapRecord(record, mapping);
+        if ('error' in mapped) {
+          bad++;
+          reject({
+            step: 'map',
+            reason: mapped.error,
+            file: record.source.file,
+            row: record.source.row,
+            payload: payloadOf(record.fields),
+          });
+        }
+      }
+    }
+  }
+  return bad;
 }
 
 /** Load a pipeline file and run it, resolving relative paths against the file's folder. */

@@ -82,14 +82,17 @@ describe('ExperienceBuffer: acceptance examples', () => {
 describe('ExperienceBuffer: queue disciplines', () => {
   it('FIFO delivers each experience once, oldest first, and returns full payloads', async () => {
     const buf = await ExperienceBuffer.open(freshDb(root), { discipline: 'fifo' });
+    // Optional payload columns are read only when a chosen row uses them: the last batch (e) needs
+    // none of them (no prompt, {} info, standard action mask), the others each need some.
     const written = ['a', 'b', 'c', 'd', 'e'].map((id, i) =>
       exp(id, {
         modelVersion: i,
         messages: i === 2 ? [{ role: 'user', content: 'hi' }] : undefined,
-        prompt: i === 2 ? undefined : `p${i}`,
+        prompt: i === 2 || i === 4 ? undefined : `p${i}`,
         advantages: i === 1 ? [0.5, -0.25, 0, 1] : undefined,
+        actionMask: i === 3 ? [0, 1, 0, 1] : [0, 1, 1, 1],
         reward: i === 4 ? Number.NaN : i,
-        info: { k: i, nested: { ok: true } },
+        info: i === 4 ? {} : { k: i, nested: { ok: true } },
         truncated: i === 3,
       }),
     );

@@ -22,7 +22,10 @@ describe('SumTree', () => {
           for (const [i, w] of ws.entries()) t.set(i, w);
           const total = ws.reduce((a, b) => a + b, 0);
           expect(t.total).toBeCloseTo(total, 6);
-          if (total === 0) return expect(t.find(0)).toBe(-1);
+          if (total === 0) {
+            expect(t.find(0)).toBe(-1);
+            return;
+          }
           const u = f * t.total;
           const i = t.find(u);
           let before = 0;

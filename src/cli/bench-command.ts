@@ -11,6 +11,10 @@ export async function benchCommand(argv: string[]): Promise<number> {
       const { ingestBenchMain } = await import('../../bench/ingest.ts');
       return ingestBenchMain(rest);
     }
+    case 'buffer': {
+      const { bufferBenchMain } = await import('../../bench/buffer.ts');
+      return bufferBenchMain(rest);
+    }
     case 'learning': {
       const { learningBenchMain } = await import('../../bench/learning.ts');
       return learningBenchMain(rest);
@@ -20,6 +24,8 @@ export async function benchCommand(argv: string[]): Promise<number> {
       return selectionBenchMain(rest);
     }
     default:
-      throw new UsageError(`unknown benchmark '${name ?? ''}'; available: ingest, selection, learning`);
+      throw new UsageError(
+        `unknown benchmark '${name ?? ''}'; available: ingest, selection, learning, buffer, replay`,
+      );
   }
 }

@@ -171,7 +171,7 @@ async function runRftCommand(
   // Loaded on demand: the RFT stack (tensor backend, trainer) costs a second of start-up that task
   // pipelines do not need.
   const { loadRftConfig, runRftFile } = await import('../lifecycle/rft-run.ts');
-  const paths = rftPaths(file, loadRftConfig(file), o.db);
+  const paths = rftPaths(file, loadRftConfig(file), { db: o.db, runDir: o.runDir });
   for (const [k, v] of Object.entries(paths)) log(`${k}: ${v}`);
   const report = await runRftFile(file, {
     ...(o.db ? { dbDir: o.db } : {}),
@@ -189,6 +189,7 @@ async function runRftCommand(
       );
     },
   }).finally(() => progress.done());
+  paths['run folder'] = report.runDir; // the run's own answer
   if (o.json) process.stdout.write(`${JSON.stringify({ ...report, paths, log: lines }, null, 2)}\n`);
   else if (!o.quiet) process.stdout.write(`${formatRftReport(report, paths)}\n`);
   return 0;
@@ -198,7 +199,11 @@ async function runRftCommand(
  * The files an RFT run reads and writes, resolved the way the run resolves them (relative to the
  * config file's folder; the database and run folder fall back to ./.winnow under the working folder).
  */
-export function rftPaths(file: string, config: RftConfig, dbOverride?: string): Record<string, string> {
+export function rftPaths(
+  file: string,
+  config: RftConfig,
+  overrides: { db?: string | undefined; runDir?: string | undefined } = {},
+): Record<string, string> {
   const baseDir = dirname(resolve(file));
   const source = (s: RftConfig['tasks']) =>
     'path' in s
@@ -207,9 +212,10 @@ export function rftPaths(file: string, config: RftConfig, dbOverride?: string): 
   return {
     tasks: source(config.tasks),
     ...(config.heldout ? { 'held-out': source(config.heldout.source) } : {}),
-    database: resolve(dbOverride ?? (config.db ? resolve(baseDir, config.db) : './.winnow/db')),
+    database: resolve(overrides.db ?? (config.db ? resolve(baseDir, config.db) : './.winnow/db')),
     'run folder': resolve(
-      config.runDir ? resolve(baseDir, config.runDir) : join('.winnow', 'runs', config.name),
+      overrides.runDir ??
+        (config.runDir ? resolve(baseDir, config.runDir) : join('.winnow', 'runs', config.name)),
     ),
   };
 }

@@ -13,6 +13,7 @@ export const CheckpointStateSchema = z.object({
   configHash: z.string(),
   seed: z.number().int(),
   selector: JsonValueSchema,
+  sampler: JsonValueSchema.optional(),
   history: z.array(z.record(z.string(), JsonValueSchema)),
   counters: z.record(z.string(), z.number()),
   createdAt: z.number(),

@@ -1,6 +1,5 @@
 import type { Experience } from '../core/experience.ts';
-import type { RejectedInput } from '../core/rejected.ts';
-import type { Task } from '../core/task.ts';
+import type { JsonValue, Task } from '../core/task.ts';
 import type { Explorer } from '../explorer/explorer.ts';
 import type { FaultCounts } from '../explorer/faults.ts';
 import type { OperatorGraph } from '../operators/graph.ts';
@@ -15,7 +14,7 @@ export interface RunBuffer {
   sample(
     n: number,
     ctx: { trainStep: number; modelVersion: number },
-  ): Promise<{ experiences: Experience[]; weights: number[]; skipped: RejectedInput[]; blocked?: string }>;
+  ): Promise<{ experiences: Experience[]; weights: number[]; skipped: number; blocked?: string }>;
   /** The trainer's checkpoint for `trainStep` is durable: deliveries up to it are final. */
   ack(trainStep: number): Promise<void>;
   /**
@@ -26,6 +25,9 @@ export interface RunBuffer {
    */
   resume(exploreStep: number, trainStep: number): Promise<Experience[]>;
   count(): Promise<number>;
+  /** The sampler's own state (the replay-ratio limiter's counters), saved with checkpoints. */
+  samplerState(): JsonValue;
+  loadSamplerState(state: JsonValue): void;
   close(): Promise<void>;
 }
 

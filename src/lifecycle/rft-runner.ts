@@ -175,6 +175,7 @@ export async function runRftLoop(opts: RftRunOptions): Promise<RftRunResult> {
       const stored = await opts.selectorStates?.get(opts.runId, s.step);
       parts.selector.load((stored ? JSON.parse(stored.state) : s.selector) as SelectorState);
       if (parts.trainer) await parts.trainer.load(join(latest.dir, 'trainer'));
+      if (s.sampler !== undefined) parts.buffer.loadSamplerState(s.sampler);
       if (parts.loadExplorer) await parts.loadExplorer(join(latest.dir, 'explorer'));
       // Deliveries after the checkpoint are rolled back; experiences written after it come back to
       // the explorer, which re-uses them instead of rolling out again (nothing acknowledged is lost).
@@ -214,6 +215,7 @@ export async function runRftLoop(opts: RftRunOptions): Promise<RftRunResult> {
       configHash: opts.configHash,
       seed: config.seed,
       selector: parts.selector.state() as unknown as JsonValue,
+      sampler: parts.buffer.samplerState(),
       history: history as unknown as CheckpointState['history'],
       counters,
       createdAt: Date.now(),
@@ -243,7 +245,7 @@ export async function runRftLoop(opts: RftRunOptions): Promise<RftRunResult> {
       trainStep: trainSteps + 1,
       modelVersion: parts.trainer.version,
     });
-    if (sampled.skipped.length > 0) parts_rejected(sampled.skipped);
+    counters.skippedStale = (counters.skippedStale ?? 0) + sampled.skipped;
     const before = await hooks.emit('beforeTrainStep', {
       step: atStep,
       trainStep: trainSteps + 1,

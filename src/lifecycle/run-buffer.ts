@@ -4,10 +4,14 @@ import { connect } from '../buffer/connection.ts';
 import { ExperienceBuffer } from '../buffer/experience-buffer.ts';
 import type { ExperienceBufferConfigInput } from '../buffer/experience-config.ts';
 import { decodeExperiences } from '../buffer/experience-table.ts';
-import { ExperienceSampler, type SamplingConfigInput } from '../buffer/sampling/sampler.ts';
+import {
+  ExperienceSampler,
+  type SamplerState,
+  type SamplingConfigInput,
+} from '../buffer/sampling/sampler.ts';
 import { writeFileAtomicSync } from '../core/atomic-file.ts';
 import { type Experience, ExperienceSchema } from '../core/experience.ts';
-import type { RejectedInput } from '../core/rejected.ts';
+import type { JsonValue } from '../core/task.ts';
 import type { RunBuffer } from './rft-parts.ts';
 
 export interface OpenRunBufferOptions {
@@ -50,15 +54,11 @@ export async function openRunBuffer(opts: OpenRunBufferOptions): Promise<RunBuff
     },
     async sample(n, ctx) {
       const batch = await sampler.sample(n, { step: ctx.trainStep, modelVersion: ctx.modelVersion });
-      const skipped: RejectedInput[] = batch.skipped.map((s) => ({
-        step: 'sample',
-        reason: s.reason,
-        rowId: s.id,
-      }));
+      // The buffer records skipped rows in `rejected` itself; they come back here only to be counted.
       return {
         experiences: batch.experiences,
         weights: batch.weights,
-        skipped,
+        skipped: batch.skipped.length,
         ...(batch.blocked ? { blocked: batch.blocked } : {}),
       };
     },
@@ -101,6 +101,8 @@ export async function openRunBuffer(opts: OpenRunBufferOptions): Promise<RunBuff
       return held;
     },
     count: async () => buffer.size,
+    samplerState: () => sampler.state() as unknown as JsonValue,
+    loadSamplerState: (state) => sampler.load(state as unknown as SamplerState),
     async close() {
       await sampler.close();
       await buffer.close();

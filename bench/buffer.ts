@@ -1,0 +1,336 @@
+// bench/buffer: the LanceDB experience buffer against raw LanceDB operations on the same data,
+// measured in the same run.
+//   1. writes: 100k experiences with 64-token arrays (tokens, logprobs, action mask) through
+//      ExperienceBuffer.write (one call, explorer-step batches) vs one raw `table.add` of the same
+//      rows already encoded as Arrow (the floor: no validation, no dedup, no bookkeeping);
+//   2. sampling: batches of 256 from a 1M-row buffer, per read discipline (sample = choose + lease
+//      commit + payload fetch), vs raw `query().where(id IN (…256 ids)).limit(256)` (fetching
+//      chosen rows by key the plain way) and raw `takeRowIds` of 256 random rows (the fetch floor).
+// Targets (issue #5): write ≥ 20,000 experiences/s; sample p50 ≤ 20 ms at 1M rows.
+// Run: npx node bench/buffer.ts [--rows 1000000] [--write-rows 100000] [--samples 40]
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { closeAllConnections, connect } from '../src/buffer/connection.ts';
+import { ExperienceBuffer } from '../src/buffer/experience-buffer.ts';
+import type { ExperienceBufferConfigInput } from '../src/buffer/experience-config.ts';
+import { encodeExperiences } from '../src/buffer/experience-table.ts';
+import { sqlIn } from '../src/buffer/sql.ts';
+import { formatTable } from '../src/cli/table.ts';
+import type { Experience } from '../src/core/experience.ts';
+import { Rng } from '../src/core/rng.ts';
+
+const TOKENS = 64;
+const PROMPT_TOKENS = 16;
+const GROUP = 8;
+
+/** Experience `i` of a synthetic arithmetic run: 16 prompt + 48 response tokens, groups of 8. */
+function experience(i: number, rng: Rng): Experience {
+  const a = rng.int(1000);
+  const b = rng.int(1000);
+  const tokens = new Array<number>(TOKENS);
+  const logprobs = new Array<number>(TOKENS);
+  const mask = new Array<number>(TOKENS);
+  for (let j = 0; j < TOKENS; j++) {
+    tokens[j] = rng.int(32_000);
+    logprobs[j] = j < PROMPT_TOKENS ? 0 : -rng.float() * 4;
+    mask[j] = j < PROMPT_TOKENS ? 0 : 1;
+  }
+  const version = Math.floor(i / 2048);
+  return {
+    id: `exp-${i}`,
+    taskId: `task-${Math.floor(i / GROUP) % 50_000}`,
+    taskset: 'arith',
+    groupId: `g${version}-${Math.floor(i / GROUP)}`,
+    runIndex: i % GROUP,
+    stepIndex: 0,
+    modelVersion: version,
+    exploreStep: version,
+    prompt: `What is ${a} + ${b}?`,
+    response: String(a + b + (rng.float() < 0.3 ? 1 : 0)),
+    tokens,
+    logprobs,
+    actionMask: mask,
+    promptLength: PROMPT_TOKENS,
+    reward: rng.float() < 0.7 ? 1 : 0,
+    advantage: rng.normal(),
+    truncated: false,
+    info: {},
+    useCount: 0,
+    priority: 0,
+    createdAt: 1_700_000_000_000 + i,
+    expert: false,
+  };
+}
+
+function batch(from: number, count: number, seed: number): Experience[] {
+  const rng = new Rng(`${seed}:${from}`);
+  return Array.from({ length: count }, (_, k) => experience(from + k, rng));
+}
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((x, y) => x - y);
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
+}
+
+async function timeReps(reps: number, f: (i: number) => Promise<unknown>): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < reps; i++) {
+    const t = performance.now();
+    await f(i);
+    out.push(performance.now() - t);
+  }
+  return out;
+}
+
+const log = (s: string) => process.stderr.write(`${s}\n`);
+
+async function writeBench(dir: string, rows: number, seed: number) {
+  const data = batch(0, rows, seed);
+  const conn = await connect(dir);
+  // Raw floor: one `add` of the rows already encoded as Arrow.
+  const encodeStart = performance.now();
+  const arrowTable = encodeExperiences(
+    data.map((exp, i) => ({
+      exp,
+      seq: i,
+      useCount: 0,
+      priority: 0,
+      lastUsedStep: -1,
+      lastUsedAt: 0,
+      consumed: false,
+    })),
+  );
+  const encodeMs = performance.now() - encodeStart;
+  const raw = await conn.createEmptyTable('raw_write', arrowTable.schema);
+  const rawStart = performance.now();
+  await raw.add(arrowTable);
+  const rawMs = performance.now() - rawStart;
+  const rawRate = rows / (rawMs / 1000);
+  // Raw floor for explorer-step sized commits: 256-row adds, pre-encoded.
+  const small = [];
+  for (let i = 0; i < rows; i += 256) small.push(arrowTable.slice(i, Math.min(rows, i + 256)));
+  const raw256 = await conn.createEmptyTable('raw_write_256', arrowTable.schema);
+  const raw256Start = performance.now();
+  for (const t of small) await raw256.add(t);
+  const raw256Secs = (performance.now() - raw256Start) / 1000;
+  const out: unknown[][] = [
+    ['raw LanceDB table.add (pre-encoded Arrow, 1 call)', rows, 1, rawMs / 1000, Math.round(rawRate), 1],
+    [
+      'raw LanceDB table.add (pre-encoded, 256 per call)',
+      rows,
+      small.length,
+      raw256Secs,
+      Math.round(rows / raw256Secs),
+      rows / raw256Secs / rawRate,
+    ],
+  ];
+  for (const size of [rows, 2048, 256]) {
+    const buf = await ExperienceBuffer.open(dir, { table: `write_${size}`, discipline: 'fifo' });
+    const t = performance.now();
+    for (let i = 0; i < rows; i += size) await buf.write(data.slice(i, i + size));
+    const secs = (performance.now() - t) / 1000;
+    await buf.close();
+    const calls = Math.ceil(rows / size);
+    out.push([
+      `ExperienceBuffer.write, ${size.toLocaleString('en-US')} per call`,
+      rows,
+      calls,
+      secs,
+      Math.round(rows / secs),
+      rows / secs / rawRate,
+    ]);
+  }
+  return { table: out, encodeMs };
+}
+
+interface SampleRow {
+  name: string;
+  p50: number;
+  p95: number;
+  mean: number;
+  returned: number;
+}
+
+async function sampleBench(dir: string, rows: number, samples: number, seed: number) {
+  log(`building a ${rows.toLocaleString('en-US')}-row buffer (100k per write)…`);
+  const build = await ExperienceBuffer.open(dir, { table: 'big', discipline: 'fifo', compactEvery: 1000 });
+  const t0 = performance.now();
+  for (let i = 0; i < rows; i += 100_000) {
+    await build.write(batch(i, Math.min(100_000, rows - i), seed));
+    log(`  ${Math.min(rows, i + 100_000).toLocaleString('en-US')} rows`);
+  }
+  const buildSecs = (performance.now() - t0) / 1000;
+  log('compacting (a long run converges to compacted fragments)…');
+  const c0 = performance.now();
+  await build.compact();
+  const compactSecs = (performance.now() - c0) / 1000;
+  await build.close();
+
+  const disciplines: Array<[string, ExperienceBufferConfigInput]> = [
+    ['fifo', { discipline: 'fifo' }],
+    ['lifo', { discipline: 'lifo' }],
+    [
+      'priority (decay 0.5, cooldown 1)',
+      { discipline: 'priority', params: { decay: 0.5, cooldownSteps: 1 } },
+    ],
+    ['prioritized |A| (α 0.6, β 0.4)', { discipline: 'prioritized', params: { alpha: 0.6, beta: 0.4 } }],
+    ['uniform (max 4 uses)', { discipline: 'uniform', params: { maxUses: 4 } }],
+  ];
+  const results: SampleRow[] = [];
+  let openSecs = 0;
+  let ackMs = 0;
+  let foldMs = 0;
+  let last: ExperienceBuffer | null = null;
+  for (const [name, cfg] of disciplines) {
+    const o0 = performance.now();
+    const buf = await ExperienceBuffer.open(dir, { table: 'big', seed, ...cfg });
+    openSecs = (performance.now() - o0) / 1000;
+    let returned = 0;
+    await buf.sample(256, { step: 1 }); // warm-up (JIT, file handles)
+    const ts = await timeReps(samples, async (i) => {
+      returned += (await buf.sample(256, { step: i + 2 })).experiences.length;
+    });
+    results.push({
+      name,
+      p50: pct(ts, 0.5),
+      p95: pct(ts, 0.95),
+      mean: ts.reduce((a, b) => a + b, 0) / ts.length,
+      returned: returned / samples,
+    });
+    log(`  ${name}: p50 ${pct(ts, 0.5).toFixed(1)} ms`);
+    if (name !== disciplines.at(-1)![0]) {
+      await buf.recover(null); // roll the leases back so the next discipline sees a fresh buffer
+      await buf.close();
+      continue;
+    }
+    const a0 = performance.now();
+    await buf.ack(samples + 1);
+    ackMs = performance.now() - a0;
+    const f0 = performance.now();
+    await buf.flush();
+    foldMs = performance.now() - f0;
+    last = buf;
+  }
+
+  // Raw baselines on the same table.
+  const table = last!.table;
+  const rng = new Rng(seed + 1);
+  const randomIds = () => rng.sampleDistinct(rows, 256);
+  const rawIn = await timeReps(Math.min(samples, 10), async () => {
+    await table
+      .query()
+      .where(
+        sqlIn(
+          'id',
+          randomIds().map((i) => `exp-${i}`),
+        ),
+      )
+      .limit(256)
+      .toArrow();
+  });
+  const rowIds = (await table.query().select(['seq']).withRowId().toArrow())
+    .getChild('_rowid')!
+    .toArray() as BigUint64Array;
+  const rawTake = await timeReps(samples, async () => {
+    await table
+      .takeRowIds(
+        randomIds()
+          .map((i) => rowIds[i]!)
+          .sort((x, y) => (x < y ? -1 : 1)),
+      )
+      .toArrow();
+  });
+  const rawScan = await timeReps(Math.min(samples, 10), async () => {
+    await table.query().where('use_count = 0').limit(256).toArrow();
+  });
+  await last!.close();
+  return { results, rawIn, rawTake, rawScan, buildSecs, compactSecs, openSecs, ackMs, foldMs };
+}
+
+export async function bufferBenchMain(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      rows: { type: 'string', default: '1000000' },
+      'write-rows': { type: 'string', default: '100000' },
+      samples: { type: 'string', default: '40' },
+      seed: { type: 'string', default: '1' },
+    },
+  });
+  const rows = Number(values.rows);
+  const writeRows = Number(values['write-rows']);
+  const samples = Number(values.samples);
+  const seed = Number(values.seed);
+  const dir = mkdtempSync(join(tmpdir(), 'winnow-bench-buffer-'));
+  try {
+    log(`writes: ${writeRows.toLocaleString('en-US')} experiences with ${TOKENS}-token arrays…`);
+    const w = await writeBench(join(dir, 'w'), writeRows, seed);
+    closeAllConnections();
+    const s = await sampleBench(join(dir, 's'), rows, samples, seed);
+
+    process.stdout.write(
+      `Writes: ${writeRows.toLocaleString('en-US')} experiences, ${TOKENS} tokens each (Arrow encoding of all rows: ${w.encodeMs.toFixed(0)} ms, included in the buffer rows)\n`,
+    );
+    process.stdout.write(
+      `${formatTable(['run', 'rows', 'commits', 'seconds', 'rows/s', 'ratio to raw add'], w.table)}\n\n`,
+    );
+    const rawTakeP50 = pct(s.rawTake, 0.5);
+    const rawInP50 = pct(s.rawIn, 0.5);
+    const sampleRows: unknown[][] = [
+      [
+        'raw query().where(id IN 256).limit(256)',
+        pct(s.rawIn, 0.5),
+        pct(s.rawIn, 0.95),
+        256,
+        rawInP50 / rawTakeP50,
+        1,
+      ],
+      [
+        'raw query().where(use_count = 0).limit(256)',
+        pct(s.rawScan, 0.5),
+        pct(s.rawScan, 0.95),
+        256,
+        pct(s.rawScan, 0.5) / rawTakeP50,
+        pct(s.rawScan, 0.5) / rawInP50,
+      ],
+      ['raw takeRowIds(256 random rows)', rawTakeP50, pct(s.rawTake, 0.95), 256, 1, rawTakeP50 / rawInP50],
+      ...s.results.map((r) => [
+        `sample(256): ${r.name}`,
+        r.p50,
+        r.p95,
+        r.returned,
+        r.p50 / rawTakeP50,
+        r.p50 / rawInP50,
+      ]),
+    ];
+    process.stdout.write(
+      `Sampling 256 from ${rows.toLocaleString('en-US')} rows (${samples} calls each; built in ${s.buildSecs.toFixed(1)} s = ${Math.round(rows / s.buildSecs).toLocaleString('en-US')} rows/s, compacted in ${s.compactSecs.toFixed(1)} s, index rebuilt on open in ${s.openSecs.toFixed(1)} s)\n`,
+    );
+    process.stdout.write(
+      `${formatTable(['operation', 'p50 ms', 'p95 ms', 'rows', 'ratio to raw take', 'ratio to raw id IN'], sampleRows)}\n`,
+    );
+    process.stdout.write(
+      `ack(${samples} steps of leases): ${s.ackMs.toFixed(1)} ms; fold of ~${(samples * 256).toLocaleString('en-US')} use counts into the ${rows.toLocaleString('en-US')}-row table: ${s.foldMs.toFixed(0)} ms\n`,
+    );
+    const bufferRows = w.table.filter((r) => String(r[0]).startsWith('ExperienceBuffer'));
+    const bestWrite = Math.max(...bufferRows.map((r) => Number(r[4])));
+    const worstP50 = Math.max(...s.results.map((r) => r.p50));
+    process.stdout.write(
+      `\ntargets: write ≥ 20,000/s → ${bufferRows
+        .map((r) => Math.round(Number(r[4])).toLocaleString('en-US'))
+        .join(
+          ' / ',
+        )} (best ${Math.round(bestWrite).toLocaleString('en-US')}); sample p50 ≤ 20 ms → worst discipline ${worstP50.toFixed(1)} ms\n`,
+    );
+    return 0;
+  } finally {
+    closeAllConnections();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`)
+  process.exitCode = await bufferBenchMain(process.argv.slice(2));

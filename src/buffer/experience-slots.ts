@@ -1,0 +1,340 @@
+/**
+ * The buffer's in-memory index: one slot per stored row, in insertion (seq) order, holding only
+ * the columns sampling decisions need, as typed arrays. Sampling 256 of 1M rows must not scan the
+ * table; it scans these arrays and then fetches the chosen rows' payloads by row id.
+ *
+ * Use state per slot is split in two:
+ * - acknowledged: `uses`, `lastStep`, `lastAt`, `consumed` (what the table holds after a fold, plus
+ *   acknowledged journal entries not folded yet — those slots are in `dirty`);
+ * - pending: leases handed out by `sample` and not yet acknowledged (`pending`, `pendingStep`,
+ *   `pendingAt`, `pendingSkip`), each listed in `leases` so it can be acknowledged or rolled back.
+ */
+
+export type LeaseKind = 'use' | 'skip';
+
+export interface Lease {
+  step: number;
+  at: number;
+  kind: LeaseKind;
+}
+
+export interface SlotRow {
+  id: string;
+  seq: number;
+  rowId: number;
+  groupId: string;
+  modelVersion: number;
+  advantage: number;
+  createdAt: number;
+  /** Small scalar fields kept here so `sample` reads fewer columns (see PAYLOAD_COLUMNS). */
+  taskId: string;
+  taskset: string;
+  runIndex: number;
+  stepIndex: number;
+  exploreStep: number;
+  promptLength: number;
+  reward: number;
+  truncated: boolean;
+  expert: boolean;
+  /** `payload_flags`: which optional payload columns the row uses. */
+  payload: number;
+  uses: number;
+  lastStep: number;
+  lastAt: number;
+  consumed: boolean;
+}
+
+export class ExperienceSlots {
+  size = 0;
+  live = 0;
+  ids: string[] = [];
+  taskIds: string[] = [];
+  readonly idToSlot = new Map<string, number>();
+  seq = new Float64Array(0);
+  /** Lance stable row id; −1 when not known yet (resolved lazily by the buffer). */
+  rowId = new Float64Array(0);
+  group = new Int32Array(0);
+  modelVersion = new Int32Array(0);
+  advantage = new Float64Array(0);
+  createdAt = new Float64Array(0);
+  taskset = new Int32Array(0);
+  runIndex = new Int32Array(0);
+  stepIndex = new Int32Array(0);
+  exploreStep = new Int32Array(0);
+  promptLength = new Int32Array(0);
+  reward = new Float64Array(0);
+  /** bit 0: truncated, bit 1: expert. */
+  flags = new Uint8Array(0);
+  payload = new Uint8Array(0);
+  uses = new Int32Array(0);
+  lastStep = new Int32Array(0);
+  lastAt = new Float64Array(0);
+  consumed = new Uint8Array(0);
+  pending = new Int32Array(0);
+  pendingStep = new Int32Array(0);
+  pendingAt = new Float64Array(0);
+  pendingSkip = new Int32Array(0);
+  /** Priority at the slot's effective use count (acknowledged + pending). */
+  priority = new Float64Array(0);
+  alive = new Uint8Array(0);
+  readonly groupNames: string[] = [];
+  private readonly groupIndex = new Map<string, number>();
+  readonly tasksetNames: string[] = [];
+  private readonly tasksetIndex = new Map<string, number>();
+  /** Pending leases per slot (only slots that have any). */
+  readonly leases = new Map<number, Lease[]>();
+  /** Slots whose acknowledged state is newer than the table's columns. */
+  readonly dirty = new Set<number>();
+
+  private grow(min: number): void {
+    let cap = Math.max(1024, this.seq.length);
+    while (cap < min) cap *= 2;
+    if (cap === this.seq.length) return;
+    const g = <T extends Float64Array | Int32Array | Uint8Array>(a: T, fill?: number): T => {
+      const b = new (a.constructor as { new (n: number): T })(cap);
+      b.set(a);
+      if (fill !== undefined) b.fill(fill, a.length);
+      return b;
+    };
+    this.seq = g(this.seq);
+    this.rowId = g(this.rowId, -1);
+    this.group = g(this.group);
+    this.modelVersion = g(this.modelVersion);
+    this.advantage = g(this.advantage);
+    this.createdAt = g(this.createdAt);
+    this.taskset = g(this.taskset);
+    this.runIndex = g(this.runIndex);
+    this.stepIndex = g(this.stepIndex);
+    this.exploreStep = g(this.exploreStep);
+    this.promptLength = g(this.promptLength);
+    this.reward = g(this.reward);
+    this.flags = g(this.flags);
+    this.payload = g(this.payload);
+    this.uses = g(this.uses);
+    this.lastStep = g(this.lastStep, -1);
+    this.lastAt = g(this.lastAt);
+    this.consumed = g(this.consumed);
+    this.pending = g(this.pending);
+    this.pendingStep = g(this.pendingStep, -1);
+    this.pendingAt = g(this.pendingAt);
+    this.pendingSkip = g(this.pendingSkip, -1);
+    this.priority = g(this.priority);
+    this.alive = g(this.alive);
+  }
+
+  groupOf(name: string): number {
+    let g = this.groupIndex.get(name);
+    if (g === undefined) {
+      g = this.groupNames.length;
+      this.groupNames.push(name);
+      this.groupIndex.set(name, g);
+    }
+    return g;
+  }
+
+  private tasksetOf(name: string): number {
+    let t = this.tasksetIndex.get(name);
+    if (t === undefined) {
+      t = this.tasksetNames.length;
+      this.tasksetNames.push(name);
+      this.tasksetIndex.set(name, t);
+    }
+    return t;
+  }
+
+  /** Append a row; rows must arrive in increasing seq order. */
+  append(r: SlotRow): number {
+    if (this.size > 0 && !(r.seq > this.seq[this.size - 1]!))
+      throw new Error(`ExperienceSlots.append: seq ${r.seq} is not after ${this.seq[this.size - 1]}`);
+    if (this.size === this.seq.length) this.grow(this.size + 1);
+    const s = this.size++;
+    this.ids[s] = r.id;
+    this.idToSlot.set(r.id, s);
+    this.seq[s] = r.seq;
+    this.rowId[s] = r.rowId;
+    this.group[s] = this.groupOf(r.groupId);
+    this.modelVersion[s] = r.modelVersion;
+    this.advantage[s] = r.advantage;
+    this.createdAt[s] = r.createdAt;
+    this.taskIds[s] = r.taskId;
+    this.taskset[s] = this.tasksetOf(r.taskset);
+    this.runIndex[s] = r.runIndex;
+    this.stepIndex[s] = r.stepIndex;
+    this.exploreStep[s] = r.exploreStep;
+    this.promptLength[s] = r.promptLength;
+    this.reward[s] = r.reward;
+    this.flags[s] = (r.truncated ? 1 : 0) | (r.expert ? 2 : 0);
+    this.payload[s] = r.payload;
+    this.uses[s] = r.uses;
+    this.lastStep[s] = r.lastStep;
+    this.lastAt[s] = r.lastAt;
+    this.consumed[s] = r.consumed ? 1 : 0;
+    this.pending[s] = 0;
+    this.pendingStep[s] = -1;
+    this.pendingAt[s] = 0;
+    this.pendingSkip[s] = -1;
+    this.alive[s] = 1;
+    this.live++;
+    return s;
+  }
+
+  /** Slot holding `seq`, or −1 (binary search: slots are in seq order). */
+  slotOfSeq(seq: number): number {
+    let lo = 0;
+    let hi = this.size - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const v = this.seq[mid]!;
+      if (v === seq) return mid;
+      if (v < seq) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  remove(slot: number): void {
+    if (!this.alive[slot]) return;
+    this.alive[slot] = 0;
+    this.live--;
+    this.idToSlot.delete(this.ids[slot]!);
+    this.leases.delete(slot);
+    this.dirty.delete(slot);
+  }
+
+  /** Effective uses: acknowledged plus pending deliveries. */
+  effectiveUses(slot: number): number {
+    return this.uses[slot]! + this.pending[slot]!;
+  }
+
+  addLease(slot: number, lease: Lease): void {
+    let list = this.leases.get(slot);
+    if (!list) {
+      list = [];
+      this.leases.set(slot, list);
+    }
+    list.push(lease);
+    this.applyPending(slot, list);
+  }
+
+  private applyPending(slot: number, list: readonly Lease[]): void {
+    let n = 0;
+    let step = -1;
+    let at = 0;
+    let skip = -1;
+    for (const l of list) {
+      if (l.kind === 'skip') skip = Math.max(skip, l.step);
+      else {
+        n++;
+        step = Math.max(step, l.step);
+        at = Math.max(at, l.at);
+      }
+    }
+    this.pending[slot] = n;
+    this.pendingStep[slot] = step;
+    this.pendingAt[slot] = at;
+    this.pendingSkip[slot] = skip;
+    if (list.length === 0) this.leases.delete(slot);
+  }
+
+  /**
+   * Settle leases: those with `step ≤ through` (when `ack`) become acknowledged uses/skips; with
+   * `rollbackAfter`, those with `step > through` are dropped. Returns the slots touched.
+   */
+  settle(through: number, how: 'ack' | 'rollbackAfter'): number[] {
+    const touched: number[] = [];
+    for (const [slot, list] of [...this.leases]) {
+      const keep: Lease[] = [];
+      let changed = false;
+      for (const l of list) {
+        const hit = how === 'ack' ? l.step <= through : l.step > through;
+        if (!hit) {
+          keep.push(l);
+          continue;
+        }
+        changed = true;
+        if (how === 'ack') this.acknowledge(slot, l);
+      }
+      if (changed) {
+        this.applyPending(slot, keep);
+        if (keep.length > 0) this.leases.set(slot, keep);
+        touched.push(slot);
+      }
+    }
+    return touched;
+  }
+
+  /** Record one acknowledged use or skip in the slot's durable state. */
+  acknowledge(slot: number, l: Lease): void {
+    if (l.kind === 'skip') this.consumed[slot] = 1;
+    else {
+      this.uses[slot]!++;
+      if (l.step > this.lastStep[slot]!) this.lastStep[slot] = l.step;
+      if (l.at > this.lastAt[slot]!) this.lastAt[slot] = l.at;
+    }
+    this.dirty.add(slot);
+  }
+
+  /** Number of pending leases (all slots). */
+  pendingCount(): number {
+    let n = 0;
+    for (const list of this.leases.values()) n += list.length;
+    return n;
+  }
+
+  /**
+   * Drop removed slots when they outnumber the live ones, so memory follows the live row count.
+   * Slot numbers change; everything keyed by slot is remapped.
+   */
+  compact(): boolean {
+    const dead = this.size - this.live;
+    if (dead < 1024 || dead < this.live) return false;
+    const map = new Int32Array(this.size).fill(-1);
+    let j = 0;
+    for (let s = 0; s < this.size; s++) {
+      if (!this.alive[s]) continue;
+      map[s] = j;
+      if (j !== s) {
+        this.ids[j] = this.ids[s]!;
+        this.seq[j] = this.seq[s]!;
+        this.rowId[j] = this.rowId[s]!;
+        this.group[j] = this.group[s]!;
+        this.modelVersion[j] = this.modelVersion[s]!;
+        this.advantage[j] = this.advantage[s]!;
+        this.createdAt[j] = this.createdAt[s]!;
+        this.taskIds[j] = this.taskIds[s]!;
+        this.taskset[j] = this.taskset[s]!;
+        this.runIndex[j] = this.runIndex[s]!;
+        this.stepIndex[j] = this.stepIndex[s]!;
+        this.exploreStep[j] = this.exploreStep[s]!;
+        this.promptLength[j] = this.promptLength[s]!;
+        this.reward[j] = this.reward[s]!;
+        this.flags[j] = this.flags[s]!;
+        this.payload[j] = this.payload[s]!;
+        this.uses[j] = this.uses[s]!;
+        this.lastStep[j] = this.lastStep[s]!;
+        this.lastAt[j] = this.lastAt[s]!;
+        this.consumed[j] = this.consumed[s]!;
+        this.pending[j] = this.pending[s]!;
+        this.pendingStep[j] = this.pendingStep[s]!;
+        this.pendingAt[j] = this.pendingAt[s]!;
+        this.pendingSkip[j] = this.pendingSkip[s]!;
+        this.priority[j] = this.priority[s]!;
+        this.alive[j] = 1;
+      }
+      j++;
+    }
+    this.alive.fill(0, j, this.size);
+    this.ids.length = j;
+    this.taskIds.length = j;
+    this.size = j;
+    this.idToSlot.clear();
+    for (let s = 0; s < j; s++) this.idToSlot.set(this.ids[s]!, s);
+    const leases = [...this.leases];
+    this.leases.clear();
+    for (const [s, list] of leases) if (map[s]! >= 0) this.leases.set(map[s]!, list);
+    const dirty = [...this.dirty];
+    this.dirty.clear();
+    for (const s of dirty) if (map[s]! >= 0) this.dirty.add(map[s]!);
+    return true;
+  }
+}

@@ -15,6 +15,10 @@ export async function benchCommand(argv: string[]): Promise<number> {
       const { bufferBenchMain } = await import('../../bench/buffer.ts');
       return bufferBenchMain(rest);
     }
+    case 'replay': {
+      const { replayBenchMain } = await import('../../bench/replay.ts');
+      return replayBenchMain(rest);
+    }
     case 'learning': {
       const { learningBenchMain } = await import('../../bench/learning.ts');
       return learningBenchMain(rest);

@@ -246,6 +246,20 @@ export async function runRftLoop(opts: RftRunOptions): Promise<RftRunResult> {
       modelVersion: parts.trainer.version,
     });
     counters.skippedStale = (counters.skippedStale ?? 0) + sampled.skipped;
+    // Prioritised replay's importance weights correct its sampling bias: scaling a sequence's
+    // advantage by w scales its policy-gradient term by w (KL and entropy terms are left alone).
+    if (sampled.weights.some((w) => w !== 1)) {
+      sampled.experiences = sampled.experiences.map((e, i) => {
+        const w = sampled.weights[i] ?? 1;
+        return w === 1
+          ? e
+          : {
+              ...e,
+              advantage: e.advantage * w,
+              ...(e.advantages ? { advantages: e.advantages.map((a) => a * w) } : {}),
+            };
+      });
+    }
     const before = await hooks.emit('beforeTrainStep', {
       step: atStep,
       trainStep: trainSteps + 1,

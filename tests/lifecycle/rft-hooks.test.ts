@@ -32,7 +32,9 @@ describe('RFT lifecycle hooks', () => {
       });
     }
     const sizes: Record<string, number[]> = {};
-    const size = (k: string, n: number) => (sizes[k] ??= []).push(n);
+    const size = (k: string, n: number) => {
+      sizes[k] = [...(sizes[k] ?? []), n];
+    };
     hooks.on(
       'afterSelect',
       (p) => {

@@ -32,6 +32,15 @@ function isDigit(c: string | undefined): boolean {
 }
 
 export function dedupKey(text: string, opts: DedupKeyOptions = DEFAULT_DEDUP_KEY_OPTIONS): string {
+  if (opts.whitespace === 'collapse' && opts.stripPunctuation) {
+    const fast = asciiDedupKey(text, opts.lowercase);
+    if (fast !== null) return fast;
+  }
+  return generalDedupKey(text, opts);
+}
+
+/** The reference implementation (any text); `dedupKey` takes an ASCII fast path that must agree with it. */
+export function generalDedupKey(text: string, opts: DedupKeyOptions = DEFAULT_DEDUP_KEY_OPTIONS): string {
   let s = opts.unicode === 'none' ? text : text.normalize(opts.unicode);
   if (opts.lowercase) s = s.toLowerCase();
   if (opts.stripPunctuation)
@@ -41,4 +50,53 @@ export function dedupKey(text: string, opts: DedupKeyOptions = DEFAULT_DEDUP_KEY
   if (opts.whitespace === 'collapse') s = s.replace(/\s+/g, ' ').trim().replace(NEXT_TO_SYMBOL, '');
   else if (opts.whitespace === 'remove') s = s.replace(/\s+/g, '');
   return s;
+}
+
+/** ASCII characters in Unicode's punctuation categories (\p{P}); `$ + < = > ^ \` | ~` are symbols and stay. */
+const ASCII_PUNCT = new Uint8Array(128);
+for (const ch of '!"#%&\'()*,-./:;?@[\\]_{}') ASCII_PUNCT[ch.charCodeAt(0)] = 1;
+
+const isAsciiAlnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+const isAsciiDigit = (c: number) => c >= 48 && c <= 57;
+const isAsciiSpace = (c: number) => c === 32 || (c >= 9 && c <= 13);
+
+/**
+ * The same key as the general path for pure-ASCII text (NFKC is the identity there), in one pass
+ * without regular expressions; null when the text has a non-ASCII character.
+ */
+function asciiDedupKey(text: string, lowercase: boolean): string | null {
+  // Pass 1: strip punctuation (keeping . and , between digits) and lowercase.
+  const n = text.length;
+  const kept: number[] = [];
+  for (let i = 0; i < n; i++) {
+    let c = text.charCodeAt(i);
+    if (c >= 128) return null;
+    if (ASCII_PUNCT[c] === 1) {
+      if (
+        (c === 46 || c === 44) &&
+        isAsciiDigit(text.charCodeAt(i - 1)) &&
+        isAsciiDigit(text.charCodeAt(i + 1))
+      )
+        kept.push(c);
+      continue;
+    }
+    if (lowercase && c >= 65 && c <= 90) c += 32;
+    kept.push(c);
+  }
+  // Pass 2: collapse whitespace runs to one space, trim, and drop spaces next to a non-alphanumeric.
+  let out = '';
+  let pendingSpace = false;
+  let prev = -1;
+  for (let i = 0; i < kept.length; i++) {
+    const c = kept[i]!;
+    if (isAsciiSpace(c)) {
+      pendingSpace = true;
+      continue;
+    }
+    if (pendingSpace && prev !== -1 && isAsciiAlnum(prev) && isAsciiAlnum(c)) out += ' ';
+    pendingSpace = false;
+    out += String.fromCharCode(c);
+    prev = c;
+  }
+  return out;
 }

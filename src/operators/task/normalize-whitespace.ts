@@ -17,6 +17,12 @@ export type NewlineMode = 'keep' | 'paragraphs' | 'collapse';
  * - `collapse`: every line break becomes a space (one line out).
  */
 export function normalizeWhitespace(text: string, newlines: NewlineMode = 'keep'): string {
+  if (alreadyNormal(text, newlines)) return text;
+  return normalizeWhitespaceFull(text, newlines);
+}
+
+/** The full normaliser, without the already-normal fast path (exported so tests can compare). */
+export function normalizeWhitespaceFull(text: string, newlines: NewlineMode = 'keep'): string {
   const lines = text
     .replace(LINE_BREAK, '\n')
     .replace(HSPACE, ' ')
@@ -35,6 +41,53 @@ export function normalizeWhitespace(text: string, newlines: NewlineMode = 'keep'
   if (current.length > 0) paragraphs.push(current);
   const joiner = newlines === 'keep' ? '\n' : ' ';
   return paragraphs.map((p) => p.join(joiner)).join('\n\n');
+}
+
+/**
+ * Fast path: most texts in a clean-up pass are already in normal form. One scan that allocates
+ * nothing decides it; anything unusual goes through the full normaliser above.
+ */
+function alreadyNormal(text: string, newlines: NewlineMode): boolean {
+  const n = text.length;
+  if (n === 0) return true;
+  if (
+    text.charCodeAt(0) === 32 ||
+    text.charCodeAt(n - 1) === 32 ||
+    text.charCodeAt(0) === 10 ||
+    text.charCodeAt(n - 1) === 10
+  )
+    return false;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32) {
+      const next = text.charCodeAt(i + 1);
+      if (next === 32 || next === 10) return false;
+    } else if (c === 10) {
+      if (newlines === 'collapse') return false;
+      const next = text.charCodeAt(i + 1);
+      if (next === 32) return false;
+      if (next === 10) {
+        // A blank line: allowed once (a paragraph break), never twice in a row.
+        if (text.charCodeAt(i + 2) === 10 || text.charCodeAt(i + 2) === 32) return false;
+        i++;
+      } else if (newlines === 'paragraphs') return false;
+    } else if (
+      c < 32 ||
+      (c >= 0x80 &&
+        (c === 0x85 ||
+          c === 0xa0 ||
+          c === 0x1680 ||
+          (c >= 0x2000 && c <= 0x200a) ||
+          c === 0x2028 ||
+          c === 0x2029 ||
+          c === 0x202f ||
+          c === 0x205f ||
+          c === 0x3000))
+    ) {
+      return false;
+    }
+  }
+  return true;
 }
 
 const Params = z.strictObject({

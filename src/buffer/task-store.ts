@@ -28,14 +28,22 @@ export class TaskStore {
     return new TaskStore(await openOrCreateTable(conn, tableName, TASK_SCHEMA));
   }
 
-  /** Upsert one commit's worth of tasks (callers batch: one call = one Lance version). Ids must be unique within the call. */
-  async write(tasks: readonly Task[], runId: string): Promise<TaskWriteResult> {
+  /**
+   * Upsert one commit's worth of tasks (callers batch: one call = one Lance version). Ids must be
+   * unique within the call. `append: true` skips the id lookup — only for a caller that knows none
+   * of the ids can exist (a run that started on an empty table and rejects repeated ids itself).
+   */
+  async write(
+    tasks: readonly Task[],
+    runId: string,
+    opts: { append?: boolean } = {},
+  ): Promise<TaskWriteResult> {
     if (tasks.length === 0)
       return { inserted: 0, updated: 0, unchanged: 0, version: await this.table.version() };
     const now = Date.now();
     const rows = tasks.map((task) => ({ task, runId, contentHash: taskContentHash(task), updatedAt: now }));
     const data = encodeRows(rows, TASK_COLUMNS);
-    if ((await this.table.countRows()) === 0) {
+    if (opts.append || (await this.table.countRows()) === 0) {
       await this.table.add(data);
       return { inserted: tasks.length, updated: 0, unchanged: 0, version: await this.table.version() };
     }

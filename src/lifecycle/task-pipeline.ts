@@ -120,6 +120,9 @@ export async function runTaskPipeline(
   const rejectedStore = await RejectedStore.open(dbDir, config.output.rejectedTable);
   const runs = await RunTable.open(dbDir);
   const startVersion = await store.version();
+  // On an empty table every id is new (repeats within the run are rejected below), so commits can
+  // append instead of merging on id.
+  const appendOnly = (await store.count()) === 0;
   const startedAt = Date.now();
   await runs.put({
     runId,
@@ -171,7 +174,7 @@ export async function runTaskPipeline(
   let inFlight: Promise<void> = Promise.resolve();
   const commitNow = async (batch: Task[]) => {
     const t = performance.now();
-    const res = await store.write(batch, runId);
+    const res = await store.write(batch, runId, { append: appendOnly });
     totals.inserted += res.inserted;
     totals.updated += res.updated;
     totals.unchanged += res.unchanged;

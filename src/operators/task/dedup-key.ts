@@ -60,43 +60,43 @@ const isAsciiAlnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90)
 const isAsciiDigit = (c: number) => c >= 48 && c <= 57;
 const isAsciiSpace = (c: number) => c === 32 || (c >= 9 && c <= 13);
 
+let scratch = new Uint8Array(1024);
+
 /**
  * The same key as the general path for pure-ASCII text (NFKC is the identity there), in one pass
- * without regular expressions; null when the text has a non-ASCII character.
+ * without regular expressions or intermediate strings; null when the text has a non-ASCII character.
  */
 function asciiDedupKey(text: string, lowercase: boolean): string | null {
-  // Pass 1: strip punctuation (keeping . and , between digits) and lowercase.
   const n = text.length;
-  const kept: number[] = [];
+  if (scratch.length < n) scratch = new Uint8Array(n * 2);
+  const out = scratch;
+  let len = 0;
+  let pendingSpace = false;
+  let prev = -1;
   for (let i = 0; i < n; i++) {
     let c = text.charCodeAt(i);
     if (c >= 128) return null;
     if (ASCII_PUNCT[c] === 1) {
+      // Punctuation goes, except . and , between two digits ("3.5", "1,000").
       if (
-        (c === 46 || c === 44) &&
-        isAsciiDigit(text.charCodeAt(i - 1)) &&
-        isAsciiDigit(text.charCodeAt(i + 1))
+        !(
+          (c === 46 || c === 44) &&
+          isAsciiDigit(text.charCodeAt(i - 1)) &&
+          isAsciiDigit(text.charCodeAt(i + 1))
+        )
       )
-        kept.push(c);
-      continue;
-    }
-    if (lowercase && c >= 65 && c <= 90) c += 32;
-    kept.push(c);
-  }
-  // Pass 2: collapse whitespace runs to one space, trim, and drop spaces next to a non-alphanumeric.
-  let out = '';
-  let pendingSpace = false;
-  let prev = -1;
-  for (let i = 0; i < kept.length; i++) {
-    const c = kept[i]!;
-    if (isAsciiSpace(c)) {
+        continue;
+    } else if (isAsciiSpace(c)) {
       pendingSpace = true;
       continue;
-    }
-    if (pendingSpace && prev !== -1 && isAsciiAlnum(prev) && isAsciiAlnum(c)) out += ' ';
+    } else if (lowercase && c >= 65 && c <= 90) c += 32;
+    // A whitespace run becomes one space, kept only between two letters/digits (and never at the ends).
+    if (pendingSpace && prev !== -1 && isAsciiAlnum(prev) && isAsciiAlnum(c)) out[len++] = 32;
     pendingSpace = false;
-    out += String.fromCharCode(c);
+    out[len++] = c;
     prev = c;
   }
-  return out;
+  return latin1.decode(out.subarray(0, len));
 }
+
+const latin1 = new TextDecoder('latin1');

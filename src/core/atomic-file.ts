@@ -1,8 +1,41 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 
-/** Write a file so a crash leaves either the old or the new content, never half of one (tmp + fsync + rename). */
+let counter = 0;
+
+/**
+ * Write a file so readers never see it half-written: `write` fills a temporary file next to the
+ * target, which is renamed over it only on success (and removed on failure). Parent folders are
+ * created. Returns the absolute target path.
+ */
+export async function writeAtomically(
+  path: string,
+  write: (tmpPath: string) => Promise<void>,
+): Promise<string> {
+  const file = resolve(path);
+  await mkdir(dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.${++counter}.tmp`;
+  try {
+    await write(tmp);
+    await rename(tmp, file);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+  return file;
+}
+
+/** `writeAtomically` for data already in memory. */
+export function writeFileAtomic(path: string, data: string | Uint8Array): Promise<string> {
+  return writeAtomically(path, (tmp) => writeFile(tmp, data));
+}
+
+/**
+ * Synchronous and durable: the data is fsynced before the rename, so after a crash the file holds
+ * either the old or the new content. Used for checkpoint pointers.
+ */
 export function writeFileAtomicSync(path: string, data: string | Uint8Array): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;

@@ -2,8 +2,8 @@ import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
+import { writeAtomically } from '../core/atomic-file.ts';
 import { DataError } from '../core/errors.ts';
-import { writeAtomically } from './atomic-write.ts';
 
 /** JSON.stringify replacer: BigInt → number (exact) or decimal text; typed arrays → arrays. */
 export function jsonSafe(_key: string, value: unknown): unknown {

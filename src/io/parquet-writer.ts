@@ -10,9 +10,9 @@ import {
   writeParquet as wasmWriteParquet,
 } from 'parquet-wasm';
 import { z } from 'zod';
+import { writeAtomically } from '../core/atomic-file.ts';
 import { ConfigError, DataError, errorMessage } from '../core/errors.ts';
 import { rowsToArrowTable } from './arrow-table.ts';
-import { writeAtomically } from './atomic-write.ts';
 import { type RowSource, rowBatches } from './jsonl-writer.ts';
 
 const CODECS = {

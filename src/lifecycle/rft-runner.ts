@@ -22,6 +22,7 @@ export interface ExploreNumbers {
   tasks: number;
   rollouts: number;
   meanReward: number;
+  /** Share of selected groups whose rewards were not all equal (the ones that carry a gradient). */
   effectiveTaskRatio: number;
   meanDifficulty: number;
   failedGroups: number;
@@ -31,20 +32,10 @@ export interface ExploreNumbers {
 }
 
 /** One explorer step's numbers (one line of metrics.jsonl, one point on the report's charts). */
-export interface StepRecord {
+export interface StepRecord extends ExploreNumbers {
   step: number;
   explorerVersion: number;
   trainSteps: number;
-  tasks: number;
-  rollouts: number;
-  meanReward: number;
-  /** Share of selected groups whose rewards were not all equal (the ones that carry a gradient). */
-  effectiveTaskRatio: number;
-  meanDifficulty: number;
-  failedGroups: number;
-  emptyResponses: number;
-  experiencesKept: number;
-  experiencesDropped: number;
   trainLoss: number;
   exploreMs: number;
   trainMs: number;

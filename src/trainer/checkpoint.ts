@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { z } from 'zod';
+import { writeFileAtomic } from '../core/atomic-file.ts';
 import { DataError } from '../core/errors.ts';
 import { JsonObjectSchema } from '../core/task.ts';
 import type { TinyPolicyConfig } from '../explorer/tiny/config.ts';
@@ -8,7 +9,6 @@ import {
   readJsonManifest,
   readTensorFile,
   TensorEntrySchema,
-  writeFileAtomic,
   writeTensorFile,
 } from '../explorer/tiny/tensor-file.ts';
 import { readTinyWeights, saveTinyPolicy } from '../explorer/tiny/weights-file.ts';

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { tableToIPC } from 'apache-arrow';
 import { Compression, Table as WasmTable, WriterPropertiesBuilder, writeParquet } from 'parquet-wasm';
 import { z } from 'zod';
+import { writeFileAtomic } from '../core/atomic-file.ts';
 import { ConfigError, DataError } from '../core/errors.ts';
 import type { Experience } from '../core/experience.ts';
-import { writeFileAtomic } from '../explorer/tiny/tensor-file.ts';
 import { exportRow, exportTable } from './export-schema.ts';
 import type { Trainer, TrainMetrics } from './trainer.ts';
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { writeFileAtomic } from '../../core/atomic-file.ts';
 import { DataError } from '../../core/errors.ts';
 
 /**
@@ -20,13 +21,6 @@ export interface NamedTensor {
   name: string;
   shape: readonly number[];
   values: Float32Array;
-}
-
-/** Write a file via a temporary name and a rename, so a crash never leaves half a file under the real name. */
-export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
-  const tmp = `${path}.tmp-${process.pid}`;
-  await writeFile(tmp, data);
-  await rename(tmp, path);
 }
 
 /** Write tensors to `dir/file`; returns the manifest entries and the file's sha256. */

@@ -1,18 +1,13 @@
 import { join } from 'node:path';
 import { z } from 'zod';
+import { writeFileAtomic } from '../../core/atomic-file.ts';
 import { DataError } from '../../core/errors.ts';
 import { type JsonObject, JsonObjectSchema } from '../../core/task.ts';
 import { selectBackend } from '../../trainer/backend.ts';
 import { type TinyPolicyConfig, TinyPolicyConfigSchema } from './config.ts';
 import { paramSpecs } from './params.ts';
 import { TinyPolicy, type TinyPolicyOptions } from './policy.ts';
-import {
-  readJsonManifest,
-  readTensorFile,
-  TensorEntrySchema,
-  writeFileAtomic,
-  writeTensorFile,
-} from './tensor-file.ts';
+import { readJsonManifest, readTensorFile, TensorEntrySchema, writeTensorFile } from './tensor-file.ts';
 import { TINY_VOCAB } from './vocab.ts';
 
 export const TINY_MANIFEST = 'manifest.json';

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { winnow } from '../helpers/cli.ts';
@@ -32,6 +33,23 @@ describe('the RFT loop learns on a CPU (through the CLI)', () => {
       expect(report.counters.rollouts).toBe(60 * 64 * 8);
       expect(report.initialAccuracy).toBeCloseTo(0.333, 2);
       expect(report.finalAccuracy - report.initialAccuracy).toBeGreaterThanOrEqual(0.05);
+      // The run folder holds the HTML report with its charts over steps, and one metrics line per step.
+      const html = readFileSync(join(dir, `run-${seed}`, 'report.html'), 'utf8');
+      for (const title of [
+        'Mean reward of rollouts',
+        'Held-out accuracy',
+        'Effective task ratio',
+        'Difficulty of selected tasks',
+        'Throughput',
+      ]) {
+        expect(html).toContain(title);
+      }
+      expect(html.match(/<svg /g)?.length).toBe(6);
+      expect(
+        readFileSync(join(dir, `run-${seed}`, 'metrics.jsonl'), 'utf8')
+          .trim()
+          .split('\n'),
+      ).toHaveLength(60);
     });
   }
 });

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import * as arrow from 'apache-arrow';
 
 /**
@@ -136,4 +137,15 @@ export function decodeRows<R>(
   const out = new Array<R>(table.numRows);
   for (let i = 0; i < table.numRows; i++) out[i] = build(cols, i);
   return out;
+}
+
+// LanceDB (a CommonJS package) builds its Arrow tables with apache-arrow's CommonJS build, while
+// our ESM code loads the ESM build: same version, different classes, so `instanceof` and even
+// `tableToIPC` fail across the two. Re-reading the CommonJS build's IPC bytes gives a local table.
+const cjsArrow = createRequire(import.meta.url)('apache-arrow') as typeof arrow;
+
+/** A table returned by LanceDB as a table of this module's apache-arrow (a copy via IPC when needed). */
+export function localArrowTable(table: arrow.Table): arrow.Table {
+  if (table instanceof arrow.Table) return table;
+  return arrow.tableFromIPC(cjsArrow.tableToIPC(table));
 }

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { localArrowTable } from '../buffer/arrow-codec.ts';
 import { connect, DEFAULT_DB_DIR, openTableIfExists } from '../buffer/connection.ts';
 import { sqlString } from '../buffer/sql.ts';
 import { decodeTasks } from '../buffer/task-table.ts';
@@ -49,7 +50,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
     if (filters.length > 0) q = q.where(filters.map((f) => `(${f})`).join(' AND '));
     const data = await q.toArrow();
     if (format === 'parquet') {
-      await writeParquet(out, data);
+      await writeParquet(out, localArrowTable(data));
     } else if (values.table === 'tasks' || data.schema.fields.some((f) => f.name === 'content_hash')) {
       await writeJsonl(out, decodeTasks(data));
     } else {

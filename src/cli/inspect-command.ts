@@ -22,7 +22,7 @@ export interface ColumnStats {
 
 /** Per-column statistics computed with arquero (a columnar dataframe library), not hand-rolled loops. */
 export function columnStats(table: arrow.Table, expandJson: readonly string[] = []): ColumnStats[] {
-  // arquero reads apache-arrow tables directly (its IPC path drops multi-batch tables to 0 rows here).
+  // arquero reads Arrow tables by duck typing, so LanceDB's (CommonJS apache-arrow) table goes in as is.
   let dt = aq.fromArrow(table as unknown as Parameters<typeof aq.fromArrow>[0]);
   // JSON bag columns (features, meta) are expanded into one column per numeric key.
   for (const col of expandJson) {

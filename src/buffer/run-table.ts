@@ -36,6 +36,32 @@ const COLUMNS: ColumnSpec<RunRecord>[] = [
 ];
 const SCHEMA = schemaOf(COLUMNS);
 
+/** The part of a run record fixed at its start. */
+export type RunIdentity = Pick<RunRecord, 'runId' | 'kind' | 'name' | 'configHash' | 'seed'>;
+
+/** Records one run's life in the `runs` table: started, then completed or failed, with a summary. */
+export class RunRecorder {
+  private readonly table: RunTable;
+  private readonly identity: RunIdentity;
+  private readonly startedAt = Date.now();
+  constructor(table: RunTable, identity: RunIdentity) {
+    this.table = table;
+    this.identity = identity;
+  }
+
+  /** Write the record with a status; `summary` is stored as JSON. */
+  mark(status: RunRecord['status'], tableVersion: number, summary: unknown = {}): Promise<void> {
+    return this.table.put({
+      ...this.identity,
+      status,
+      startedAt: this.startedAt,
+      finishedAt: status === 'running' ? 0 : Date.now(),
+      tableVersion,
+      summary: JSON.stringify(summary),
+    });
+  }
+}
+
 export class RunTable {
   readonly table: Table;
   private constructor(table: Table) {

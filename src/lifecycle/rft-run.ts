@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { RejectedStore } from '../buffer/rejected-store.ts';
-import { RunTable } from '../buffer/run-table.ts';
+import { RunRecorder, RunTable } from '../buffer/run-table.ts';
 import { SelectorStateStore } from '../buffer/selector-state-store.ts';
 import { parseConfig, readYamlFile } from '../core/config.ts';
 import { contentHash, stableStringify } from '../core/ids.ts';
@@ -62,20 +62,15 @@ export async function runRft(
   const runId = `${config.name}-${configHash.slice(0, 8)}-${seed}`;
   const log = opts.log ?? (() => undefined);
   const rejected = await RejectedStore.open(dbDir);
-  const runs = await RunTable.open(dbDir);
-  const startedAt = Date.now();
-  await runs.put({
+  const recorder = new RunRecorder(await RunTable.open(dbDir), {
     runId,
     kind: 'rft',
     name: config.name,
     configHash,
     seed,
-    status: 'running',
-    startedAt,
-    finishedAt: 0,
-    tableVersion: 0,
-    summary: '{}',
   });
+  const startedAt = Date.now();
+  await recorder.mark('running', 0, {});
 
   const parts = await buildRftParts(config, {
     baseDir: opts.baseDir,
@@ -164,40 +159,16 @@ export async function runRft(
     };
     writeFileSync(join(runDir, 'run.json'), JSON.stringify({ ...report, history: undefined }, null, 2));
     const finished = result.steps >= config.lifecycle.steps;
-    await runs.put({
-      runId,
-      kind: 'rft',
-      name: config.name,
-      configHash,
-      seed,
-      status: finished ? 'completed' : 'running',
-      startedAt,
-      finishedAt: Date.now(),
-      tableVersion: 0,
-      summary: JSON.stringify({
-        steps: result.steps,
-        initialAccuracy: result.initialAccuracy,
-        finalAccuracy: result.finalAccuracy,
-        counters: result.counters,
-        faults,
-      }),
+    await recorder.mark(finished ? 'completed' : 'running', 0, {
+      steps: result.steps,
+      initialAccuracy: result.initialAccuracy,
+      finalAccuracy: result.finalAccuracy,
+      counters: result.counters,
+      faults,
     });
     return report;
   } catch (err) {
-    await runs
-      .put({
-        runId,
-        kind: 'rft',
-        name: config.name,
-        configHash,
-        seed,
-        status: 'failed',
-        startedAt,
-        finishedAt: Date.now(),
-        tableVersion: 0,
-        summary: JSON.stringify({ error: String(err) }),
-      })
-      .catch(() => undefined);
+    await recorder.mark('failed', 0, { error: String(err) }).catch(() => undefined);
     throw err;
   } finally {
     await parts.buffer.close().catch(() => undefined);

@@ -1,7 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { RejectedStore } from '../buffer/rejected-store.ts';
-import { RunTable } from '../buffer/run-table.ts';
+import { RunRecorder, RunTable } from '../buffer/run-table.ts';
 import { runTag, TaskStore } from '../buffer/task-store.ts';
 import { parseConfig, readYamlFile } from '../core/config.ts';
 import { StrictModeError } from '../core/errors.ts';
@@ -118,24 +118,18 @@ export async function runTaskPipeline(
 
   const store = await TaskStore.open(dbDir, config.output.table);
   const rejectedStore = await RejectedStore.open(dbDir, config.output.rejectedTable);
-  const runs = await RunTable.open(dbDir);
-  const startVersion = await store.version();
-  // On an empty table every id is new (repeats within the run are rejected below), so commits can
-  // append instead of merging on id.
-  const appendOnly = (await store.count()) === 0;
-  const startedAt = Date.now();
-  await runs.put({
+  const recorder = new RunRecorder(await RunTable.open(dbDir), {
     runId,
     kind: 'tasks',
     name: config.name,
     configHash,
     seed,
-    status: 'running',
-    startedAt,
-    finishedAt: 0,
-    tableVersion: startVersion,
-    summary: '{}',
   });
+  const startVersion = await store.version();
+  // On an empty table every id is new (repeats within the run are rejected below), so commits can
+  // append instead of merging on id.
+  const appendOnly = (await store.count()) === 0;
+  await recorder.mark('running', startVersion, {});
 
   const readStep = emptyMetrics('read', 'read', 'read');
   const mapStep = emptyMetrics('map', 'map', 'map');
@@ -343,36 +337,19 @@ export async function runTaskPipeline(
       durationMs: performance.now() - t0,
       warnings,
     };
-    await runs.put({
-      runId,
-      kind: 'tasks',
-      name: config.name,
-      configHash,
-      seed,
-      status: 'completed',
-      startedAt,
-      finishedAt: Date.now(),
-      tableVersion,
-      summary: JSON.stringify({ rowsRead, inputErrors, rejected: rejectedCount, tasksOut, ...totals, files }),
+    await recorder.mark('completed', tableVersion, {
+      rowsRead,
+      inputErrors,
+      rejected: rejectedCount,
+      tasksOut,
+      ...totals,
+      files,
     });
     return report;
   } catch (err) {
     await inFlight.catch(() => undefined);
     await rejectedStore.flush().catch(() => undefined);
-    await runs
-      .put({
-        runId,
-        kind: 'tasks',
-        name: config.name,
-        configHash,
-        seed,
-        status: 'failed',
-        startedAt,
-        finishedAt: Date.now(),
-        tableVersion: await store.version(),
-        summary: JSON.stringify({ error: String(err) }),
-      })
-      .catch(() => undefined);
+    await recorder.mark('failed', await store.version(), { error: String(err) }).catch(() => undefined);
     await hooks.emit('onError', { runId, error: err as Error }).catch(() => undefined);
     throw err;
   }

@@ -24,14 +24,31 @@ export function connect(dir: string = DEFAULT_DB_DIR): Promise<lancedb.Connectio
   return conn;
 }
 
+/**
+ * Open a table that `tableNames()` lists. A process killed while creating a table leaves its folder
+ * with no committed version: that holds no data, so it is dropped and null is returned (the caller
+ * creates the table again). Any other failure is a real error and is thrown.
+ */
+export async function openListedTable(conn: lancedb.Connection, name: string): Promise<lancedb.Table | null> {
+  try {
+    return await conn.openTable(name);
+  } catch (err) {
+    if (!/_versions/.test(String(err))) throw err;
+    await conn.dropTable(name).catch(() => undefined);
+    return null;
+  }
+}
+
 /** Open a table, creating it empty with `schema` when it does not exist yet. */
 export async function openOrCreateTable(
   conn: lancedb.Connection,
   name: string,
   schema: Schema,
 ): Promise<lancedb.Table> {
-  const names = await conn.tableNames();
-  if (names.includes(name)) return conn.openTable(name);
+  if ((await conn.tableNames()).includes(name)) {
+    const table = await openListedTable(conn, name);
+    if (table) return table;
+  }
   try {
     return await conn.createEmptyTable(name, schema, { mode: 'create', existOk: true });
   } catch (err) {

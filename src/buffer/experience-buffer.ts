@@ -5,7 +5,7 @@ import { DataError, WinnowError } from '../core/errors.ts';
 import type { Experience, ExperienceInput } from '../core/experience.ts';
 import type { RejectedInput } from '../core/rejected.ts';
 import { hashSeed, Rng } from '../core/rng.ts';
-import { connect } from './connection.ts';
+import { connect, openListedTable } from './connection.ts';
 import { encodeRowsFast } from './experience-arrow.ts';
 import { checkExperience } from './experience-check.ts';
 import {
@@ -1018,8 +1018,9 @@ async function openExperienceTable(
   name: string,
 ): Promise<{ table: Table; stable: boolean }> {
   const names = await conn.tableNames();
-  if (names.includes(name)) {
-    const table = await conn.openTable(name);
+  const existing = names.includes(name) ? await openListedTable(conn, name) : null;
+  if (existing) {
+    const table = existing;
     const schema = await table.schema();
     const have = new Set(schema.fields.map((f) => f.name));
     const missing = REQUIRED_COLUMNS.filter((c) => !have.has(c));

@@ -68,6 +68,12 @@ export class RejectedStore {
     );
   }
 
+  /** Remove one run's rejections recorded after `time` (ms): a resumed run redoes that work and records them again. */
+  async deleteRunAfter(runId: string, time: number): Promise<void> {
+    await this.flush();
+    await this.table.delete(`run_id = ${sqlString(runId)} AND created_at > ${Number(time)}`);
+  }
+
   /** Remove one run's rejections (a resumed run re-records them from scratch). */
   async deleteRun(runId: string): Promise<void> {
     await this.table.delete(`run_id = ${sqlString(runId)}`);

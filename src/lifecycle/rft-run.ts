@@ -1,5 +1,6 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { connect } from '../buffer/connection.ts';
 import { RejectedStore } from '../buffer/rejected-store.ts';
 import { RunRecorder, RunTable } from '../buffer/run-table.ts';
 import { SelectorStateStore } from '../buffer/selector-state-store.ts';
@@ -72,6 +73,7 @@ export async function runRft(
   const startedAt = Date.now();
   await recorder.mark('running', 0, {});
 
+  if (!opts.resume && config.lifecycle.mode !== 'train') await startFresh(config, dbDir, runDir, runId, log);
   const parts = await buildRftParts(config, {
     baseDir: opts.baseDir,
     ...(opts.configFile ? { configFile: opts.configFile } : {}),
@@ -173,5 +175,38 @@ export async function runRft(
   } finally {
     await parts.buffer.close().catch(() => undefined);
     parts.dispose?.();
+  }
+}
+
+/**
+ * A run started without --resume starts over: its own buffer table (and use journal) and its
+ * checkpoints and rejected rows from an earlier run of the same config are removed — and the log
+ * says so. `train`
+ * mode never does this: it exists to read a buffer collected before.
+ */
+async function startFresh(
+  config: RftConfig,
+  dbDir: string,
+  runDir: string,
+  runId: string,
+  log: (line: string) => void,
+): Promise<void> {
+  const table = typeof config.buffer.table === 'string' ? config.buffer.table : 'experiences';
+  const conn = await connect(dbDir);
+  const names = await conn.tableNames();
+  for (const name of [table, `${table}_uses`]) {
+    if (!names.includes(name)) continue;
+    const rows = await (await conn.openTable(name)).countRows();
+    await conn.dropTable(name);
+    log(`starting over (no --resume): dropped buffer table '${name}' (${rows} rows) left by an earlier run`);
+  }
+  // Run ids are deterministic (name, config, seed): the earlier run's rejections would mix with ours.
+  await (await RejectedStore.open(dbDir)).deleteRun(runId);
+  for (const leftover of ['checkpoints', 'holdback.jsonl']) {
+    const path = join(runDir, leftover);
+    if (existsSync(path)) {
+      rmSync(path, { recursive: true, force: true });
+      log(`starting over (no --resume): removed ${path}`);
+    }
   }
 }

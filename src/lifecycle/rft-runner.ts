@@ -177,6 +177,8 @@ export async function runRftLoop(opts: RftRunOptions): Promise<RftRunResult> {
       }
       if (holdback.size > 0) log(`re-using ${holdback.size} rollout group(s) written after the checkpoint`);
       resumedFrom = step;
+      // Rejections recorded after the checkpoint will be recorded again as those steps are redone.
+      await opts.rejected.deleteRunAfter(opts.runId, s.createdAt);
       initialAccuracy =
         typeof s.counters.initialAccuracy === 'number' ? s.counters.initialAccuracy : undefined;
       writeFileSync(
@@ -186,6 +188,13 @@ export async function runRftLoop(opts: RftRunOptions): Promise<RftRunResult> {
       log(`resumed from checkpoint at step ${step} (${latest.dir})`);
     } else {
       log('no checkpoint found: starting from the beginning');
+      // A run killed before its first checkpoint may still have leased rows and written steps:
+      // roll both back so the restart sees the buffer as a fresh run would (re-using what was written).
+      for (const e of await parts.buffer.resume(0, 0)) {
+        const list = holdback.get(e.groupId) ?? [];
+        list.push(e);
+        holdback.set(e.groupId, list);
+      }
     }
   }
   if (step === 0) {

@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RejectedStore } from '../../src/buffer/rejected-store.ts';
@@ -83,5 +84,15 @@ describe('TaskStore', () => {
     ]);
     expect(rows[0]!.payload.length).toBeLessThan(4200);
     expect(rows[0]!.payload).toContain('more chars');
+  });
+});
+
+describe('a table half-created by a killed process', () => {
+  it('is recreated (it held no committed version, so no data) instead of failing every later run', async () => {
+    const db = join(dir, 'db-half');
+    mkdirSync(join(db, 'tasks.lance', 'data'), { recursive: true });
+    const store = await TaskStore.open(db);
+    expect(await store.count()).toBe(0);
+    expect((await store.write([task(1)], 'r')).inserted).toBe(1);
   });
 });

@@ -47,3 +47,23 @@ export class BatchBuilder {
 }
 
 const EMPTY: RawBatch[] = [];
+
+/** A push parser: bytes in (in order), records and rejections out through its BatchBuilder. */
+export interface PushParser {
+  push(chunk: Uint8Array): void;
+  end(): void;
+}
+
+/** Feed a byte stream to a push parser, yielding each batch as soon as it is full. */
+export async function* drivePushParser(
+  bytes: AsyncIterable<Uint8Array>,
+  parser: PushParser,
+  out: BatchBuilder,
+): AsyncGenerator<RawBatch> {
+  for await (const chunk of bytes) {
+    parser.push(chunk);
+    for (const batch of out.takeReady()) yield batch;
+  }
+  parser.end();
+  for (const batch of out.finish()) yield batch;
+}

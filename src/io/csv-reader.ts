@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { DataError } from '../core/errors.ts';
 import { truncatePayload } from '../core/rejected.ts';
-import { BatchBuilder } from './batch-builder.ts';
+import { BatchBuilder, drivePushParser } from './batch-builder.ts';
 import type { RawBatch } from './raw-record.ts';
 import {
   asBuffer,
@@ -282,11 +282,5 @@ export async function* parseCsv(
   ctx: CsvReadContext,
 ): AsyncGenerator<RawBatch> {
   const out = new BatchBuilder(ctx.batchSize);
-  const parser = new CsvParser(ctx, out);
-  for await (const chunk of bytes) {
-    parser.push(chunk);
-    for (const batch of out.takeReady()) yield batch;
-  }
-  parser.end();
-  for (const batch of out.finish()) yield batch;
+  yield* drivePushParser(bytes, new CsvParser(ctx, out), out);
 }

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { truncatePayload } from '../core/rejected.ts';
-import { BatchBuilder } from './batch-builder.ts';
+import { BatchBuilder, drivePushParser } from './batch-builder.ts';
 import { jsonKind, jsonTooDeep } from './json-depth.ts';
 import type { RawBatch } from './raw-record.ts';
 import {
@@ -202,11 +202,5 @@ export async function* parseJsonl(
   ctx: TextReadContext,
 ): AsyncGenerator<RawBatch> {
   const out = new BatchBuilder(ctx.batchSize);
-  const parser = new JsonlParser(ctx, out);
-  for await (const chunk of bytes) {
-    parser.push(chunk);
-    for (const batch of out.takeReady()) yield batch;
-  }
-  parser.end();
-  for (const batch of out.finish()) yield batch;
+  yield* drivePushParser(bytes, new JsonlParser(ctx, out), out);
 }

@@ -8,8 +8,8 @@
 import { parseArgs } from 'node:util';
 import type { Experience } from '../src/core/experience.ts';
 import { loadArithmeticDatasets } from '../src/explorer/tasks/arithmetic-datasets.ts';
+import { selectBackend, type TfBackendName } from '../src/explorer/tiny/backend.ts';
 import { loadWarmStart } from '../src/explorer/tiny/warm-start.ts';
-import { selectBackend, type TfBackendName } from '../src/trainer/backend.ts';
 import { PolicyGradientTrainer } from '../src/trainer/policy-gradient-trainer.ts';
 
 const { values } = parseArgs({

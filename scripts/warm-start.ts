@@ -10,10 +10,10 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Task } from '../src/core/task.ts';
 import { loadArithmeticDatasets } from '../src/explorer/tasks/arithmetic-datasets.ts';
+import { selectBackend } from '../src/explorer/tiny/backend.ts';
 import { evaluateAccuracy } from '../src/explorer/tiny/evaluate.ts';
 import type { TinyPolicy } from '../src/explorer/tiny/policy.ts';
 import { saveTinyPolicy } from '../src/explorer/tiny/weights-file.ts';
-import { selectBackend } from '../src/trainer/backend.ts';
 import { trainWarmStart, WarmStartRecipeSchema } from '../src/trainer/warm-start.ts';
 
 const { values } = parseArgs({

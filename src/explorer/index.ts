@@ -4,10 +4,14 @@ export * from './openai/index.ts';
 export * from './rewards/index.ts';
 export * from './rollout-model.ts';
 export {
+  type BackendSelection,
+  currentBackend,
   evaluateAccuracy,
   loadTinyPolicy,
   readTinyWeights,
   saveTinyPolicy,
+  selectBackend,
+  TF_BACKEND_ENV,
   TinyPolicy,
   type TinyPolicyConfig,
   TinyPolicyConfigSchema,

@@ -1,5 +1,4 @@
 export * from './adam.ts';
-export * from './backend.ts';
 export * from './checkpoint.ts';
 export * from './export-schema.ts';
 export * from './export-trainer.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TfBackendNameSchema } from './backend.ts';
+import { TfBackendNameSchema } from '../explorer/tiny/backend.ts';
 
 /** Settings of the built-in policy-gradient trainer (PPO-clip / GRPO-style loss on the tiny policy). */
 export const PolicyGradientConfigSchema = z

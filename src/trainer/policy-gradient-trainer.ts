@@ -1,10 +1,10 @@
 import * as tf from '@tensorflow/tfjs';
 import { ConfigError } from '../core/errors.ts';
 import type { Experience } from '../core/experience.ts';
+import { selectBackend } from '../explorer/tiny/backend.ts';
 import { sequenceLogits, stepInputs, type TinyWeights, withTransposes } from '../explorer/tiny/gru.ts';
 import type { TinyPolicy } from '../explorer/tiny/policy.ts';
 import { Adam } from './adam.ts';
-import { selectBackend } from './backend.ts';
 import { readTrainerCheckpoint, writeTrainerCheckpoint } from './checkpoint.ts';
 import { type PackedBatch, packExperiences } from './pack.ts';
 import {

@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/core/errors.ts';
-import { selectBackend, TF_BACKEND_ENV } from '../../src/trainer/backend.ts';
+import { selectBackend, TF_BACKEND_ENV } from '../../src/explorer/tiny/backend.ts';
 
 describe('selectBackend', () => {
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { selectBackend } from '../../src/explorer/tiny/backend.ts';
 import { Adam } from '../../src/trainer/adam.ts';
-import { selectBackend } from '../../src/trainer/backend.ts';
 import { policyGradientLoss } from '../../src/trainer/pg-loss.ts';
 
 beforeAll(async () => {

@@ -1,3 +1,4 @@
+export * from './backend.ts';
 export * from './config.ts';
 export * from './evaluate.ts';
 export * from './gru.ts';

@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
-import { ConfigError, errorMessage } from '../core/errors.ts';
+import { ConfigError, errorMessage } from '../../core/errors.ts';
 
 /**
  * Picks the TensorFlow.js backend the tiny policy and the built-in trainer run on. Native

@@ -63,10 +63,47 @@ const isAsciiSpace = (c: number) => c === 32 || (c >= 9 && c <= 13);
 let scratch = new Uint8Array(1024);
 
 /**
+ * The dedup key as two independent hashes (53-bit map key + 32-bit check: 85 bits, so among a
+ * billion texts a false match has a chance of ~1e-8) without building the key string for ASCII text.
+ */
+export function dedupKeyHash(
+  text: string,
+  opts: DedupKeyOptions = DEFAULT_DEDUP_KEY_OPTIONS,
+): { key: number; check: number } {
+  if (opts.whitespace === 'collapse' && opts.stripPunctuation) {
+    const len = asciiDedupKeyBytes(text, opts.lowercase);
+    if (len >= 0) return hashUnits((i) => scratch[i]!, len);
+  }
+  return hashDedupKey(generalDedupKey(text, opts));
+}
+
+/** The hash pair of a key string (what dedupKeyHash computes from the key without building it). */
+export function hashDedupKey(key: string): { key: number; check: number } {
+  return hashUnits((i) => key.charCodeAt(i), key.length);
+}
+
+/** Three multiply-xorshift lanes over UTF-16 code units (ASCII bytes hash the same as their string). */
+function hashUnits(at: (i: number) => number, n: number): { key: number; check: number } {
+  let a = 0x9e3779b9;
+  let b = 0x85ebca6b;
+  let c = 0xc2b2ae35;
+  for (let i = 0; i < n; i++) {
+    const x = at(i);
+    a = Math.imul(a ^ x, 0x01000193);
+    b = Math.imul(b ^ x, 0x5bd1e995);
+    c = Math.imul(c ^ x, 0x27d4eb2d);
+  }
+  a = Math.imul(a ^ (a >>> 15), 0x2c1b3c6d) ^ Math.imul(b ^ (b >>> 13), 0x297a2d39);
+  b = Math.imul(b ^ (b >>> 16), 0x85ebca6b) ^ Math.imul(a ^ (a >>> 13), 0xc2b2ae35);
+  c = Math.imul(c ^ (c >>> 16), 0x7feb352d) ^ (a >>> 7) ^ n;
+  return { key: (a >>> 0) * 2097152 + ((b >>> 0) & 0x1fffff), check: c >>> 0 };
+}
+
+/**
  * The same key as the general path for pure-ASCII text (NFKC is the identity there), in one pass
  * without regular expressions or intermediate strings; null when the text has a non-ASCII character.
  */
-function asciiDedupKey(text: string, lowercase: boolean): string | null {
+function asciiDedupKeyBytes(text: string, lowercase: boolean): number {
   const n = text.length;
   if (scratch.length < n) scratch = new Uint8Array(n * 2);
   const out = scratch;
@@ -75,7 +112,7 @@ function asciiDedupKey(text: string, lowercase: boolean): string | null {
   let prev = -1;
   for (let i = 0; i < n; i++) {
     let c = text.charCodeAt(i);
-    if (c >= 128) return null;
+    if (c >= 128) return -1;
     if (ASCII_PUNCT[c] === 1) {
       // Punctuation goes, except . and , between two digits ("3.5", "1,000").
       if (
@@ -96,7 +133,12 @@ function asciiDedupKey(text: string, lowercase: boolean): string | null {
     out[len++] = c;
     prev = c;
   }
-  return latin1.decode(out.subarray(0, len));
+  return len;
+}
+
+function asciiDedupKey(text: string, lowercase: boolean): string | null {
+  const len = asciiDedupKeyBytes(text, lowercase);
+  return len < 0 ? null : latin1.decode(scratch.subarray(0, len));
 }
 
 const latin1 = new TextDecoder('latin1');

@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dedupKey, generalDedupKey } from '../../../src/operators/task/dedup-key.ts';
+import {
+  dedupKey,
+  dedupKeyHash,
+  generalDedupKey,
+  hashDedupKey,
+} from '../../../src/operators/task/dedup-key.ts';
 import {
   normalizeWhitespace,
   normalizeWhitespaceFull,
@@ -31,6 +36,18 @@ describe('fast paths agree with the reference implementations', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('dedupKeyHash (hashing the ASCII fast path’s bytes) = the hash of the reference key string', () => {
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(dedupKeyHash(t)).toEqual(hashDedupKey(generalDedupKey(t)));
+      }),
+      { numRuns: 3000 },
+    );
+    // Different normal forms hash apart; equal ones together.
+    expect(dedupKeyHash('What is 2+2?')).toEqual(dedupKeyHash('  what is 2 + 2 ? '));
+    expect(dedupKeyHash('What is 2+3?')).not.toEqual(dedupKeyHash('What is 2+2?'));
   });
 
   it('normalizeWhitespace (already-normal fast path) = normalizeWhitespaceFull, for every newline mode', () => {

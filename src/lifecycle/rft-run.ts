@@ -5,6 +5,7 @@ import { RejectedStore } from '../buffer/rejected-store.ts';
 import { RunRecorder, RunTable } from '../buffer/run-table.ts';
 import { SelectorStateStore } from '../buffer/selector-state-store.ts';
 import { parseConfig, readYamlFile } from '../core/config.ts';
+import { ConfigError } from '../core/errors.ts';
 import { contentHash, stableStringify } from '../core/ids.ts';
 import { annotatePassRates } from './annotate.ts';
 import type { Hooks } from './hooks.ts';
@@ -194,6 +195,16 @@ async function startFresh(
   const table = typeof config.buffer.table === 'string' ? config.buffer.table : 'experiences';
   const conn = await connect(dbDir);
   const names = await conn.tableNames();
+  if (names.includes(table)) {
+    // Only ever drop an experience table: a buffer.table naming another table (tasks, rejected…) is a config error.
+    const fields = (await (await conn.openTable(table)).schema()).fields.map((f) => f.name);
+    if (!fields.includes('group_id') || !fields.includes('explore_step')) {
+      throw new ConfigError({
+        path: 'buffer.table',
+        message: `table '${table}' exists and is not an experience table; name a table of its own for the buffer`,
+      });
+    }
+  }
   for (const name of [table, `${table}_uses`]) {
     if (!names.includes(name)) continue;
     const rows = await (await conn.openTable(name)).countRows();

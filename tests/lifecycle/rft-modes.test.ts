@@ -96,3 +96,23 @@ describe('lifecycle modes', () => {
     expect(r.counters.trained).toBe(24);
   });
 });
+
+describe('starting over', () => {
+  it('refuses to drop a table that is not an experience table when buffer.table names one', async () => {
+    const db = join(dir, 'db-guard');
+    await run('guard-fill', {});
+    const config = smallRftConfig('guard', {
+      heldout: undefined,
+      buffer: { table: 'rejected' },
+      lifecycle: { mode: 'sync', steps: 1, checkpointEvery: 1 },
+    });
+    const { RejectedStore } = await import('../../src/buffer/rejected-store.ts');
+    const rej = await RejectedStore.open(db);
+    rej.add([{ step: 'x', reason: 'kept', runId: 'other' }]);
+    await rej.flush();
+    await expect(
+      runRft(config, { baseDir: REPO_ROOT, dbDir: db, runDir: join(dir, 'run-guard') }),
+    ).rejects.toThrow("buffer.table: table 'rejected' exists and is not an experience table");
+    expect((await rej.read({ runId: 'other' })).length).toBe(1);
+  });
+});

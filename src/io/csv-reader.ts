@@ -2,15 +2,9 @@ import { isUtf8 } from 'node:buffer';
 import { DataError } from '../core/errors.ts';
 import { truncatePayload } from '../core/rejected.ts';
 import { BatchBuilder, drivePushParser } from './batch-builder.ts';
+import { BoundedParts } from './bounded-parts.ts';
 import type { RawBatch } from './raw-record.ts';
-import {
-  asBuffer,
-  growHead,
-  headOf,
-  oversizedPayload,
-  PAYLOAD_HEAD_BYTES,
-  type TextReadContext,
-} from './text-context.ts';
+import { asBuffer, oversizedPayload, type TextReadContext } from './text-context.ts';
 
 const STEP = 'read:csv';
 const LF = 10;
@@ -45,10 +39,8 @@ export class CsvParser {
   private state = FIELD_START;
   private line = 1;
   private recordLine = 1;
-  private parts: Buffer[] = [];
-  private partBytes = 0;
-  private overflowBytes = -1;
-  private overflowHead: Buffer = Buffer.alloc(0);
+  /** Bytes of the record that is still open at the end of the last chunk. */
+  private readonly parts: BoundedParts;
   private first = true;
   private columns: string[] | undefined;
 
@@ -56,6 +48,7 @@ export class CsvParser {
     this.ctx = ctx;
     this.out = out;
     this.delim = ctx.delimiter.charCodeAt(0);
+    this.parts = new BoundedParts(ctx.maxLineBytes);
   }
 
   push(raw: Uint8Array): void {
@@ -93,7 +86,7 @@ export class CsvParser {
       else if (b !== CR) state = UNQUOTED;
     }
     this.state = state;
-    if (segStart < n) this.keep(chunk.subarray(segStart));
+    if (segStart < n) this.parts.keep(chunk.subarray(segStart));
   }
 
   end(): void {
@@ -105,7 +98,7 @@ export class CsvParser {
           message: 'cannot read the header row: unterminated quoted field (the file ends inside quotes)',
         });
       }
-      const text = this.overflowBytes >= 0 ? this.overflowHead : headOf(this.parts, PAYLOAD_HEAD_BYTES);
+      const text = this.parts.head();
       this.reject(
         this.recordLine,
         'unterminated quoted field (the file ends inside quotes)',
@@ -113,45 +106,26 @@ export class CsvParser {
       );
       return;
     }
-    if (this.partBytes > 0 || this.overflowBytes >= 0) this.record(Buffer.alloc(0), 0, 0);
-  }
-
-  private keep(part: Buffer): void {
-    if (this.overflowBytes >= 0) {
-      this.overflowBytes += part.length;
-      this.overflowHead = growHead(this.overflowHead, part);
-      return;
-    }
-    if (this.partBytes + part.length > this.ctx.maxLineBytes) {
-      this.overflowHead = headOf([...this.parts, part], PAYLOAD_HEAD_BYTES);
-      this.overflowBytes = this.partBytes + part.length;
-      this.parts = [];
-      this.partBytes = 0;
-      return;
-    }
-    this.parts.push(part);
-    this.partBytes += part.length;
+    if (!this.parts.empty) this.record(Buffer.alloc(0), 0, 0);
   }
 
   private record(chunk: Buffer, start: number, end: number): void {
     const row = this.recordLine;
     let buf: Buffer;
-    if (this.partBytes === 0 && this.overflowBytes < 0) {
+    if (this.parts.empty) {
       buf = chunk.subarray(start, end);
       if (buf.length > this.ctx.maxLineBytes) {
         this.rejectLong(row, buf.length, buf);
         return;
       }
     } else {
-      this.keep(chunk.subarray(start, end));
-      if (this.overflowBytes >= 0) {
-        this.rejectLong(row, this.overflowBytes, this.overflowHead);
-        this.overflowBytes = -1;
+      this.parts.keep(chunk.subarray(start, end));
+      const taken = this.parts.take();
+      if (taken.overflow) {
+        this.rejectLong(row, taken.size, taken.head);
         return;
       }
-      buf = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.partBytes);
-      this.parts = [];
-      this.partBytes = 0;
+      buf = taken.bytes;
     }
     if (buf.length > 0 && buf[buf.length - 1] === CR) buf = buf.subarray(0, buf.length - 1);
     if (this.first && buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf)

@@ -2,18 +2,12 @@ import { isUtf8 } from 'node:buffer';
 import { DataError } from '../core/errors.ts';
 import { truncatePayload } from '../core/rejected.ts';
 import { BatchBuilder } from './batch-builder.ts';
+import { BoundedParts } from './bounded-parts.ts';
 import { prepend } from './byte-source.ts';
 import { jsonKind, jsonTooDeep } from './json-depth.ts';
 import { JsonlParser } from './jsonl-reader.ts';
 import type { RawBatch } from './raw-record.ts';
-import {
-  asBuffer,
-  growHead,
-  headOf,
-  oversizedPayload,
-  PAYLOAD_HEAD_BYTES,
-  type TextReadContext,
-} from './text-context.ts';
+import { asBuffer, oversizedPayload, type TextReadContext } from './text-context.ts';
 
 const STEP = 'read:json';
 const QUOTE = 34;
@@ -44,10 +38,8 @@ export class JsonArrayParser {
   private index = 0;
   private inElement = false;
   private elementStart = 0;
-  private parts: Buffer[] = [];
-  private partBytes = 0;
-  private overflowBytes = -1;
-  private overflowHead: Buffer = Buffer.alloc(0);
+  /** Bytes of the open element that will not be in the current chunk any more. */
+  private readonly parts: BoundedParts;
   private trailingReported = false;
   private firstByte = true;
   // jsonPath search inside the top-level object
@@ -62,6 +54,7 @@ export class JsonArrayParser {
   constructor(ctx: JsonReadContext, out: BatchBuilder) {
     this.ctx = ctx;
     this.out = out;
+    this.parts = new BoundedParts(ctx.maxLineBytes);
   }
 
   push(raw: Uint8Array): void {
@@ -119,7 +112,7 @@ export class JsonArrayParser {
       }
       i++;
     }
-    if (this.inElement) this.keep(chunk.subarray(this.elementStart));
+    if (this.inElement) this.parts.keep(chunk.subarray(this.elementStart));
     if (this.capturingKey && this.keyParts.length < 64) this.keyParts.push(chunk.subarray(this.keyStart));
   }
 
@@ -260,48 +253,27 @@ export class JsonArrayParser {
     this.elementStart = i;
   }
 
-  /** Bytes of the open element that will not be in the current chunk any more. */
-  private keep(part: Buffer): void {
-    if (this.overflowBytes >= 0) {
-      this.overflowBytes += part.length;
-      this.overflowHead = growHead(this.overflowHead, part);
-      return;
-    }
-    if (this.partBytes + part.length > this.ctx.maxLineBytes) {
-      this.overflowHead = headOf([...this.parts, part], PAYLOAD_HEAD_BYTES);
-      this.overflowBytes = this.partBytes + part.length;
-      this.parts = [];
-      this.partBytes = 0;
-      return;
-    }
-    this.parts.push(part);
-    this.partBytes += part.length;
-  }
-
   private elementText(): string {
-    if (this.overflowBytes >= 0) return this.overflowHead.toString('utf8');
-    return headOf(this.parts, PAYLOAD_HEAD_BYTES).toString('utf8');
+    return this.parts.head().toString('utf8');
   }
 
   private finish(chunk: Buffer, end: number): void {
     this.inElement = false;
     const row = this.index++;
-    this.keep(chunk.subarray(this.elementStart, end));
-    if (this.overflowBytes >= 0) {
-      const bytes = this.overflowBytes;
-      this.overflowBytes = -1;
+    this.parts.keep(chunk.subarray(this.elementStart, end));
+    const taken = this.parts.take();
+    if (taken.overflow) {
+      const bytes = taken.size;
       this.out.reject({
         step: STEP,
         file: this.ctx.file,
         row,
         reason: `element is ${bytes} bytes, over maxLineBytes (${this.ctx.maxLineBytes})`,
-        payload: oversizedPayload(this.overflowHead, bytes),
+        payload: oversizedPayload(taken.head, bytes),
       });
       return;
     }
-    const buf = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.partBytes);
-    this.parts = [];
-    this.partBytes = 0;
+    const buf = taken.bytes;
     if (!isUtf8(buf)) {
       this.reject(row, 'invalid UTF-8', buf.toString('utf8'));
       return;

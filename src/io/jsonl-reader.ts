@@ -1,16 +1,10 @@
 import { isUtf8 } from 'node:buffer';
 import { truncatePayload } from '../core/rejected.ts';
 import { BatchBuilder, drivePushParser } from './batch-builder.ts';
+import { BoundedParts } from './bounded-parts.ts';
 import { jsonKind, jsonTooDeep } from './json-depth.ts';
 import type { RawBatch } from './raw-record.ts';
-import {
-  asBuffer,
-  growHead,
-  headOf,
-  oversizedPayload,
-  PAYLOAD_HEAD_BYTES,
-  type TextReadContext,
-} from './text-context.ts';
+import { asBuffer, oversizedPayload, PAYLOAD_HEAD_BYTES, type TextReadContext } from './text-context.ts';
 
 const STEP = 'read:jsonl';
 const NO_BYTES = Buffer.alloc(0);
@@ -27,36 +21,33 @@ export class JsonlParser {
   private readonly out: BatchBuilder;
   private line = 0;
   /** Bytes of the line that is still open at the end of the last chunk. */
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
-  /** Set while skipping an over-long line: its total size so far (-1 when not skipping). */
-  private overflowBytes = -1;
-  private overflowHead: Buffer = NO_BYTES;
+  private readonly pending: BoundedParts;
 
   constructor(ctx: TextReadContext, out: BatchBuilder) {
     this.ctx = ctx;
     this.out = out;
+    this.pending = new BoundedParts(ctx.maxLineBytes);
   }
 
   push(raw: Uint8Array): void {
     const chunk = asBuffer(raw);
     const firstNl = chunk.indexOf(10);
     if (firstNl === -1) {
-      this.carry(chunk);
+      this.pending.keep(chunk);
       return;
     }
     let start = 0;
-    if (this.pendingBytes > 0 || this.overflowBytes >= 0) {
+    if (!this.pending.empty) {
       this.finishCarried(chunk.subarray(0, firstNl));
       start = firstNl + 1;
     }
     const lastNl = chunk.lastIndexOf(10);
     if (lastNl >= start) this.completeLines(chunk, start, lastNl);
-    if (lastNl + 1 < chunk.length) this.carry(chunk.subarray(lastNl + 1));
+    if (lastNl + 1 < chunk.length) this.pending.keep(chunk.subarray(lastNl + 1));
   }
 
   end(): void {
-    if (this.pendingBytes > 0 || this.overflowBytes >= 0) this.finishCarried(NO_BYTES);
+    if (!this.pending.empty) this.finishCarried(NO_BYTES);
   }
 
   /** Lines in chunk[start, lastNl), each ended by a newline. */
@@ -81,37 +72,15 @@ export class JsonlParser {
     }
   }
 
-  private carry(part: Buffer): void {
-    if (this.overflowBytes >= 0) {
-      this.overflowBytes += part.length;
-      this.overflowHead = growHead(this.overflowHead, part);
-      return;
-    }
-    if (this.pendingBytes + part.length > this.ctx.maxLineBytes) {
-      this.overflowHead = headOf([...this.pending, part], PAYLOAD_HEAD_BYTES);
-      this.overflowBytes = this.pendingBytes + part.length;
-      this.pending = [];
-      this.pendingBytes = 0;
-      return;
-    }
-    this.pending.push(part);
-    this.pendingBytes += part.length;
-  }
-
   private finishCarried(tail: Buffer): void {
-    this.carry(tail);
-    if (this.overflowBytes >= 0) {
+    this.pending.keep(tail);
+    const taken = this.pending.take();
+    if (taken.overflow) {
       this.line++;
-      this.rejectLong(this.overflowBytes, this.overflowHead);
-      this.overflowBytes = -1;
-      this.overflowHead = NO_BYTES;
+      this.rejectLong(taken.size, taken.head);
       return;
     }
-    const parts = this.pending;
-    const buf = parts.length === 1 ? parts[0]! : Buffer.concat(parts, this.pendingBytes);
-    this.pending = [];
-    this.pendingBytes = 0;
-    this.lineBytes(buf);
+    this.lineBytes(taken.bytes);
   }
 
   private lineBytes(buf: Buffer): void {

@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { RejectedStore } from '../buffer/rejected-store.ts';
 import type { SelectorStateStore } from '../buffer/selector-state-store.ts';
-import { errorMessage } from '../core/errors.ts';
 import type { Experience } from '../core/experience.ts';
 import type { RejectedInput } from '../core/rejected.ts';
 import type { JsonValue, Task } from '../core/task.ts';
@@ -526,8 +525,4 @@ export async function runRftLoop(opts: RftRunOptions): Promise<RftRunResult> {
     counters,
     durationMs: performance.now() - t0,
   };
-}
-
-export function describeError(err: unknown): string {
-  return errorMessage(err);
 }

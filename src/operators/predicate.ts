@@ -8,7 +8,7 @@ export type Predicate =
   | {
       field: string;
       equals?: unknown;
-      not_equals?: unknown;
+      notEquals?: unknown;
       in?: unknown[];
       gt?: number;
       gte?: number;
@@ -29,7 +29,7 @@ export const PredicateSchema: z.ZodType<Predicate> = z.lazy(() =>
     z.strictObject({
       field: z.string().min(1),
       equals: z.unknown().optional(),
-      not_equals: z.unknown().optional(),
+      notEquals: z.unknown().optional(),
       in: z.array(z.unknown()).optional(),
       gt: z.number().optional(),
       gte: z.number().optional(),
@@ -67,7 +67,7 @@ export function compilePredicate(p: Predicate): (row: unknown) => boolean {
   const tests: Array<(v: unknown) => boolean> = [];
   if (p.exists !== undefined) tests.push((v) => (v !== undefined && v !== null) === p.exists);
   if ('equals' in p && p.equals !== undefined) tests.push((v) => v === p.equals);
-  if ('not_equals' in p && p.not_equals !== undefined) tests.push((v) => v !== p.not_equals);
+  if ('notEquals' in p && p.notEquals !== undefined) tests.push((v) => v !== p.notEquals);
   if (p.in) {
     const set = new Set(p.in);
     tests.push((v) => set.has(v));

@@ -8,15 +8,15 @@ export const exactMatchReward = defineReward({
   params: z
     .object({
       trim: z.boolean().default(true),
-      case_sensitive: z.boolean().default(true),
-      normalize_whitespace: z.boolean().default(false),
+      caseSensitive: z.boolean().default(true),
+      normalizeWhitespace: z.boolean().default(false),
     })
     .strict(),
   create: (p) => {
     const norm = (s: string): string => {
       let t = p.trim ? s.trim() : s;
-      if (p.normalize_whitespace) t = t.replace(/\s+/g, ' ');
-      return p.case_sensitive ? t : t.toLowerCase();
+      if (p.normalizeWhitespace) t = t.replace(/\s+/g, ' ');
+      return p.caseSensitive ? t : t.toLowerCase();
     };
     return (ctx) => {
       const reference = ctx.task.answer;

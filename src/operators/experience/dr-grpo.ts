@@ -11,12 +11,12 @@ export const drGrpo = defineExperienceOperator({
   name: 'dr_grpo',
   kind: 'group',
   description: 'Dr. GRPO advantage: reward minus the group mean (no std normalisation)',
-  params: z.object({ per_token: perTokenParam }).strict(),
+  params: z.object({ perToken: perTokenParam }).strict(),
   create: (p) => ({
     name: 'dr_grpo',
     kind: 'group',
     process: (batch, ctx) =>
-      applyAdvantages('dr_grpo', batch, ctx, p.per_token, (rows, groups) => {
+      applyAdvantages('dr_grpo', batch, ctx, p.perToken, (rows, groups) => {
         const means = groupMeans(rows, groups);
         return {
           advantages: rows.map((e, i) => e.reward - means[i]!),

@@ -13,14 +13,14 @@ export const duplicateResponseFilter = defineExperienceOperator({
   description: 'drop experiences whose response repeats an earlier one in the same group',
   params: z
     .object({
-      normalize_whitespace: z.boolean().default(true),
-      case_insensitive: z.boolean().default(false),
+      normalizeWhitespace: z.boolean().default(true),
+      caseInsensitive: z.boolean().default(false),
     })
     .strict(),
   create: (p) => {
     const key = (s: string): string => {
-      let k = p.normalize_whitespace ? s.trim().replace(/\s+/g, ' ') : s;
-      if (p.case_insensitive) k = k.toLowerCase();
+      let k = p.normalizeWhitespace ? s.trim().replace(/\s+/g, ' ') : s;
+      if (p.caseInsensitive) k = k.toLowerCase();
       return k;
     };
     return {

@@ -25,8 +25,8 @@ export const lengthPenalty = defineExperienceOperator({
       coef: z.number().nonnegative(),
       target: z.number().int().nonnegative().default(0),
       unit: z.enum(['tokens', 'chars']).default('tokens'),
-      only_correct: z.boolean().default(false),
-      correct_threshold: z.number().default(1),
+      onlyCorrect: z.boolean().default(false),
+      correctThreshold: z.number().default(1),
     })
     .strict(),
   create: (p) => ({
@@ -51,7 +51,7 @@ export const lengthPenalty = defineExperienceOperator({
         }
         measured++;
         lengthSum += len;
-        const eligible = !p.only_correct || e.reward >= p.correct_threshold;
+        const eligible = !p.onlyCorrect || e.reward >= p.correctThreshold;
         const penalty = eligible ? p.coef * Math.max(0, len - p.target) : 0;
         if (penalty > 0) {
           penalised++;

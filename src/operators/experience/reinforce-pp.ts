@@ -24,14 +24,14 @@ export const reinforcePp = defineExperienceOperator({
       baseline: z.enum(['none', 'group']).default('none'),
       std: stdKindParam,
       eps: epsParam,
-      per_token: perTokenParam,
+      perToken: perTokenParam,
     })
     .strict(),
   create: (p) => ({
     name: 'reinforce_pp',
     kind: 'group',
     process: (batch, ctx) =>
-      applyAdvantages('reinforce_pp', batch, ctx, p.per_token, (rows, groups) => {
+      applyAdvantages('reinforce_pp', batch, ctx, p.perToken, (rows, groups) => {
         const means = p.baseline === 'group' ? groupMeans(rows, groups) : null;
         const x = rows.map((e, i) => e.reward - (means ? means[i]! : 0));
         const m = mean(x);

@@ -37,7 +37,7 @@ export const rewardShaping = defineExperienceOperator({
       stat: z.string().min(1),
       op: z.enum(['add', 'sub', 'mul', 'div']).default('add'),
       weight: z.number().default(1),
-      on_missing: z.enum(['drop', 'keep']).default('keep'),
+      onMissing: z.enum(['drop', 'keep']).default('keep'),
     })
     .strict(),
   create: (p) => ({
@@ -50,7 +50,7 @@ export const rewardShaping = defineExperienceOperator({
       let divZero = 0;
       let shaped = 0;
       const unusable = (e: Experience, why: string) => {
-        if (p.on_missing === 'drop') dropped.push({ row: e, reason: why });
+        if (p.onMissing === 'drop') dropped.push({ row: e, reason: why });
         else rows.push(e);
       };
       for (const e of batch) {
@@ -76,7 +76,7 @@ export const rewardShaping = defineExperienceOperator({
         shaped++;
         rows.push({ ...e, reward });
       }
-      if (p.on_missing === 'keep' && missing + divZero > 0)
+      if (p.onMissing === 'keep' && missing + divZero > 0)
         ctx.warn(
           `reward_shaping: ${missing + divZero} experience(s) kept unshaped (info.${p.stat} unusable)`,
         );

@@ -23,16 +23,16 @@ export const rewardStdFilter = defineExperienceOperator({
       threshold: z.number().nonnegative().default(0),
       std: stdKindParam,
       refill: z.boolean().default(false),
-      target_groups: z.number().int().positive().optional(),
+      targetGroups: z.number().int().positive().optional(),
     })
     .strict()
     .superRefine((p, c) => {
-      if (p.refill && p.target_groups === undefined)
-        c.addIssue({ code: 'custom', path: ['target_groups'], message: 'refill: true needs target_groups' });
-      if (!p.refill && p.target_groups !== undefined)
+      if (p.refill && p.targetGroups === undefined)
+        c.addIssue({ code: 'custom', path: ['targetGroups'], message: 'refill: true needs target_groups' });
+      if (!p.refill && p.targetGroups !== undefined)
         c.addIssue({
           code: 'custom',
-          path: ['target_groups'],
+          path: ['targetGroups'],
           message: 'target_groups only applies with refill: true',
         });
     }),
@@ -58,7 +58,7 @@ export const rewardStdFilter = defineExperienceOperator({
           if (s <= p.threshold) {
             reason = `group ${gid}: reward std ${fmt(s)} ≤ threshold ${fmt(p.threshold)}`;
             lowStd++;
-          } else if (p.refill && kept >= p.target_groups!) {
+          } else if (p.refill && kept >= p.targetGroups!) {
             reason = SURPLUS_REASON;
             surplus++;
           } else kept++;
@@ -81,7 +81,7 @@ export const rewardStdFilter = defineExperienceOperator({
         // Share of groups with a learning signal, before the surplus cut.
         effective_group_ratio: groups.size > 0 ? (kept + surplus) / groups.size : 0,
       };
-      if (p.refill) metrics.groups_short = Math.max(0, p.target_groups! - kept);
+      if (p.refill) metrics.groups_short = Math.max(0, p.targetGroups! - kept);
       return { rows, dropped, metrics };
     },
   }),

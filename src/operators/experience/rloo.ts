@@ -11,12 +11,12 @@ export const rloo = defineExperienceOperator({
   name: 'rloo',
   kind: 'group',
   description: 'RLOO advantage: reward minus the mean reward of the other rollouts of the group',
-  params: z.object({ per_token: perTokenParam }).strict(),
+  params: z.object({ perToken: perTokenParam }).strict(),
   create: (p) => ({
     name: 'rloo',
     kind: 'group',
     process: (batch, ctx) =>
-      applyAdvantages('rloo', batch, ctx, p.per_token, (rows, groups, c) => {
+      applyAdvantages('rloo', batch, ctx, p.perToken, (rows, groups, c) => {
         const means = groupMeans(rows, groups);
         const advantages = new Array<number>(rows.length).fill(0);
         for (const idx of groups.values()) {

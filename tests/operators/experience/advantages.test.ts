@@ -44,10 +44,10 @@ describe('grpo', () => {
     expect(sample.rows.map((e) => r6(e.advantage))).toEqual([-1.161894, -0.387298, 0.387298, 1.161894]);
   });
 
-  it('std_normalize: false gives r − mean', async () => {
+  it('stdNormalize: false gives r − mean', async () => {
     const res = await run(
       grpo,
-      { std_normalize: false },
+      { stdNormalize: false },
       batchOf([
         [0, 1, 2, 3],
         [5, 5],
@@ -65,7 +65,7 @@ describe('grpo', () => {
 
   it('drops non-finite rewards with a reason and leaves the group baseline to the rest', async () => {
     const batch = batchOf([[0, Number.NaN, 1, Number.POSITIVE_INFINITY]]);
-    const res = await run(grpo, { std_normalize: false }, batch);
+    const res = await run(grpo, { stdNormalize: false }, batch);
     expect(res.rows.map((e) => e.runIndex)).toEqual([0, 2]);
     expect(res.rows.map((e) => e.advantage)).toEqual([-0.5, 0.5]);
     expect(res.dropped.map((d) => [d.row.runIndex, d.reason])).toEqual([
@@ -83,7 +83,7 @@ describe('grpo', () => {
       exp({ groupId: 'gB', runIndex: 1, reward: 20 }),
     ];
     const before = JSON.stringify(batch);
-    const res = await run(grpo, { std_normalize: false }, batch);
+    const res = await run(grpo, { stdNormalize: false }, batch);
     expect(res.rows.map((e) => `${e.groupId}:${e.advantage}`)).toEqual(['gA:-1', 'gB:-5', 'gA:1', 'gB:5']);
     expect(JSON.stringify(batch)).toBe(before);
   });
@@ -91,7 +91,7 @@ describe('grpo', () => {
   it('reports metrics', async () => {
     const res = await run(
       grpo,
-      { std_normalize: false },
+      { stdNormalize: false },
       batchOf([
         [0, 2],
         [4, 4],
@@ -121,7 +121,7 @@ describe('per-token advantages', () => {
       exp({ groupId: 'g', runIndex: 0, reward: 0, tokens, promptLength: 2 }),
       exp({ groupId: 'g', runIndex: 1, reward: 1, tokens, promptLength: 2 }),
     ];
-    const res = await run(drGrpo, { per_token: true }, batch);
+    const res = await run(drGrpo, { perToken: true }, batch);
     expect(res.rows.map((e) => e.advantages)).toEqual([
       [0, 0, -0.5, -0.5, -0.5],
       [0, 0, 0.5, 0.5, 0.5],
@@ -133,7 +133,7 @@ describe('per-token advantages', () => {
       exp({ groupId: 'g', runIndex: 0, reward: 0, tokens, promptLength: 2, actionMask: [1, 0, 1] }),
       exp({ groupId: 'g', runIndex: 1, reward: 1, tokens, promptLength: 2, actionMask: [0, 0, 1, 1, 0] }),
     ];
-    const res = await run(drGrpo, { per_token: true }, batch);
+    const res = await run(drGrpo, { perToken: true }, batch);
     expect(res.rows.map((e) => e.advantages)).toEqual([
       [0, 0, -0.5, 0, -0.5],
       [0, 0, 0.5, 0.5, 0],
@@ -146,7 +146,7 @@ describe('per-token advantages', () => {
       exp({ groupId: 'g', runIndex: 0, reward: 0, tokens, promptLength: 2, actionMask: [1, 1] }),
       exp({ groupId: 'g', runIndex: 1, reward: 1 }),
     ];
-    const res = await run(drGrpo, { per_token: true }, batch, c);
+    const res = await run(drGrpo, { perToken: true }, batch, c);
     expect(res.dropped.map((d) => d.reason)).toEqual([
       'cannot write per-token advantages: actionMask has 2 entries but tokens has 5 (response part 3)',
     ]);

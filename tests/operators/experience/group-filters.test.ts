@@ -59,7 +59,7 @@ describe('reward_std_filter', () => {
       [0, 1],
       [0, 2],
     ]);
-    const res = await run(rewardStdFilter, { refill: true, target_groups: 2 }, batch);
+    const res = await run(rewardStdFilter, { refill: true, targetGroups: 2 }, batch);
     expect(ids(res.rows)).toEqual(['g1/0', 'g1/1', 'g3/0', 'g3/1']);
     expect(res.dropped.map((d) => `${d.row.groupId}: ${d.reason}`)).toEqual([
       'g0: group g0: all rewards equal (r=1)',
@@ -78,7 +78,7 @@ describe('reward_std_filter', () => {
   it('refill reports how many groups it is short', async () => {
     const res = await run(
       rewardStdFilter,
-      { refill: true, target_groups: 3 },
+      { refill: true, targetGroups: 3 },
       batchOf([
         [1, 1],
         [0, 1],
@@ -89,7 +89,7 @@ describe('reward_std_filter', () => {
 
   it('validates refill params', () => {
     expect(() => rewardStdFilter.params.parse({ refill: true })).toThrow(/refill: true needs target_groups/);
-    expect(() => rewardStdFilter.params.parse({ target_groups: 4 })).toThrow(/only applies with refill/);
+    expect(() => rewardStdFilter.params.parse({ targetGroups: 4 })).toThrow(/only applies with refill/);
     expect(() => rewardStdFilter.params.parse({ threshold: -1 })).toThrow();
   });
 
@@ -261,12 +261,12 @@ describe('duplicate_response_filter', () => {
 
   it('can compare exactly, or case-insensitively', async () => {
     const batch = [mk('g', 0, 'A  b'), mk('g', 1, 'A b'), mk('g', 2, 'a b')];
-    expect(ids((await run(duplicateResponseFilter, { normalize_whitespace: false }, batch)).rows)).toEqual([
+    expect(ids((await run(duplicateResponseFilter, { normalizeWhitespace: false }, batch)).rows)).toEqual([
       'g/0',
       'g/1',
       'g/2',
     ]);
-    expect(ids((await run(duplicateResponseFilter, { case_insensitive: true }, batch)).rows)).toEqual([
+    expect(ids((await run(duplicateResponseFilter, { caseInsensitive: true }, batch)).rows)).toEqual([
       'g/0',
     ]);
   });

@@ -52,24 +52,24 @@ function batches(reward: fc.Arbitrary<number>): fc.Arbitrary<Experience[]> {
 
 /** Parameters that make each operator runnable (required fields filled). */
 const paramsFor: Record<string, unknown[]> = {
-  grpo: [{}, { std: 'sample', per_token: true }, { std_normalize: false }],
-  dr_grpo: [{}, { per_token: true }],
+  grpo: [{}, { std: 'sample', perToken: true }, { stdNormalize: false }],
+  dr_grpo: [{}, { perToken: true }],
   rloo: [{}],
   reinforce_pp: [{}, { baseline: 'group' }],
-  reward_std_filter: [{}, { threshold: 0.5 }, { refill: true, target_groups: 2 }],
+  reward_std_filter: [{}, { threshold: 0.5 }, { refill: true, targetGroups: 2 }],
   reward_threshold: [{ min: 0 }, { max: 1, mode: 'group' }],
   invalid_reward: [{}, { scope: 'group' }],
   positive_only: [{}],
   negative_only: [{}],
   reward_shaping: [
     { stat: 'score', op: 'div' },
-    { stat: 'nope', on_missing: 'drop' },
+    { stat: 'nope', onMissing: 'drop' },
   ],
   length_penalty: [
     { coef: 0.1, target: 1 },
-    { coef: 1, unit: 'chars', only_correct: true },
+    { coef: 1, unit: 'chars', onlyCorrect: true },
   ],
-  duplicate_response_filter: [{}, { normalize_whitespace: false }],
+  duplicate_response_filter: [{}, { normalizeWhitespace: false }],
   pass_rate: [{}],
 };
 

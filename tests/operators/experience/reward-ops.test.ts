@@ -37,7 +37,7 @@ describe('reward_shaping', () => {
   });
 
   it('on_missing drop says why, and division by zero is guarded', async () => {
-    const res = await run(rewardShaping, { stat: 'fmt', op: 'div', on_missing: 'drop' }, rows());
+    const res = await run(rewardShaping, { stat: 'fmt', op: 'div', onMissing: 'drop' }, rows());
     expect(res.rows.map((e) => [e.runIndex, e.reward])).toEqual([
       [0, 2],
       [4, 5],
@@ -86,7 +86,7 @@ describe('length_penalty', () => {
       promptLength: 1,
       actionMask: [1, 1, 0, 0, 1],
     });
-    const res = await run(lengthPenalty, { coef: 0.1, target: 1, only_correct: true }, [
+    const res = await run(lengthPenalty, { coef: 0.1, target: 1, onlyCorrect: true }, [
       withTokens(0, 0, 30),
       multiTurn,
     ]);

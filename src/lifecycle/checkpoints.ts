@@ -22,6 +22,34 @@ export type CheckpointState = z.infer<typeof CheckpointStateSchema>;
 
 const LatestSchema = z.object({ step: z.number().int(), dir: z.string() });
 
+const STEP_DIR = /^step-(\d+)$/;
+
+/** The state.json of one checkpoint folder, checked against its schema. */
+export function readCheckpointState(dir: string): CheckpointState {
+  const file = join(dir, 'state.json');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new DataError({ file, message: `checkpoint state is unreadable: ${(err as Error).message}` });
+  }
+  const parsed = CheckpointStateSchema.safeParse(raw);
+  if (!parsed.success)
+    throw new DataError({
+      file,
+      message: `checkpoint state does not match its schema: ${parsed.error.issues[0]?.message}`,
+    });
+  return parsed.data;
+}
+
+/** The `step-N` checkpoint folders directly inside `folder`, in step order. */
+export function listCheckpoints(folder: string): { step: number; dir: string }[] {
+  return readdirSync(folder, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && STEP_DIR.test(e.name))
+    .map((e) => ({ step: Number(STEP_DIR.exec(e.name)![1]), dir: join(folder, e.name) }))
+    .sort((a, b) => a.step - b.step);
+}
+
 /**
  * Checkpoints live in `<runDir>/checkpoints/step-000010/`; `latest.json` names the newest complete
  * one and is replaced atomically only after everything else is on disk, so a crash mid-checkpoint
@@ -58,26 +86,13 @@ export class CheckpointStore {
     const pointer = join(this.root, 'latest.json');
     if (!existsSync(pointer)) return null;
     const { dir } = LatestSchema.parse(JSON.parse(readFileSync(pointer, 'utf8')));
-    const file = join(dir, 'state.json');
-    let raw: unknown;
-    try {
-      raw = JSON.parse(readFileSync(file, 'utf8'));
-    } catch (err) {
-      throw new DataError({ file, message: `checkpoint state is unreadable: ${(err as Error).message}` });
-    }
-    const parsed = CheckpointStateSchema.safeParse(raw);
-    if (!parsed.success)
-      throw new DataError({
-        file,
-        message: `checkpoint state does not match its schema: ${parsed.error.issues[0]?.message}`,
-      });
-    return { state: parsed.data, dir };
+    return { state: readCheckpointState(dir), dir };
   }
 
   private prune(current: number): void {
     if (!existsSync(this.root)) return;
     const steps = readdirSync(this.root)
-      .filter((d) => /^step-\d+$/.test(d))
+      .filter((d) => STEP_DIR.test(d))
       .map((d) => Number(d.slice(5)))
       .filter((s) => s !== current)
       .sort((a, b) => b - a);

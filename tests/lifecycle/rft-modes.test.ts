@@ -52,8 +52,8 @@ describe('lifecycle modes', () => {
     expect(Number.isNaN(r.history[0]!.trainLoss)).toBe(true);
   });
 
-  it('async: explorer and trainer run concurrently, never more than maxStaleness apart', async () => {
-    const r = await run('async', { mode: 'async', maxStaleness: 1, steps: 6 });
+  it('async: explorer and trainer run concurrently, never more than maxExploreAhead apart', async () => {
+    const r = await run('async', { mode: 'async', maxExploreAhead: 1, steps: 6 });
     expect(r.steps).toBe(6);
     for (const h of r.history) expect(h.step - 1 - h.explorerVersion).toBeLessThanOrEqual(1 + 1);
     expect(r.history[r.history.length - 1]!.trainSteps).toBe(6);

@@ -1,0 +1,126 @@
+import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { ConfigError } from '../../../core/errors.ts';
+import { listCheckpoints, readCheckpointState } from '../../checkpoints.ts';
+import type { ModeDriver } from '../driver.ts';
+import type { RunState } from '../run-state.ts';
+
+/** A checkpoint of an earlier run to evaluate: its step, explorer weights and counters. */
+interface BenchPoint {
+  step: number;
+  explorerDir: string;
+  explorerVersion: number;
+  trainSteps: number;
+}
+
+const where = 'lifecycle.benchCheckpoints';
+
+/**
+ * The checkpoints named by `lifecycle.benchCheckpoints` (a folder of `step-N` folders, or a run
+ * folder holding `checkpoints/`), all checked before anything is evaluated.
+ */
+function benchPoints(run: RunState): BenchPoint[] {
+  const folder = run.lifecycle.benchCheckpoints;
+  if (folder === undefined) return [];
+  if (!existsSync(folder) || !statSync(folder).isDirectory())
+    throw new ConfigError({ path: where, message: `no such folder: ${folder}` });
+  let found = listCheckpoints(folder);
+  if (found.length === 0 && existsSync(join(folder, 'checkpoints')))
+    found = listCheckpoints(join(folder, 'checkpoints'));
+  if (found.length === 0)
+    throw new ConfigError({
+      path: where,
+      message: `${folder} holds no step-N checkpoint folders`,
+      hint: "name an earlier run's checkpoints folder, e.g. .winnow/runs/<name>/checkpoints",
+    });
+  if (!run.parts.loadExplorer)
+    throw new ConfigError({
+      path: where,
+      message: 'this rollout model cannot load checkpoint weights (only the built-in tiny policy can)',
+      hint: 'leave benchCheckpoints out to evaluate the model as configured',
+    });
+  return found.map((c) => {
+    const explorerDir = join(c.dir, 'explorer');
+    if (!existsSync(explorerDir))
+      throw new ConfigError({
+        path: where,
+        message: `checkpoint ${c.dir} has no explorer weights (folder 'explorer' is missing)`,
+      });
+    const state = readCheckpointState(c.dir);
+    return {
+      step: c.step,
+      explorerDir,
+      explorerVersion: state.explorerVersion,
+      trainSteps: state.trainSteps,
+    };
+  });
+}
+
+const mean = (xs: readonly number[]) =>
+  xs.length === 0 ? Number.NaN : xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/** Evaluate the rollout model as it is now and record it as step `step`. */
+async function evaluateAt(run: RunState, step: number, total: number): Promise<number> {
+  const heldout = run.parts.heldout;
+  const te = performance.now();
+  const accuracy = await run.parts.evaluate(heldout);
+  const ms = performance.now() - te;
+  await run.hooks.emit('onEvaluate', { step, accuracy, tasks: heldout.length });
+  const difficulties = heldout
+    .map((t) => t.features.difficulty)
+    .filter((d): d is number => typeof d === 'number');
+  const rec = run.stepRecord({
+    step,
+    explorerVersion: run.explorerVersion,
+    // One greedy rollout per held-out task; the mean reward is the accuracy (failures count 0).
+    numbers: {
+      tasks: heldout.length,
+      rollouts: heldout.length,
+      meanReward: accuracy,
+      effectiveTaskRatio: Number.NaN,
+      meanDifficulty: mean(difficulties),
+      failedGroups: 0,
+      emptyResponses: 0,
+      experiencesKept: 0,
+      experiencesDropped: 0,
+    },
+    train: null,
+    exploreMs: ms,
+    stepMs: ms,
+  });
+  rec.accuracy = accuracy;
+  run.appendRecord(rec, total);
+  return accuracy;
+}
+
+/**
+ * `bench`: no training, no buffer writes. Held-out accuracy of the rollout model as configured
+ * (step 0), then of every checkpoint of an earlier run in step order (`benchCheckpoints`), one
+ * step record each. A bench run keeps no state, so `--resume` simply evaluates again.
+ */
+export const benchDriver: ModeDriver = {
+  mode: 'bench',
+  async run(run) {
+    if (!run.config.heldout || run.parts.heldout.length === 0)
+      throw new ConfigError({
+        path: 'heldout',
+        message: 'bench mode evaluates on the held-out set, and this run has no held-out tasks',
+        hint: 'add heldout: { source: … } with at least one task',
+      });
+    const points = benchPoints(run);
+    if (run.opts.resume) run.log('bench runs keep no state: evaluating from the start');
+    writeFileSync(run.metricsFile, '');
+    const total = 1 + points.length;
+    run.initialAccuracy = await evaluateAt(run, 0, total);
+    run.counters.initialAccuracy = run.initialAccuracy;
+    run.log(`held-out accuracy of the configured model: ${(run.initialAccuracy * 100).toFixed(1)}%`);
+    for (const p of points) {
+      await run.parts.loadExplorer!(p.explorerDir);
+      run.explorerVersion = p.explorerVersion;
+      run.trainSteps = p.trainSteps;
+      const accuracy = await evaluateAt(run, p.step, total);
+      run.log(`held-out accuracy at checkpoint step ${p.step}: ${(accuracy * 100).toFixed(1)}%`);
+    }
+  },
+};

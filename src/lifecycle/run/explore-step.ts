@@ -1,0 +1,128 @@
+import { performance } from 'node:perf_hooks';
+import type { Experience } from '../../core/experience.ts';
+import type { RejectedInput } from '../../core/rejected.ts';
+import type { Task } from '../../core/task.ts';
+import { groupIdOf } from '../../explorer/workflow.ts';
+import { collectTaskRewards } from '../../operators/experience/pass-rate.ts';
+import { payloadOf } from './payload.ts';
+import type { RunState } from './run-state.ts';
+import type { ExploreNumbers } from './types.ts';
+
+/** One explorer step's output: the experiences to write and the explorer's half of the step record. */
+export interface ExploredStep {
+  rows: Experience[];
+  exploreMs: number;
+  numbers: ExploreNumbers;
+}
+
+const mean = (xs: readonly number[]) =>
+  xs.length === 0 ? Number.NaN : xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/** Experiences in the order of the tasks they belong to (then by run index). */
+function orderLike(tasks: readonly Task[], exps: Experience[]): Experience[] {
+  const rank = new Map(tasks.map((t, i) => [t.id, i] as const));
+  return exps.sort(
+    (a, b) => (rank.get(a.taskId) ?? 0) - (rank.get(b.taskId) ?? 0) || a.runIndex - b.runIndex,
+  );
+}
+
+/** Tasks whose group for this step is in the hold-back are not rolled out again. */
+function splitHeldBack(run: RunState, tasks: Task[], atStep: number) {
+  const reused: Experience[] = [];
+  const fresh: Task[] = [];
+  for (const t of tasks) {
+    const gid = groupIdOf(atStep, t.id);
+    const group = run.holdback.get(gid);
+    if (group && group.length >= run.config.explorer.repeat) {
+      reused.push(...group.sort((a, b) => a.runIndex - b.runIndex));
+      run.holdback.delete(gid);
+    } else fresh.push(t);
+  }
+  return { reused, fresh };
+}
+
+/**
+ * Select, roll out, feed back, run the experience operators. The selector is asked for
+ * `batchTasks + extraGroups` tasks: with refill (reward_std_filter `refill: true`) the surplus
+ * groups make up for the ones the filter drops, and the selector hears about every group.
+ */
+export async function exploreStep(run: RunState, atStep: number): Promise<ExploredStep> {
+  const { parts, hooks, config } = run;
+  const te = performance.now();
+  const wanted = config.explorer.batchTasks + (config.explorer.extraGroups ?? 0);
+  await hooks.emit('beforeSelect', { step: atStep, batchTasks: wanted });
+  const ids = parts.selector.select(wanted, { step: atStep });
+  const chosen: Task[] = ids.map((id) => run.taskById.get(id)!).filter(Boolean);
+  const selected = await hooks.emit('afterSelect', { step: atStep, rows: chosen });
+  const rejectedNow: RejectedInput[] = run.vetoes(selected.rejected);
+
+  const { reused, fresh } = splitHeldBack(run, selected.payload.rows, atStep);
+  const explored = await parts.explorer.explore(fresh, atStep, run.explorerVersion);
+  if (reused.length > 0)
+    explored.experiences = orderLike(selected.payload.rows, [...reused, ...explored.experiences]);
+  for (const f of explored.failures) {
+    const task = run.taskById.get(f.taskId);
+    rejectedNow.push({
+      step: `rollout:${f.kind}`,
+      reason: `${f.reason} (after ${f.attempts} attempt(s))`,
+      rowId: f.groupId,
+      file: task?.source?.file ?? '',
+      row: task?.source?.row ?? -1,
+      payload: payloadOf({ taskId: f.taskId, groupId: f.groupId }),
+    });
+  }
+  const rolled = await hooks.emit('afterRollout', {
+    step: atStep,
+    rows: explored.experiences,
+    failures: explored.failures,
+  });
+  rejectedNow.push(...run.vetoes(rolled.rejected));
+  const rollouts = rolled.payload.rows;
+
+  // Feedback first: the selector learns from every group, including the ones filters drop below.
+  const groups = collectTaskRewards(rollouts);
+  const feedback = parts.selector.feedback(
+    groups.map((g) => ({ taskId: g.taskId, rewards: g.rewards })),
+    { step: atStep },
+  );
+  const mixed = groups.filter((g) => {
+    const r = g.rewards.filter((x) => Number.isFinite(x));
+    return r.length > 1 && r.some((x) => x !== r[0]);
+  }).length;
+  await hooks.emit('afterFeedback', { step: atStep, groups: feedback.groups, mixedGroups: mixed });
+
+  const processed = await parts.experienceGraph.process(rollouts);
+  for (const r of processed.rejected) {
+    rejectedNow.push({
+      step: `exp:${r.step}`,
+      reason: r.reason,
+      rowId: r.row.id,
+      payload: payloadOf({ ...r.row, tokens: undefined, logprobs: undefined, actionMask: undefined }),
+    });
+  }
+  const afterOps = await hooks.emit('afterExperienceOps', { step: atStep, rows: processed.rows });
+  rejectedNow.push(...run.vetoes(afterOps.rejected));
+  await run.recordRejected(rejectedNow);
+
+  run.count('rollouts', rollouts.length);
+  run.count('failedGroups', explored.failures.length);
+  const difficulties = selected.payload.rows
+    .map((t) => t.features.difficulty)
+    .filter((d): d is number => typeof d === 'number');
+  const rewards = rollouts.map((e) => e.reward).filter((r) => Number.isFinite(r));
+  return {
+    rows: afterOps.payload.rows,
+    exploreMs: performance.now() - te,
+    numbers: {
+      tasks: selected.payload.rows.length,
+      rollouts: rollouts.length,
+      meanReward: mean(rewards),
+      effectiveTaskRatio: groups.length === 0 ? 0 : mixed / groups.length,
+      meanDifficulty: mean(difficulties),
+      failedGroups: explored.failures.length,
+      emptyResponses: explored.metrics.emptyResponses,
+      experiencesKept: afterOps.payload.rows.length,
+      experiencesDropped: rollouts.length - afterOps.payload.rows.length,
+    },
+  };
+}

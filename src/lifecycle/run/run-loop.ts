@@ -1,0 +1,23 @@
+import { driverFor } from './mode-drivers.ts';
+import { RunState } from './run-state.ts';
+import type { RftRunOptions, RftRunResult } from './types.ts';
+
+/**
+ * The explore → experience ops → buffer → train → sync loop. A `RunState` carries the run from step
+ * to step; the driver of `lifecycle.mode` decides the order of explore, train and sync. Every
+ * checkpoint emits a typed hook event, selector feedback is delivered as soon as a step's rollouts
+ * are in, and a resumed run continues exactly where its checkpoint left off.
+ */
+export async function runRftLoop(opts: RftRunOptions): Promise<RftRunResult> {
+  const driver = driverFor(opts.config.lifecycle.mode);
+  const run = new RunState(opts);
+  try {
+    await driver.run(run);
+  } catch (err) {
+    await opts.rejected.flush().catch(() => undefined);
+    await run.hooks.emit('onError', { step: run.lastStep(), error: err as Error }).catch(() => undefined);
+    throw err;
+  }
+  await opts.rejected.flush();
+  return run.result();
+}

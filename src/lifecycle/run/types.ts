@@ -1,0 +1,64 @@
+import type { RejectedStore } from '../../buffer/rejected-store.ts';
+import type { SelectorStateStore } from '../../buffer/selector-state-store.ts';
+import type { JsonValue } from '../../core/task.ts';
+import type { Hooks } from '../hooks.ts';
+import type { RftConfig } from '../rft-config.ts';
+import type { RftEvents } from '../rft-events.ts';
+import type { RftParts } from '../rft-parts.ts';
+
+/** The explorer's half of a step record. */
+export interface ExploreNumbers {
+  tasks: number;
+  rollouts: number;
+  meanReward: number;
+  /** Share of selected groups whose rewards were not all equal (the ones that carry a gradient). */
+  effectiveTaskRatio: number;
+  meanDifficulty: number;
+  failedGroups: number;
+  emptyResponses: number;
+  experiencesKept: number;
+  experiencesDropped: number;
+}
+
+/** One explorer step's numbers (one line of metrics.jsonl, one point on the report's charts). */
+export interface StepRecord extends ExploreNumbers {
+  step: number;
+  explorerVersion: number;
+  trainSteps: number;
+  trainLoss: number;
+  exploreMs: number;
+  trainMs: number;
+  stepMs: number;
+  rolloutsPerSecond: number;
+  accuracy?: number;
+  [key: string]: JsonValue | undefined;
+}
+
+export interface RftRunOptions {
+  config: RftConfig;
+  configHash: string;
+  runDir: string;
+  runId: string;
+  parts: RftParts;
+  rejected: RejectedStore;
+  hooks?: Hooks<RftEvents>;
+  resume?: boolean;
+  /** Where selector checkpoints are kept in the database (table `selector_states`). */
+  selectorStates?: SelectorStateStore;
+  /** Stop after this step (tests of resume); the run can be continued with `resume`. */
+  stopAfter?: number;
+  onStep?: (record: StepRecord, total: number) => void;
+  log?: (line: string) => void;
+}
+
+export interface RftRunResult {
+  runId: string;
+  runDir: string;
+  steps: number;
+  resumedFrom: number;
+  history: StepRecord[];
+  initialAccuracy?: number;
+  finalAccuracy?: number;
+  counters: Record<string, number>;
+  durationMs: number;
+}

@@ -10,14 +10,14 @@ export const SURPLUS_REASON = 'surplus (batch already full)';
 /**
  * Drops "advantage-equal" groups: when every rollout of a group got the same reward, every
  * group-baseline advantage is 0 and the group teaches nothing. More generally drops groups whose
- * reward std is ≤ `threshold`. With `refill`, the explorer over-samples (`extra_groups`) and this
- * operator keeps the first `target_groups` surviving groups, dropping the surplus.
+ * reward std is ≤ `threshold`. With `refill`, the explorer over-samples (`extraGroups`) and this
+ * operator keeps the first `targetGroups` surviving groups, dropping the surplus.
  */
 export const rewardStdFilter = defineExperienceOperator({
   name: 'reward_std_filter',
   kind: 'group',
   description:
-    'drop groups whose rewards are all equal (std ≤ threshold); optionally refill to target_groups',
+    'drop groups whose rewards are all equal (std ≤ threshold); optionally refill to targetGroups',
   params: z
     .object({
       threshold: z.number().nonnegative().default(0),
@@ -28,12 +28,12 @@ export const rewardStdFilter = defineExperienceOperator({
     .strict()
     .superRefine((p, c) => {
       if (p.refill && p.targetGroups === undefined)
-        c.addIssue({ code: 'custom', path: ['targetGroups'], message: 'refill: true needs target_groups' });
+        c.addIssue({ code: 'custom', path: ['targetGroups'], message: 'refill: true needs targetGroups' });
       if (!p.refill && p.targetGroups !== undefined)
         c.addIssue({
           code: 'custom',
           path: ['targetGroups'],
-          message: 'target_groups only applies with refill: true',
+          message: 'targetGroups only applies with refill: true',
         });
     }),
   create: (p) => ({

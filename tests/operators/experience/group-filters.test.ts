@@ -50,7 +50,7 @@ describe('reward_std_filter', () => {
     expect(res.metrics?.groups_dropped_low_std).toBe(1);
   });
 
-  it('refill keeps the first target_groups mixed groups and drops the surplus', async () => {
+  it('refill keeps the first targetGroups mixed groups and drops the surplus', async () => {
     const batch = batchOf([
       [1, 1],
       [0, 1],
@@ -88,7 +88,7 @@ describe('reward_std_filter', () => {
   });
 
   it('validates refill params', () => {
-    expect(() => rewardStdFilter.params.parse({ refill: true })).toThrow(/refill: true needs target_groups/);
+    expect(() => rewardStdFilter.params.parse({ refill: true })).toThrow(/refill: true needs targetGroups/);
     expect(() => rewardStdFilter.params.parse({ targetGroups: 4 })).toThrow(/only applies with refill/);
     expect(() => rewardStdFilter.params.parse({ threshold: -1 })).toThrow();
   });

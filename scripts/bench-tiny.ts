@@ -8,9 +8,10 @@
 import { parseArgs } from 'node:util';
 import type { Experience } from '../src/core/experience.ts';
 import { loadArithmeticDatasets } from '../src/explorer/tasks/arithmetic-datasets.ts';
-import { selectBackend, type TfBackendName } from '../src/explorer/tiny/backend.ts';
-import { loadWarmStart } from '../src/explorer/tiny/warm-start.ts';
-import { PolicyGradientTrainer } from '../src/trainer/policy-gradient-trainer.ts';
+import { selectBackend } from '../src/tiny/backend.ts';
+import type { TfBackendName } from '../src/tiny/backend-name.ts';
+import { PolicyGradientTrainer } from '../src/tiny/policy-gradient-trainer.ts';
+import { loadWarmStart } from '../src/tiny/warm-start.ts';
 
 const { values } = parseArgs({
   options: { reps: { type: 'string', default: '5' }, backends: { type: 'string', default: 'wasm,cpu' } },

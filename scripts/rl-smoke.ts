@@ -9,11 +9,11 @@
 import { parseArgs } from 'node:util';
 import { Rng } from '../src/core/rng.ts';
 import { loadArithmeticDatasets } from '../src/explorer/tasks/arithmetic-datasets.ts';
-import { evaluateAccuracy } from '../src/explorer/tiny/evaluate.ts';
-import { warmStartDir } from '../src/explorer/tiny/warm-start.ts';
-import { loadTinyPolicy } from '../src/explorer/tiny/weights-file.ts';
-import { PolicyGradientTrainer } from '../src/trainer/policy-gradient-trainer.ts';
-import { grpoStep } from '../tests/trainer/grpo-loop.ts';
+import { evaluateAccuracy } from '../src/tiny/evaluate.ts';
+import { PolicyGradientTrainer } from '../src/tiny/policy-gradient-trainer.ts';
+import { warmStartDir } from '../src/tiny/warm-start.ts';
+import { loadTinyPolicy } from '../src/tiny/weights-file.ts';
+import { grpoStep } from '../tests/tiny/grpo-loop.ts';
 
 const { values } = parseArgs({
   options: {
@@ -52,7 +52,7 @@ const datasets = await loadArithmeticDatasets();
 const heldout = datasets.heldout;
 // Optional curriculum: practise only tasks up to this difficulty (held-out stays whole).
 const train = datasets.train.filter((t) => (t.features.difficulty ?? 0) <= Number(values['max-difficulty']));
-// Same stream as tests/trainer/learning.test.ts, so the same settings reproduce it exactly.
+// Same stream as tests/tiny/learning.test.ts, so the same settings reproduce it exactly.
 const rng = new Rng(`grpo:${seed}`);
 const evalEvery = Number(values['eval-every']);
 

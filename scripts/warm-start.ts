@@ -1,7 +1,7 @@
 /**
  * Regenerates the shipped warm start, deterministically:
  *   npx node scripts/warm-start.ts [--out datasets/arithmetic/warm-start] [--steps N] [--snapshots 500,750]
- * Trains the tiny policy supervised by WARM START recipe (src/trainer/warm-start.ts), then prints
+ * Trains the tiny policy supervised by WARM START recipe (src/tiny/warm-start-recipe.ts), then prints
  * held-out accuracy per domain and per difficulty bucket (greedy and temperature 1) and saves
  * manifest.json + weights.bin. `--snapshots` also saves the policy at those steps under
  * <out>/../warm-start-snapshots/step-N (for tuning; not shipped).
@@ -10,11 +10,11 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Task } from '../src/core/task.ts';
 import { loadArithmeticDatasets } from '../src/explorer/tasks/arithmetic-datasets.ts';
-import { selectBackend } from '../src/explorer/tiny/backend.ts';
-import { evaluateAccuracy } from '../src/explorer/tiny/evaluate.ts';
-import type { TinyPolicy } from '../src/explorer/tiny/policy.ts';
-import { saveTinyPolicy } from '../src/explorer/tiny/weights-file.ts';
-import { trainWarmStart, WarmStartRecipeSchema } from '../src/trainer/warm-start.ts';
+import { selectBackend } from '../src/tiny/backend.ts';
+import { evaluateAccuracy } from '../src/tiny/evaluate.ts';
+import type { TinyPolicy } from '../src/tiny/policy.ts';
+import { trainWarmStart, WarmStartRecipeSchema } from '../src/tiny/warm-start-recipe.ts';
+import { saveTinyPolicy } from '../src/tiny/weights-file.ts';
 
 const { values } = parseArgs({
   options: {

@@ -3,20 +3,6 @@ export * from './faults.ts';
 export * from './openai/index.ts';
 export * from './rewards/index.ts';
 export * from './rollout-model.ts';
-export {
-  type BackendSelection,
-  currentBackend,
-  evaluateAccuracy,
-  loadTinyPolicy,
-  readTinyWeights,
-  saveTinyPolicy,
-  selectBackend,
-  TF_BACKEND_ENV,
-  TinyPolicy,
-  type TinyPolicyConfig,
-  TinyPolicyConfigSchema,
-  type TinyPolicyOptions,
-} from './tiny/index.ts';
 export * from './workflow.ts';
 export * from './workflows/multi-turn.ts';
 export * from './workflows/single-turn.ts';

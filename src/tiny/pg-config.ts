@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { TfBackendNameSchema } from '../explorer/tiny/backend.ts';
+import { ConfigError } from '../core/errors.ts';
+import { TfBackendNameSchema } from './backend-name.ts';
 
 /** Settings of the built-in policy-gradient trainer (PPO-clip / GRPO-style loss on the tiny policy). */
 export const PolicyGradientConfigSchema = z
@@ -32,3 +33,14 @@ export const PolicyGradientConfigSchema = z
   .strict();
 export type PolicyGradientConfig = z.infer<typeof PolicyGradientConfigSchema>;
 export type PolicyGradientConfigInput = z.input<typeof PolicyGradientConfigSchema>;
+
+/** Parse trainer settings, reporting the first problem with its config path under `prefix`. */
+export function parsePolicyGradientConfig(input: unknown, prefix = 'trainer'): PolicyGradientConfig {
+  const parsed = PolicyGradientConfigSchema.safeParse(input ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
+    throw new ConfigError({ path, message: issue.message });
+  }
+  return parsed.data;
+}

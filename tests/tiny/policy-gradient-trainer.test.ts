@@ -5,10 +5,10 @@ import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/core/errors.ts';
 import type { Experience } from '../../src/core/experience.ts';
-import { sequenceLogits, stepInputs } from '../../src/explorer/tiny/gru.ts';
-import { TinyPolicy } from '../../src/explorer/tiny/policy.ts';
-import { VOCAB_SIZE } from '../../src/explorer/tiny/vocab.ts';
-import { PolicyGradientTrainer } from '../../src/trainer/policy-gradient-trainer.ts';
+import { sequenceLogits, stepInputs } from '../../src/tiny/gru.ts';
+import { TinyPolicy } from '../../src/tiny/policy.ts';
+import { PolicyGradientTrainer } from '../../src/tiny/policy-gradient-trainer.ts';
+import { VOCAB_SIZE } from '../../src/tiny/vocab.ts';
 
 let dir: string;
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 import type { Experience } from '../../src/core/experience.ts';
 import type { Rng } from '../../src/core/rng.ts';
 import type { Task } from '../../src/core/task.ts';
-import type { TinyPolicy } from '../../src/explorer/tiny/policy.ts';
-import type { PolicyGradientTrainer } from '../../src/trainer/policy-gradient-trainer.ts';
+import type { TinyPolicy } from '../../src/tiny/policy.ts';
+import type { PolicyGradientTrainer } from '../../src/tiny/policy-gradient-trainer.ts';
 import type { TrainMetrics } from '../../src/trainer/trainer.ts';
 
 /**

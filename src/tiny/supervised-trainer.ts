@@ -1,10 +1,10 @@
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { ConfigError } from '../core/errors.ts';
-import { sequenceLogits, stepInputs, withTransposes } from '../explorer/tiny/gru.ts';
-import type { TinyPolicy } from '../explorer/tiny/policy.ts';
 import { Adam } from './adam.ts';
+import { sequenceLogits, stepInputs, withTransposes } from './gru.ts';
 import { packExperiences } from './pack.ts';
+import type { TinyPolicy } from './policy.ts';
 
 /** Settings of supervised (teacher-forced cross-entropy) training of the tiny policy. */
 export const SupervisedConfigSchema = z

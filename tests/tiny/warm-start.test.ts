@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { forgetfulAnswer } from '../../../src/explorer/tasks/arithmetic.ts';
-import { loadArithmeticDatasets } from '../../../src/explorer/tasks/arithmetic-datasets.ts';
-import { evaluateAccuracy } from '../../../src/explorer/tiny/evaluate.ts';
-import type { TinyPolicy } from '../../../src/explorer/tiny/policy.ts';
-import { loadWarmStart, warmStartDir } from '../../../src/explorer/tiny/warm-start.ts';
-import { readTinyWeights } from '../../../src/explorer/tiny/weights-file.ts';
-import { SupervisedTrainer } from '../../../src/trainer/supervised-trainer.ts';
-import { WarmStartRecipeSchema, warmStartStream } from '../../../src/trainer/warm-start.ts';
+import { forgetfulAnswer } from '../../src/explorer/tasks/arithmetic.ts';
+import { loadArithmeticDatasets } from '../../src/explorer/tasks/arithmetic-datasets.ts';
+import { evaluateAccuracy } from '../../src/tiny/evaluate.ts';
+import type { TinyPolicy } from '../../src/tiny/policy.ts';
+import { SupervisedTrainer } from '../../src/tiny/supervised-trainer.ts';
+import { loadWarmStart, warmStartDir } from '../../src/tiny/warm-start.ts';
+import { WarmStartRecipeSchema, warmStartStream } from '../../src/tiny/warm-start-recipe.ts';
+import { readTinyWeights } from '../../src/tiny/weights-file.ts';
 
 let policy: TinyPolicy;
 beforeAll(async () => {

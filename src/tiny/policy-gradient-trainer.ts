@@ -1,19 +1,18 @@
 import * as tf from '@tensorflow/tfjs';
-import { ConfigError } from '../core/errors.ts';
 import type { Experience } from '../core/experience.ts';
-import { selectBackend } from '../explorer/tiny/backend.ts';
-import { sequenceLogits, stepInputs, type TinyWeights, withTransposes } from '../explorer/tiny/gru.ts';
-import type { TinyPolicy } from '../explorer/tiny/policy.ts';
+import type { Trainer, TrainMetrics } from '../trainer/trainer.ts';
 import { Adam } from './adam.ts';
-import { readTrainerCheckpoint, writeTrainerCheckpoint } from './checkpoint.ts';
+import { selectBackend } from './backend.ts';
+import { sequenceLogits, stepInputs, type TinyWeights, withTransposes } from './gru.ts';
 import { type PackedBatch, packExperiences } from './pack.ts';
 import {
   type PolicyGradientConfig,
   type PolicyGradientConfigInput,
-  PolicyGradientConfigSchema,
+  parsePolicyGradientConfig,
 } from './pg-config.ts';
 import { policyGradientLoss } from './pg-loss.ts';
-import type { Trainer, TrainMetrics } from './trainer.ts';
+import type { TinyPolicy } from './policy.ts';
+import { readTrainerCheckpoint, writeTrainerCheckpoint } from './trainer-checkpoint.ts';
 
 export interface PolicyGradientTrainerOptions {
   /**
@@ -23,17 +22,6 @@ export interface PolicyGradientTrainerOptions {
   reference?: TinyPolicy;
   /** Starting version (e.g. the warm start's model version); default 0. */
   version?: number;
-}
-
-/** Parse trainer settings, reporting the first problem with its config path under `prefix`. */
-export function parsePolicyGradientConfig(input: unknown, prefix = 'trainer'): PolicyGradientConfig {
-  const parsed = PolicyGradientConfigSchema.safeParse(input ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
-    throw new ConfigError({ path, message: issue.message });
-  }
-  return parsed.data;
 }
 
 /**

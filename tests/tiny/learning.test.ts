@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Rng } from '../../src/core/rng.ts';
 import type { Task } from '../../src/core/task.ts';
 import { loadArithmeticDatasets } from '../../src/explorer/tasks/arithmetic-datasets.ts';
-import { evaluateAccuracy } from '../../src/explorer/tiny/evaluate.ts';
-import type { TinyPolicy } from '../../src/explorer/tiny/policy.ts';
-import { loadWarmStart } from '../../src/explorer/tiny/warm-start.ts';
-import { PolicyGradientTrainer } from '../../src/trainer/policy-gradient-trainer.ts';
+import { evaluateAccuracy } from '../../src/tiny/evaluate.ts';
+import type { TinyPolicy } from '../../src/tiny/policy.ts';
+import { PolicyGradientTrainer } from '../../src/tiny/policy-gradient-trainer.ts';
+import { loadWarmStart } from '../../src/tiny/warm-start.ts';
 import { grpoStep } from './grpo-loop.ts';
 
 /**

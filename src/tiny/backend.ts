@@ -1,19 +1,13 @@
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
-import { ConfigError, errorMessage } from '../../core/errors.ts';
+import { ConfigError, errorMessage } from '../core/errors.ts';
+import { TF_BACKEND_ENV, TF_BACKEND_NAMES, type TfBackendName, TfBackendNameSchema } from './backend-name.ts';
 
 /**
  * Picks the TensorFlow.js backend the tiny policy and the built-in trainer run on. Native
  * bindings are optional (their install downloads libtensorflow from outside the npm registry),
  * so each candidate is tried with a dynamic import and the first that initialises wins.
  */
-
-export const TF_BACKEND_NAMES = ['tfjs-node-gpu', 'tfjs-node', 'wasm', 'cpu'] as const;
-export const TfBackendNameSchema = z.enum(TF_BACKEND_NAMES);
-export type TfBackendName = z.infer<typeof TfBackendNameSchema>;
-
-/** The environment variable that overrides auto-detection (one of TF_BACKEND_NAMES, or `auto`). */
-export const TF_BACKEND_ENV = 'WINNOW_TF_BACKEND';
 
 export interface BackendAttempt {
   name: TfBackendName;

@@ -3,15 +3,10 @@ import { z } from 'zod';
 import { writeFileAtomic } from '../core/atomic-file.ts';
 import { DataError } from '../core/errors.ts';
 import { JsonObjectSchema } from '../core/task.ts';
-import type { TinyPolicyConfig } from '../explorer/tiny/config.ts';
-import type { TinyPolicy } from '../explorer/tiny/policy.ts';
-import {
-  readJsonManifest,
-  readTensorFile,
-  TensorEntrySchema,
-  writeTensorFile,
-} from '../explorer/tiny/tensor-file.ts';
-import { readTinyWeights, saveTinyPolicy } from '../explorer/tiny/weights-file.ts';
+import type { TinyPolicyConfig } from './config.ts';
+import type { TinyPolicy } from './policy.ts';
+import { readJsonManifest, readTensorFile, TensorEntrySchema, writeTensorFile } from './tensor-file.ts';
+import { readTinyWeights, saveTinyPolicy } from './weights-file.ts';
 
 /**
  * A policy-gradient trainer checkpoint directory:

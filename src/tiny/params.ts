@@ -1,4 +1,4 @@
-import { Rng } from '../../core/rng.ts';
+import { Rng } from '../core/rng.ts';
 import type { TinyPolicyConfig } from './config.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { Rng } from '../../core/rng.ts';
+import type { Rng } from '../core/rng.ts';
 
 /**
  * Draw one token from a row of logits with a seeded Rng. Returns the token and its

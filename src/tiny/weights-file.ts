@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomic } from '../../core/atomic-file.ts';
-import { DataError } from '../../core/errors.ts';
-import { type JsonObject, JsonObjectSchema } from '../../core/task.ts';
+import { writeFileAtomic } from '../core/atomic-file.ts';
+import { DataError } from '../core/errors.ts';
+import { type JsonObject, JsonObjectSchema } from '../core/task.ts';
 import { selectBackend } from './backend.ts';
 import { type TinyPolicyConfig, TinyPolicyConfigSchema } from './config.ts';
 import { paramSpecs } from './params.ts';

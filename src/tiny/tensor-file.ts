@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomic } from '../../core/atomic-file.ts';
-import { DataError } from '../../core/errors.ts';
+import { writeFileAtomic } from '../core/atomic-file.ts';
+import { DataError } from '../core/errors.ts';
 
 /**
  * Named float32 tensors in one little-endian binary file, described by a JSON manifest entry

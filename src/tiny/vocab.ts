@@ -1,4 +1,4 @@
-import { DataError } from '../../core/errors.ts';
+import { DataError } from '../core/errors.ts';
 
 /**
  * The tiny policy's character vocabulary. Ids are part of the saved-weights format and of every

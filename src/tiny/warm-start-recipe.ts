@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { Rng } from '../core/rng.ts';
 import { arithmeticDomain, drawProblem, forgetfulAnswer } from '../explorer/tasks/arithmetic.ts';
-import type { TinyPolicyConfigInput } from '../explorer/tiny/config.ts';
-import { TinyPolicy } from '../explorer/tiny/policy.ts';
+import type { TinyPolicyConfigInput } from './config.ts';
+import { TinyPolicy } from './policy.ts';
 import { type SupervisedExample, SupervisedTrainer } from './supervised-trainer.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { DataError } from '../core/errors.ts';
 import type { Experience } from '../core/experience.ts';
-import { EOS_ID, encodeText, VOCAB_SIZE } from '../explorer/tiny/vocab.ts';
+import { EOS_ID, encodeText, VOCAB_SIZE } from './vocab.ts';
 
 /** How per-token losses are averaged into the batch loss. */
 export type LossAggregation = 'token-mean' | 'seq-mean-token-mean' | 'seq-mean-token-sum';

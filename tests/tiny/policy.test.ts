@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, DataError } from '../../../src/core/errors.ts';
-import { sequenceLogits, stepInputs } from '../../../src/explorer/tiny/gru.ts';
-import { paramSpecs } from '../../../src/explorer/tiny/params.ts';
-import { TinyPolicy } from '../../../src/explorer/tiny/policy.ts';
-import { EOS_ID, VOCAB_SIZE } from '../../../src/explorer/tiny/vocab.ts';
-import { loadTinyPolicy, readTinyWeights, saveTinyPolicy } from '../../../src/explorer/tiny/weights-file.ts';
+import { ConfigError, DataError } from '../../src/core/errors.ts';
+import { sequenceLogits, stepInputs } from '../../src/tiny/gru.ts';
+import { paramSpecs } from '../../src/tiny/params.ts';
+import { TinyPolicy } from '../../src/tiny/policy.ts';
+import { EOS_ID, VOCAB_SIZE } from '../../src/tiny/vocab.ts';
+import { loadTinyPolicy, readTinyWeights, saveTinyPolicy } from '../../src/tiny/weights-file.ts';
 
 let policy: TinyPolicy;
 let dir: string;

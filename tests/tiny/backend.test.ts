@@ -1,7 +1,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/core/errors.ts';
-import { selectBackend, TF_BACKEND_ENV } from '../../src/explorer/tiny/backend.ts';
+import { selectBackend } from '../../src/tiny/backend.ts';
+import { TF_BACKEND_ENV } from '../../src/tiny/backend-name.ts';
 
 describe('selectBackend', () => {
   afterAll(async () => {

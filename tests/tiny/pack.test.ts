@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DataError } from '../../src/core/errors.ts';
-import { EOS_ID } from '../../src/explorer/tiny/vocab.ts';
-import { type PackableExperience, packExperiences } from '../../src/trainer/pack.ts';
+import { type PackableExperience, packExperiences } from '../../src/tiny/pack.ts';
+import { EOS_ID } from '../../src/tiny/vocab.ts';
 
 function exp(over: Partial<PackableExperience>): PackableExperience {
   return {

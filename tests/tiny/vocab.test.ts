@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DataError } from '../../../src/core/errors.ts';
+import { DataError } from '../../src/core/errors.ts';
 import {
   decodeTokens,
   EOS_ID,
@@ -8,7 +8,7 @@ import {
   PAD_ID,
   TINY_VOCAB,
   VOCAB_SIZE,
-} from '../../../src/explorer/tiny/vocab.ts';
+} from '../../src/tiny/vocab.ts';
 
 describe('tiny vocabulary', () => {
   it('has a fixed order: pad, eos, digits, operators, equals, space', () => {

@@ -1,8 +1,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { selectBackend } from '../../src/explorer/tiny/backend.ts';
-import { Adam } from '../../src/trainer/adam.ts';
-import { policyGradientLoss } from '../../src/trainer/pg-loss.ts';
+import { Adam } from '../../src/tiny/adam.ts';
+import { selectBackend } from '../../src/tiny/backend.ts';
+import { policyGradientLoss } from '../../src/tiny/pg-loss.ts';
 
 beforeAll(async () => {
   await selectBackend();

@@ -1,0 +1,22 @@
+// The tiny tfjs policy and its trainers (`winnow/tiny`). Importing this loads TensorFlow.js;
+// the core `winnow` import does not. Re-exports only.
+export * from './adam.ts';
+export * from './backend.ts';
+export * from './backend-name.ts';
+export * from './config.ts';
+export * from './evaluate.ts';
+export * from './gru.ts';
+export * from './pack.ts';
+export * from './params.ts';
+export * from './pg-config.ts';
+export * from './pg-loss.ts';
+export * from './policy.ts';
+export * from './policy-gradient-trainer.ts';
+export * from './sampler.ts';
+export * from './supervised-trainer.ts';
+export * from './tensor-file.ts';
+export * from './trainer-checkpoint.ts';
+export * from './vocab.ts';
+export * from './warm-start.ts';
+export * from './warm-start-recipe.ts';
+export * from './weights-file.ts';

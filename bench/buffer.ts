@@ -128,7 +128,7 @@ async function writeBench(dir: string, rows: number, seed: number) {
     ],
   ];
   for (const size of [rows, 2048, 256]) {
-    const buf = await ExperienceBuffer.open(dir, { table: `write_${size}`, discipline: 'fifo' });
+    const buf = await ExperienceBuffer.open(dir, { table: `write_${size}`, sampler: { type: 'fifo' } });
     const t = performance.now();
     for (let i = 0; i < rows; i += size) await buf.write(data.slice(i, i + size));
     const secs = (performance.now() - t) / 1000;
@@ -156,7 +156,11 @@ interface SampleRow {
 
 async function sampleBench(dir: string, rows: number, samples: number, seed: number) {
   log(`building a ${rows.toLocaleString('en-US')}-row buffer (100k per write)…`);
-  const build = await ExperienceBuffer.open(dir, { table: 'big', discipline: 'fifo', compactEvery: 1000 });
+  const build = await ExperienceBuffer.open(dir, {
+    table: 'big',
+    sampler: { type: 'fifo' },
+    compactEvery: 1000,
+  });
   const t0 = performance.now();
   for (let i = 0; i < rows; i += 100_000) {
     await build.write(batch(i, Math.min(100_000, rows - i), seed));
@@ -170,14 +174,17 @@ async function sampleBench(dir: string, rows: number, samples: number, seed: num
   await build.close();
 
   const disciplines: Array<[string, ExperienceBufferConfigInput]> = [
-    ['fifo', { discipline: 'fifo' }],
-    ['lifo', { discipline: 'lifo' }],
+    ['fifo', { sampler: { type: 'fifo' } }],
+    ['lifo', { sampler: { type: 'lifo' } }],
     [
       'priority (decay 0.5, cooldown 1)',
-      { discipline: 'priority', params: { decay: 0.5, cooldownSteps: 1 } },
+      { sampler: { type: 'version_priority', params: { decay: 0.5, cooldownSteps: 1 } } },
     ],
-    ['prioritized |A| (α 0.6, β 0.4)', { discipline: 'prioritized', params: { alpha: 0.6, beta: 0.4 } }],
-    ['uniform (max 4 uses)', { discipline: 'uniform', params: { maxUses: 4 } }],
+    [
+      'prioritized |A| (α 0.6, β 0.4)',
+      { sampler: { type: 'advantage_priority', params: { alpha: 0.6, beta: 0.4 } } },
+    ],
+    ['uniform (max 4 uses)', { sampler: { type: 'uniform', params: { maxUses: 4 } } }],
   ];
   const results: SampleRow[] = [];
   let openSecs = 0;

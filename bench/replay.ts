@@ -18,17 +18,20 @@ const STEP_ROLLOUTS = 32 * 8;
 const VARIANTS: Record<string, (c: RftConfig) => RftConfig> = {
   'no replay (fifo, each once)': (c) => ({
     ...c,
-    buffer: { ...c.buffer, discipline: 'fifo', params: {} },
+    buffer: { ...c.buffer, sampler: { type: 'fifo', params: {} } },
     lifecycle: { ...c.lifecycle, trainBatch: STEP_ROLLOUTS },
   }),
   'priority replay (decay 0.5, ≤3 uses)': (c) => ({
     ...c,
-    buffer: { ...c.buffer, discipline: 'priority', params: { decay: 0.5, maxUses: 3 } },
+    buffer: { ...c.buffer, sampler: { type: 'version_priority', params: { decay: 0.5, maxUses: 3 } } },
     lifecycle: { ...c.lifecycle, trainBatch: 2 * STEP_ROLLOUTS },
   }),
   '|advantage| replay (α 0.6, β 0.4, ≤3 uses)': (c) => ({
     ...c,
-    buffer: { ...c.buffer, discipline: 'prioritized', params: { alpha: 0.6, beta: 0.4, maxUses: 3 } },
+    buffer: {
+      ...c.buffer,
+      sampler: { type: 'advantage_priority', params: { alpha: 0.6, beta: 0.4, maxUses: 3 } },
+    },
     lifecycle: { ...c.lifecycle, trainBatch: 2 * STEP_ROLLOUTS },
   }),
 };

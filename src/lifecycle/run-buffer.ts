@@ -11,7 +11,12 @@ import {
 } from '../buffer/sampling/sampler.ts';
 import { writeFileAtomicSync } from '../core/atomic-file.ts';
 import { type Experience, ExperienceSchema } from '../core/experience.ts';
+import { normalizePlugin, type PluginConfig, resolvePlugin } from '../core/plugin.ts';
+import { Registry } from '../core/registry.ts';
 import type { JsonValue } from '../core/task.ts';
+import type { SamplerDefinition } from '../buffer/samplers/sampler.ts';
+import { sampleStrategies } from '../buffer/sampling/registry.ts';
+import { defaultRegistries, type RunRegistries } from './run-registries.ts';
 import type { RunBuffer } from './rft-parts.ts';
 
 export interface OpenRunBufferOptions {
@@ -19,25 +24,63 @@ export interface OpenRunBufferOptions {
   runDir: string;
   runId: string;
   seed: number;
-  buffer: Record<string, unknown>;
-  sampling: Record<string, unknown>;
+  /** The run config's `buffer` section (sampler and remover as plug-in slots) plus the table name. */
+  buffer: Record<string, unknown> & { table: string };
+  /** The run config's `sampling` slot. */
+  sampling: PluginConfig;
   batchSize: number;
+  /** Registries to resolve the slots in (user modules are resolved against `baseDir`). */
+  registries?: RunRegistries;
+  baseDir?: string;
   file?: string;
+}
+
+/**
+ * Resolve the buffer's plug-in slots: a user-module sampler or sample strategy is registered under
+ * its label (`module:./file.ts#export`) in a copy of the registry, so the buffer looks it up like a
+ * built-in one.
+ */
+async function resolveBufferSlots(opts: OpenRunBufferOptions) {
+  const reg = opts.registries ?? defaultRegistries();
+  const ctx = (path: string) => ({ baseDir: opts.baseDir ?? process.cwd(), path, file: opts.file });
+  const slot = (v: unknown) => (v === undefined ? undefined : normalizePlugin(v));
+  const samplerSlot = slot(opts.buffer.sampler) ?? { type: 'fifo', params: {} };
+  const sampler = await resolvePlugin(samplerSlot, reg.samplers, ctx('buffer.sampler'));
+  const samplers = new Registry<SamplerDefinition>(reg.samplers.what);
+  for (const d of reg.samplers.all()) samplers.register(d);
+  if (!samplers.has(sampler.label)) samplers.register({ ...sampler.def, name: sampler.label });
+  const strategy = await resolvePlugin(opts.sampling, reg.strategies, ctx('sampling'));
+  // Sample strategies are looked up in the shared registry: a user module's joins it under its label.
+  if (!sampleStrategies.has(strategy.label)) sampleStrategies.register({ ...strategy.def, name: strategy.label });
+  return {
+    buffer: {
+      ...opts.buffer,
+      sampler: { type: sampler.label, params: sampler.params as Record<string, unknown> },
+    },
+    sampling: { type: strategy.label, params: strategy.params as Record<string, unknown> },
+    samplers,
+  };
 }
 
 const HOLDBACK = 'holdback.jsonl';
 
 /**
  * The run loop's view of the experience buffer: an ExperienceBuffer read through an
- * ExperienceSampler (strategy + optional replay-ratio limiter), plus the resume protocol.
+ * ExperienceSampler (a strategy; the buffer owns the optional rate limiter), plus the resume protocol.
  */
 export async function openRunBuffer(opts: OpenRunBufferOptions): Promise<RunBuffer> {
   const where = opts.file ? { file: opts.file } : {};
-  const bufferConfig = { seed: opts.seed, runId: opts.runId, ...opts.buffer } as ExperienceBufferConfigInput;
+  const slots = await resolveBufferSlots(opts);
+  const bufferConfig = { seed: opts.seed, runId: opts.runId, ...slots.buffer } as ExperienceBufferConfigInput;
   const open = async () => {
-    const buffer = await ExperienceBuffer.open(opts.dbDir, bufferConfig, { path: 'buffer', ...where });
+    const buffer = await ExperienceBuffer.open(
+      opts.dbDir,
+      bufferConfig,
+      { path: 'buffer', ...where },
+      { samplers: slots.samplers },
+    );
     const sampler = await ExperienceSampler.create(
-      opts.sampling as SamplingConfigInput,
+      slots.sampling as SamplingConfigInput,
       { buffer, dbDir: opts.dbDir, batchSize: opts.batchSize },
       { path: 'sampling', ...where },
     );
@@ -49,8 +92,8 @@ export async function openRunBuffer(opts: OpenRunBufferOptions): Promise<RunBuff
   return {
     async write(experiences) {
       if (experiences.length === 0) return;
-      const r = await buffer.write(experiences);
-      sampler.recordInsert(r.written);
+      // The buffer's rate limiter (buffer.rateLimiter) counts the inserts itself.
+      await buffer.write(experiences);
     },
     async sample(n, ctx) {
       const batch = await sampler.sample(n, { step: ctx.trainStep, modelVersion: ctx.modelVersion });

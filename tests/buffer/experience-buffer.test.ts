@@ -14,8 +14,7 @@ describe('ExperienceBuffer: acceptance examples', () => {
   it('priority replay, capacity 8, decay 0.6, no reuse: 12 writes leave versions 4..11, read newest first once', async () => {
     const db = freshDb(root);
     const buf = await ExperienceBuffer.open(db, {
-      discipline: 'priority',
-      params: { decay: 0.6, maxUses: 1 },
+      sampler: { type: 'version_priority', params: { decay: 0.6, maxUses: 1 } },
       capacity: 8,
     });
     for (let v = 0; v < 12; v++) await buf.write([exp(`e${v}`, { modelVersion: v })]);
@@ -50,7 +49,7 @@ describe('ExperienceBuffer: acceptance examples', () => {
 
   it('staleness: with maxStaleness 3 every experience sampled at step s has version ≥ s − 3; skipped ones are recorded', async () => {
     const db = freshDb(root);
-    const buf = await ExperienceBuffer.open(db, { discipline: 'fifo', runId: 'r1' });
+    const buf = await ExperienceBuffer.open(db, { sampler: { type: 'fifo' }, runId: 'r1' });
     const seen: [number, number][] = [];
     const skipped: string[] = [];
     for (let s = 0; s < 12; s++) {
@@ -81,7 +80,7 @@ describe('ExperienceBuffer: acceptance examples', () => {
 
 describe('ExperienceBuffer: queue disciplines', () => {
   it('FIFO delivers each experience once, oldest first, and returns full payloads', async () => {
-    const buf = await ExperienceBuffer.open(freshDb(root), { discipline: 'fifo' });
+    const buf = await ExperienceBuffer.open(freshDb(root), { sampler: { type: 'fifo' } });
     // Optional payload columns are read only when a chosen row uses them: the last batch (e) needs
     // none of them (no prompt, {} info, standard action mask), the others each need some.
     const written = ['a', 'b', 'c', 'd', 'e'].map((id, i) =>
@@ -122,7 +121,7 @@ describe('ExperienceBuffer: queue disciplines', () => {
   });
 
   it('LIFO delivers newest first, each once', async () => {
-    const buf = await ExperienceBuffer.open(freshDb(root), { discipline: 'lifo' });
+    const buf = await ExperienceBuffer.open(freshDb(root), { sampler: { type: 'lifo' } });
     await buf.write(['a', 'b', 'c'].map((id) => exp(id)));
     expect(ids(await buf.sample(2, { step: 1 }))).toEqual(['c', 'b']);
     await buf.write(['d', 'e'].map((id) => exp(id)));
@@ -133,14 +132,14 @@ describe('ExperienceBuffer: queue disciplines', () => {
 
   it('writes are idempotent on id (re-written steps and in-call repeats are reported, not stored)', async () => {
     const db = freshDb(root);
-    const buf = await ExperienceBuffer.open(db, { discipline: 'fifo' });
+    const buf = await ExperienceBuffer.open(db, { sampler: { type: 'fifo' } });
     const w1 = await buf.write([exp('a'), exp('b'), exp('a')]);
     expect([w1.written, w1.duplicates]).toEqual([2, ['a']]);
     const w2 = await buf.write([exp('b'), exp('c')]);
     expect([w2.written, w2.duplicates]).toEqual([1, ['b']]);
     expect(w2.version).toBeGreaterThan(w1.version);
     // A new process (same table) still knows what is stored.
-    const again = await ExperienceBuffer.open(db, { discipline: 'fifo' });
+    const again = await ExperienceBuffer.open(db, { sampler: { type: 'fifo' } });
     const w3 = await again.write([exp('a'), exp('b'), exp('c'), exp('d')]);
     expect([w3.written, w3.duplicates]).toEqual([1, ['a', 'b', 'c']]);
     expect(again.bookkeeping().map((r) => [r.id, r.seq])).toEqual([
@@ -165,8 +164,7 @@ describe('ExperienceBuffer: queue disciplines', () => {
 describe('ExperienceBuffer: priority replay', () => {
   it('reuses the highest priority, decays it per use, and stops at maxUses', async () => {
     const buf = await ExperienceBuffer.open(freshDb(root), {
-      discipline: 'priority',
-      params: { decay: 1.5, maxUses: 2 },
+      sampler: { type: 'version_priority', params: { decay: 1.5, maxUses: 2 } },
     });
     await buf.write([
       exp('v0', { modelVersion: 0 }),
@@ -188,8 +186,7 @@ describe('ExperienceBuffer: priority replay', () => {
 
   it('cooldown in steps: used at step t, eligible again at t + cooldownSteps + 1', async () => {
     const buf = await ExperienceBuffer.open(freshDb(root), {
-      discipline: 'priority',
-      params: { decay: 0, cooldownSteps: 2 },
+      sampler: { type: 'version_priority', params: { decay: 0, cooldownSteps: 2 } },
     });
     await buf.write([exp('hi', { modelVersion: 5 }), exp('lo', { modelVersion: 1 })]);
     const picks: string[][] = [];
@@ -199,8 +196,7 @@ describe('ExperienceBuffer: priority replay', () => {
 
   it('cooldown in seconds uses the caller clock', async () => {
     const buf = await ExperienceBuffer.open(freshDb(root), {
-      discipline: 'priority',
-      params: { decay: 0, cooldownSeconds: 10 },
+      sampler: { type: 'version_priority', params: { decay: 0, cooldownSeconds: 10 } },
     });
     await buf.write([exp('a', { modelVersion: 2 }), exp('b', { modelVersion: 1 })]);
     const at = (step: number, now: number) => buf.sample(1, { step, now }).then(ids);
@@ -213,8 +209,7 @@ describe('ExperienceBuffer: priority replay', () => {
   it('noise is seeded per experience and use: the same seed gives the same order', async () => {
     const order = async (seed: number) => {
       const buf = await ExperienceBuffer.open(freshDb(root), {
-        discipline: 'priority',
-        params: { decay: 0, noise: 5, maxUses: 1 },
+        sampler: { type: 'version_priority', params: { decay: 0, noise: 5, maxUses: 1 } },
         seed,
       });
       await buf.write(Array.from({ length: 12 }, (_, i) => exp(`n${i}`, { modelVersion: i })));
@@ -232,8 +227,7 @@ describe('ExperienceBuffer: random disciplines', () => {
     const advs = [0.1, -2, 0.5, 4, -1, 0, 3, -0.25];
     const run = async () => {
       const buf = await ExperienceBuffer.open(freshDb(root), {
-        discipline: 'prioritized',
-        params: { alpha: 1, beta: 0.5, epsilon: 0.01, maxUses: 1 },
+        sampler: { type: 'advantage_priority', params: { alpha: 1, beta: 0.5, epsilon: 0.01, maxUses: 1 } },
         seed: 42,
       });
       await buf.write(advs.map((a, i) => exp(`p${i}`, { advantage: a })));
@@ -253,8 +247,7 @@ describe('ExperienceBuffer: random disciplines', () => {
 
   it('uniform: never more than maxUses deliveries, never the same row twice in a batch', async () => {
     const buf = await ExperienceBuffer.open(freshDb(root), {
-      discipline: 'uniform',
-      params: { maxUses: 3 },
+      sampler: { type: 'uniform', params: { maxUses: 3 } },
       seed: 1,
     });
     await buf.write(Array.from({ length: 10 }, (_, i) => exp(`u${i}`)));
@@ -271,7 +264,7 @@ describe('ExperienceBuffer: random disciplines', () => {
 
 describe('ExperienceBuffer: keeping GRPO groups whole', () => {
   it('FIFO fills the batch with whole groups; a group that does not fit waits for the next call', async () => {
-    const buf = await ExperienceBuffer.open(freshDb(root), { discipline: 'fifo', keepGroups: true });
+    const buf = await ExperienceBuffer.open(freshDb(root), { sampler: { type: 'fifo' }, keepGroups: true });
     // groups: A (4 rows), B (4), C (3), D (4)
     await buf.write([
       ...grouped('A', 4, 4),
@@ -290,8 +283,7 @@ describe('ExperienceBuffer: keeping GRPO groups whole', () => {
 
   it('random disciplines also return only whole groups', async () => {
     const buf = await ExperienceBuffer.open(freshDb(root), {
-      discipline: 'prioritized',
-      params: { alpha: 1, beta: 1 },
+      sampler: { type: 'advantage_priority', params: { alpha: 1, beta: 1 } },
       keepGroups: true,
       seed: 9,
     });
@@ -313,14 +305,14 @@ describe('ExperienceBuffer: keeping GRPO groups whole', () => {
 describe('ExperienceBuffer: leases, acknowledgement and recovery', () => {
   it('recover(t) acknowledges leases up to t and rolls back later ones', async () => {
     const db = freshDb(root);
-    const buf = await ExperienceBuffer.open(db, { discipline: 'fifo' });
+    const buf = await ExperienceBuffer.open(db, { sampler: { type: 'fifo' } });
     await buf.write(['a', 'b', 'c', 'd', 'e', 'f'].map((id) => exp(id)));
     expect(ids(await buf.sample(2, { step: 1 }))).toEqual(['a', 'b']);
     await buf.ack(1);
     expect(ids(await buf.sample(2, { step: 2 }))).toEqual(['c', 'd']);
     expect(ids(await buf.sample(2, { step: 3 }))).toEqual(['e', 'f']);
     // Crash: a new process opens the buffer; the trainer's checkpoint covers step 2.
-    const after = await ExperienceBuffer.open(db, { discipline: 'fifo' });
+    const after = await ExperienceBuffer.open(db, { sampler: { type: 'fifo' } });
     expect(after.stats()).toMatchObject({ pendingLeases: 4, lastAcknowledgedStep: 1 });
     expect(await after.recover(2)).toEqual({ trainedThroughStep: 2, acknowledged: 2, rolledBack: 2 });
     expect(after.bookkeeping().map((r) => [r.id, r.useCount, r.pending])).toEqual([
@@ -336,24 +328,33 @@ describe('ExperienceBuffer: leases, acknowledgement and recovery', () => {
     await expect(after.sample(1, { step: 2 })).rejects.toThrow(/not after the last acknowledged step 2/);
     // The same state is seen again after yet another reopen.
     await after.ack(3);
-    const third = await ExperienceBuffer.open(db, { discipline: 'fifo' });
+    const third = await ExperienceBuffer.open(db, { sampler: { type: 'fifo' } });
     expect(third.bookkeeping().map((r) => r.useCount)).toEqual([1, 1, 1, 1, 1, 1]);
     expect(third.stats()).toMatchObject({ pendingLeases: 0, lastAcknowledgedStep: 3, retired: 6 });
   });
 
   it('recover(null) rolls back every unacknowledged lease (no checkpoint yet)', async () => {
     const db = freshDb(root);
-    const buf = await ExperienceBuffer.open(db, { discipline: 'uniform', params: { maxUses: 1 }, seed: 5 });
+    const buf = await ExperienceBuffer.open(db, {
+      sampler: { type: 'uniform', params: { maxUses: 1 } },
+      seed: 5,
+    });
     await buf.write(['a', 'b', 'c'].map((id) => exp(id)));
     await buf.sample(3, { step: 1 });
-    const after = await ExperienceBuffer.open(db, { discipline: 'uniform', params: { maxUses: 1 }, seed: 5 });
+    const after = await ExperienceBuffer.open(db, {
+      sampler: { type: 'uniform', params: { maxUses: 1 } },
+      seed: 5,
+    });
     expect(await after.recover(null)).toEqual({ trainedThroughStep: -1, acknowledged: 0, rolledBack: 3 });
     expect((await after.sample(3, { step: 1 })).experiences.length).toBe(3);
   });
 
   it('folds acknowledged use counts into the table and trims the journal', async () => {
     const db = freshDb(root);
-    const buf = await ExperienceBuffer.open(db, { discipline: 'uniform', params: { maxUses: 5 }, seed: 2 });
+    const buf = await ExperienceBuffer.open(db, {
+      sampler: { type: 'uniform', params: { maxUses: 5 } },
+      seed: 2,
+    });
     await buf.write(['a', 'b', 'c'].map((id) => exp(id)));
     const used = new Set<string>();
     for (let s = 1; s <= 4; s++)
@@ -375,7 +376,10 @@ describe('ExperienceBuffer: leases, acknowledgement and recovery', () => {
   });
   it('finds rows whose predicted row ids went stale (newest rows evicted before a reopen)', async () => {
     const db = freshDb(root);
-    const cfg = { discipline: 'priority', params: { decay: 0, maxUses: 1 }, capacity: 3 } as const;
+    const cfg = {
+      sampler: { type: 'version_priority', params: { decay: 0, maxUses: 1 } },
+      capacity: 3,
+    } as const;
     const buf = await ExperienceBuffer.open(db, cfg);
     // row ids 0..4; the two newest rows have the lowest priority and are evicted
     await buf.write([5, 6, 7, 1, 0].map((v) => exp(`v${v}`, { modelVersion: v })));
@@ -396,7 +400,7 @@ describe('ExperienceBuffer: leases, acknowledgement and recovery', () => {
 
   it('replaying the journal after a fold is idempotent (a crash between the fold and the trim)', async () => {
     const db = freshDb(root);
-    const cfg = { discipline: 'uniform', params: { maxUses: 3 }, seed: 8 } as const;
+    const cfg = { sampler: { type: 'uniform', params: { maxUses: 3 } }, seed: 8 } as const;
     const buf = await ExperienceBuffer.open(db, cfg);
     await buf.write(['a', 'b'].map((id) => exp(id)));
     await buf.sample(2, { step: 1 });
@@ -418,7 +422,7 @@ describe('ExperienceBuffer: leases, acknowledgement and recovery', () => {
 describe('ExperienceBuffer: compaction and config', () => {
   it('200 small writes keep fragments and versions bounded', async () => {
     const buf = await ExperienceBuffer.open(freshDb(root), {
-      discipline: 'fifo',
+      sampler: { type: 'fifo' },
       compactEvery: 20,
       retainVersionsSeconds: 0,
     });
@@ -444,20 +448,46 @@ describe('ExperienceBuffer: compaction and config', () => {
   });
 
   it('config errors name the path', async () => {
-    await expect(ExperienceBuffer.open(freshDb(root), { discipline: 'priorty' })).rejects.toThrow(
-      "buffer.discipline: unknown read discipline 'priorty' (did you mean 'priority'?)",
+    await expect(
+      ExperienceBuffer.open(freshDb(root), { sampler: { type: 'version_priorty' } }),
+    ).rejects.toThrow(
+      "buffer.sampler.type: unknown sampler 'version_priorty' (did you mean 'version_priority'?)",
     );
     await expect(
-      ExperienceBuffer.open(freshDb(root), { discipline: 'priority', params: { decay: -1 } }),
+      ExperienceBuffer.open(freshDb(root), { sampler: { type: 'version_priority', params: { decay: -1 } } }),
     ).rejects.toThrow(ConfigError);
     await expect(
-      ExperienceBuffer.open(freshDb(root), { discipline: 'priority', params: { decay: -1 } }),
-    ).rejects.toThrow(/^buffer\.params\.decay: /);
+      ExperienceBuffer.open(freshDb(root), { sampler: { type: 'version_priority', params: { decay: -1 } } }),
+    ).rejects.toThrow(/^buffer\.sampler\.params\.decay: /);
     await expect(
-      ExperienceBuffer.open(freshDb(root), { discipline: 'fifo', params: { maxUses: 2 } }),
-    ).rejects.toThrow(/^buffer\.params: Unrecognized key/);
+      ExperienceBuffer.open(freshDb(root), { sampler: { type: 'fifo', params: { maxUses: 2 } } }),
+    ).rejects.toThrow(/^buffer\.sampler\.params\.maxUses: unknown key 'maxUses'/);
     await expect(ExperienceBuffer.open(freshDb(root), { capacity: 0 })).rejects.toThrow(
       /^buffer\.capacity: /,
     );
+    await expect(ExperienceBuffer.open(freshDb(root), { remover: { type: 'oldest_first' } })).rejects.toThrow(
+      "buffer.remover.type: unknown remover 'oldest_first'",
+    );
+  });
+
+  it('the spellings of the read-discipline era are refused with the new name in the hint', async () => {
+    const open = (c: Record<string, unknown>) =>
+      ExperienceBuffer.open(freshDb(root), c as Parameters<typeof ExperienceBuffer.open>[1]);
+    await expect(open({ discipline: 'priority', params: { decay: 0.5 } })).rejects.toThrow(
+      'buffer.discipline: renamed (use sampler: { type: version_priority, params: {…} })',
+    );
+    await expect(open({ discipline: 'prioritized' })).rejects.toThrow(
+      'buffer.discipline: renamed (use sampler: { type: advantage_priority })',
+    );
+    await expect(open({ discipline: 'fifo' })).rejects.toThrow(
+      'buffer.discipline: renamed (use sampler: { type: fifo })',
+    );
+    await expect(open({ params: { maxUses: 2 } })).rejects.toThrow(
+      'buffer.params: renamed (the parameters belong to the sampler: use sampler: { type, params: {…} })',
+    );
+    await expect(open({ sampler: { type: 'priority' } })).rejects.toThrow(
+      "buffer.sampler.type: sampler 'priority' was renamed (renamed: use sampler: { type: version_priority })",
+    );
+    await expect(open({ sampler: { type: 'prioritized' } })).rejects.toThrow(ConfigError);
   });
 });

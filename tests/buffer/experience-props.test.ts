@@ -29,13 +29,25 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 );
 
 const cases: Array<[string, ExperienceBufferConfigInput, number]> = [
-  ['fifo', { discipline: 'fifo' }, 1],
-  ['lifo', { discipline: 'lifo' }, 1],
-  ['priority', { discipline: 'priority', params: { decay: 0.5, maxUses: 2, cooldownSteps: 1 } }, 2],
-  ['prioritized', { discipline: 'prioritized', params: { alpha: 0.7, beta: 0.5, maxUses: 3 } }, 3],
-  ['uniform', { discipline: 'uniform', params: { maxUses: 2 } }, 2],
-  ['fifo + groups', { discipline: 'fifo', keepGroups: true }, 1],
-  ['priority + groups', { discipline: 'priority', params: { maxUses: 2 }, keepGroups: true }, 2],
+  ['fifo', { sampler: { type: 'fifo' } }, 1],
+  ['lifo', { sampler: { type: 'lifo' } }, 1],
+  [
+    'priority',
+    { sampler: { type: 'version_priority', params: { decay: 0.5, maxUses: 2, cooldownSteps: 1 } } },
+    2,
+  ],
+  [
+    'prioritized',
+    { sampler: { type: 'advantage_priority', params: { alpha: 0.7, beta: 0.5, maxUses: 3 } } },
+    3,
+  ],
+  ['uniform', { sampler: { type: 'uniform', params: { maxUses: 2 } } }, 2],
+  ['fifo + groups', { sampler: { type: 'fifo' }, keepGroups: true }, 1],
+  [
+    'priority + groups',
+    { sampler: { type: 'version_priority', params: { maxUses: 2 } }, keepGroups: true },
+    2,
+  ],
 ];
 
 describe('buffer invariants under random write / sample / ack / compact / crash sequences', () => {

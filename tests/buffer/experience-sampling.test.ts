@@ -1,11 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
-import {
-  checkReplayRatio,
-  ReplayRatioLimiter,
-  ReplayRatioSchema,
-} from '../../src/buffer/sampling/rate-limiter.ts';
+import { checkReplayRatio, ReplayRatioLimiter, ReplayRatioSchema } from '../../src/buffer/rate-limiter.ts';
 import { ExperienceSampler } from '../../src/buffer/sampling/sampler.ts';
 import { ConfigError } from '../../src/core/errors.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -16,7 +12,7 @@ const root = tempDir('winnow-sampling-');
 describe('sample strategies', () => {
   it('default: the main buffer through its discipline', async () => {
     const db = freshDb(root);
-    const buffer = await ExperienceBuffer.open(db, { discipline: 'fifo' });
+    const buffer = await ExperienceBuffer.open(db, { sampler: { type: 'fifo' } });
     await buffer.write(['a', 'b', 'c'].map((id) => exp(id)));
     const sampler = await ExperienceSampler.create({}, { buffer, dbDir: db, batchSize: 2 });
     const b = await sampler.sample(2, { step: 1 });
@@ -28,7 +24,7 @@ describe('sample strategies', () => {
 
   it('staleness: nothing older than version − maxStaleness comes back', async () => {
     const db = freshDb(root);
-    const buffer = await ExperienceBuffer.open(db, { discipline: 'uniform', seed: 4 });
+    const buffer = await ExperienceBuffer.open(db, { sampler: { type: 'uniform' }, seed: 4 });
     await buffer.write(Array.from({ length: 20 }, (_, v) => exp(`v${v}`, { modelVersion: v })));
     const sampler = await ExperienceSampler.create(
       { type: 'staleness', params: { maxStaleness: 3 } },
@@ -42,8 +38,8 @@ describe('sample strategies', () => {
 
   it('mix: a set share of every batch from the expert table, flagged and masked', async () => {
     const db = freshDb(root);
-    const buffer = await ExperienceBuffer.open(db, { discipline: 'fifo' });
-    const expert = await ExperienceBuffer.open(db, { table: 'sft', discipline: 'uniform' });
+    const buffer = await ExperienceBuffer.open(db, { sampler: { type: 'fifo' } });
+    const expert = await ExperienceBuffer.open(db, { table: 'sft', sampler: { type: 'uniform' } });
     await expert.write(Array.from({ length: 5 }, (_, i) => exp(`sft${i}`)));
     await buffer.write(Array.from({ length: 40 }, (_, i) => exp(`m${i}`)));
     const sampler = await ExperienceSampler.create(
@@ -84,10 +80,10 @@ describe('sample strategies', () => {
     ).rejects.toThrow('sampling.params.expert.table: the expert table must differ');
     await expect(
       ExperienceSampler.create(
-        { type: 'mix', params: { expertShare: 0.5, expert: { table: 'e2', discipline: 'nope' } } },
+        { type: 'mix', params: { expertShare: 0.5, expert: { table: 'e2', sampler: { type: 'nope' } } } },
         { buffer, dbDir: db, batchSize: 4 },
       ),
-    ).rejects.toThrow("sampling.params.expert.discipline: unknown read discipline 'nope'");
+    ).rejects.toThrow("sampling.params.expert.sampler.type: unknown sampler 'nope'");
   });
 });
 
@@ -123,11 +119,11 @@ describe('replay ratio limiter', () => {
     expect(() =>
       checkReplayRatio(cfg({ samplesPerInsert: 1, minSizeToSample: 100, insertBatch: 32 }), ctx),
     ).toThrow(
-      /^sampling\.replayRatio\.tolerance: the error band 2 × 10 is narrower than samplesPerInsert × insertBatch \+ batchSize = 96/,
+      /^buffer\.rateLimiter\.tolerance: the error band 2 × 10 is narrower than samplesPerInsert × insertBatch \+ batchSize = 96/,
     );
     expect(() =>
       checkReplayRatio(cfg({ samplesPerInsert: 1, errorBuffer: 40, insertBatch: 32 }), ctx),
-    ).toThrow(/^sampling\.replayRatio\.errorBuffer: .*use errorBuffer ≥ 48/);
+    ).toThrow(/^buffer\.rateLimiter\.errorBuffer: .*use errorBuffer ≥ 48/);
     expect(() =>
       checkReplayRatio(cfg({ samplesPerInsert: 1, errorBuffer: 48, insertBatch: 32 }), ctx),
     ).not.toThrow();
@@ -136,13 +132,13 @@ describe('replay ratio limiter', () => {
         ...ctx,
         capacity: 400,
       }),
-    ).toThrow(/^sampling\.replayRatio\.minSizeToSample: 500 is above the buffer capacity 400/);
+    ).toThrow(/^buffer\.rateLimiter\.minSizeToSample: 500 is above the buffer capacity 400/);
     expect(() =>
       checkReplayRatio(cfg({ samplesPerInsert: 2, errorBuffer: 100, insertBatch: 32 }), {
         ...ctx,
         maxUses: 1,
       }),
-    ).toThrow(/^sampling\.replayRatio\.samplesPerInsert: /);
+    ).toThrow(/^buffer\.rateLimiter\.samplesPerInsert: /);
   });
 
   it('accepted settings never deadlock and stay in the band (property: random explorer/trainer interleavings)', () => {
@@ -176,26 +172,65 @@ describe('replay ratio limiter', () => {
     );
   });
 
-  it('the sampler returns an empty, blocked batch instead of sampling too early', async () => {
+  it("the rate limiter is the table's: an empty, blocked batch instead of sampling too early", async () => {
     const db = freshDb(root);
-    const buffer = await ExperienceBuffer.open(db, { discipline: 'uniform', seed: 1 });
-    const sampler = await ExperienceSampler.create(
-      { replayRatio: { samplesPerInsert: 1, minSizeToSample: 4, errorBuffer: 4, insertBatch: 4 } },
-      { buffer, dbDir: db, batchSize: 4 },
-    );
+    const buffer = await ExperienceBuffer.open(db, {
+      sampler: { type: 'uniform' },
+      seed: 1,
+      rateLimiter: { samplesPerInsert: 1, minSizeToSample: 4, errorBuffer: 4, insertBatch: 4 },
+    });
+    const sampler = await ExperienceSampler.create({}, { buffer, dbDir: db, batchSize: 4 });
     expect(sampler.canInsert(4)).toBe(true);
     await buffer.write(['a', 'b'].map((id) => exp(id)));
-    sampler.recordInsert(2);
     const blocked = await sampler.sample(4, { step: 1 });
     expect([blocked.experiences.length, blocked.blocked]).toEqual([
       0,
       'replay_ratio: buffer holds 2 < minSizeToSample 4',
     ]);
+    // The buffer itself refuses too (it owns the limiter), leasing nothing.
+    const direct = await buffer.sample(4, { step: 1 });
+    expect([direct.experiences.length, direct.blocked]).toEqual([
+      0,
+      'replay_ratio: buffer holds 2 < minSizeToSample 4',
+    ]);
+    expect(buffer.stats().pendingLeases).toBe(0);
     await buffer.write(['c', 'd', 'e', 'f'].map((id) => exp(id)));
-    sampler.recordInsert(4);
     const ok = await sampler.sample(4, { step: 1 });
     expect(ok.experiences.length).toBe(4);
     expect(ok.blocked).toBeUndefined();
     expect(sampler.state()).toEqual({ replayRatio: { inserted: 6, sampled: 4 } });
+    // Checkpoint state round-trips through a fresh buffer.
+    await buffer.close();
+    const again = await ExperienceBuffer.open(db, {
+      sampler: { type: 'uniform' },
+      seed: 1,
+      rateLimiter: { samplesPerInsert: 1, minSizeToSample: 4, errorBuffer: 4, insertBatch: 4 },
+    });
+    const resumed = await ExperienceSampler.create({}, { buffer: again, dbDir: db, batchSize: 4 });
+    resumed.load({ replayRatio: { inserted: 6, sampled: 4 } });
+    expect(again.rateLimiter?.state()).toEqual({ inserted: 6, sampled: 4 });
+    expect(resumed.canSample(4)).toBe(false);
+  });
+
+  it('sampling.replayRatio is refused with the new place in the hint', async () => {
+    const db = freshDb(root);
+    const buffer = await ExperienceBuffer.open(db);
+    await expect(
+      ExperienceSampler.create(
+        { replayRatio: { samplesPerInsert: 1, insertBatch: 4 } } as Parameters<
+          typeof ExperienceSampler.create
+        >[0],
+        { buffer, batchSize: 4 },
+      ),
+    ).rejects.toThrow(
+      /^sampling\.replayRatio: moved: the rate limiter belongs to the buffer \(use buffer: \{ rateLimiter:/,
+    );
+    const narrow = await ExperienceBuffer.open(db, {
+      table: 'narrow',
+      rateLimiter: { samplesPerInsert: 1, minSizeToSample: 100, insertBatch: 32 },
+    });
+    await expect(ExperienceSampler.create({}, { buffer: narrow, batchSize: 64 })).rejects.toThrow(
+      /^buffer\.rateLimiter\.tolerance: the error band/,
+    );
   });
 });

@@ -1,14 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ReadDiscipline } from '../../src/buffer/replay/discipline.ts';
-import { PriorityHeap } from '../../src/buffer/replay/priority-heap.ts';
+import { PriorityHeap } from '../../src/buffer/samplers/priority-heap.ts';
 import {
-  type CandidateView,
   drawWithoutReplacement,
+  type IndexedView,
   importanceWeights,
+  type SelectionPolicy,
   selectSlots,
-} from '../../src/buffer/replay/select.ts';
-import { SumTree } from '../../src/buffer/replay/sum-tree.ts';
+} from '../../src/buffer/samplers/select.ts';
+import { SumTree } from '../../src/buffer/samplers/sum-tree.ts';
 import { Rng } from '../../src/core/rng.ts';
 
 describe('SumTree', () => {
@@ -124,16 +124,12 @@ describe('weighted draws', () => {
 });
 
 describe('selectSlots', () => {
-  const disc = (mode: ReadDiscipline['mode']): ReadDiscipline => ({
-    name: mode,
+  const disc = (mode: SelectionPolicy['mode']): SelectionPolicy => ({
     mode,
-    limits: { maxUses: 1, cooldownSteps: 0, cooldownSeconds: 0 },
-    eviction: 'oldest',
     beta: 0,
-    priority: () => 0,
     weight: (p) => p,
   });
-  const view = (priority: number[], eligible: (s: number) => boolean, group?: number[]): CandidateView => ({
+  const view = (priority: number[], eligible: (s: number) => boolean, group?: number[]): IndexedView => ({
     start: 0,
     end: priority.length,
     seq: Float64Array.from(priority, (_, i) => i),

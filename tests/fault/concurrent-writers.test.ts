@@ -92,7 +92,7 @@ describe('concurrent writers and a compactor on one experience table', () => {
     expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
 
     // Reopened, the buffer sees every row and (FIFO, one use each) delivers each exactly once.
-    const buffer = await ExperienceBuffer.open(db, { table: 'exps', discipline: 'fifo' });
+    const buffer = await ExperienceBuffer.open(db, { table: 'exps', sampler: { type: 'fifo' } });
     expect(buffer.stats().rows).toBe(1 + COMMITS * PER);
     const delivered: string[] = [];
     for (let step = 1; step <= 20; step++) {

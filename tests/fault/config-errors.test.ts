@@ -101,11 +101,11 @@ describe('invalid RFT configs', () => {
       { ...r1, file: f.file },
       'explorer.faults.errorRate: Too big: expected number to be <=1',
     );
-    const b = writeRftYaml(dir, 'rft-discipline', { buffer: { discipline: 'fifoo' } });
+    const b = writeRftYaml(dir, 'rft-discipline', { buffer: { sampler: { type: 'fifoo' } } });
     const r2 = await spawnWinnow(['run', b.file]);
     expectConfigError(
       { ...r2, file: b.file },
-      "buffer.discipline: unknown read discipline 'fifoo' (did you mean 'fifo', 'lifo'?)",
+      "buffer.sampler.type: unknown sampler 'fifoo' (did you mean 'fifo', 'lifo'?)",
     );
   });
 });

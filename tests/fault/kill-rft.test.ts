@@ -20,7 +20,7 @@ import { writeRftYaml } from './rft-files.ts';
 const dir = tempDir('winnow-kill-rft-');
 const STEPS = 10;
 const EVERY = 2;
-const BUFFER = { discipline: 'priority', params: { decay: 0.5, maxUses: 2 } };
+const BUFFER = { sampler: { type: 'version_priority', params: { decay: 0.5, maxUses: 2 } } };
 const {
   file: yaml,
   db: refDb,

@@ -74,13 +74,13 @@ describe('lifecycle modes', () => {
     const name = 'offline';
     const fill = smallRftConfig(name, {
       heldout: undefined,
-      buffer: { table: 'offline_exp', discipline: 'uniform', params: { maxUses: 4 } },
+      buffer: { table: 'offline_exp', sampler: { type: 'uniform', params: { maxUses: 4 } } },
       lifecycle: { mode: 'explore', steps: 3, checkpointEvery: 3 },
     });
     await runRft(fill, { baseDir: REPO_ROOT, dbDir: join(dir, 'db-offline'), runDir: join(dir, 'run-fill') });
     const train = smallRftConfig(name, {
       heldout: undefined,
-      buffer: { table: 'offline_exp', discipline: 'uniform', params: { maxUses: 4 } },
+      buffer: { table: 'offline_exp', sampler: { type: 'uniform', params: { maxUses: 4 } } },
       lifecycle: { mode: 'train', steps: 3, checkpointEvery: 3, trainBatch: 8 },
     });
     const r = await runRft(train, {

@@ -27,7 +27,7 @@ describe('RFT resume', () => {
     const config = smallRftConfig('resume', {
       selector: { type: 'bots', params: { m: 4, rho: 0 } },
       experienceOps: [{ op: 'invalid_reward' }, { op: 'reward_std_filter' }, { op: 'grpo' }],
-      buffer: { discipline: 'priority', params: { decay: 0.5, maxUses: 2 } },
+      buffer: { sampler: { type: 'version_priority', params: { decay: 0.5, maxUses: 2 } } },
       lifecycle: { mode: 'sync', steps: 6, checkpointEvery: 2 },
     });
     const straight = await runRft(config, {

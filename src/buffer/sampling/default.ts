@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { asBatch, defineStrategy } from './strategy.ts';
 
-/** Draw the batch from the main buffer with its discipline, nothing else. */
+/** Draw the batch from the main buffer with its sampler, nothing else. */
 export const defaultStrategy = defineStrategy({
   name: 'default',
-  description: 'The batch comes from the main buffer through its read discipline.',
+  description: 'The batch comes from the main buffer through its sampler.',
   params: z.strictObject({}),
   create: async (_p, { buffer }) => ({
     name: 'default',

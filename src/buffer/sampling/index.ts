@@ -1,6 +1,5 @@
 export * from './default.ts';
 export * from './mix.ts';
-export * from './rate-limiter.ts';
 export * from './registry.ts';
 export * from './sampler.ts';
 export * from './staleness.ts';

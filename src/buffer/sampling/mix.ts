@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../../core/errors.ts';
-import { defineStrategy, type StrategyBatch } from './strategy.ts';
+import { asBatch, defineStrategy, type StrategyBatch } from './strategy.ts';
 
 export const MixParamsSchema = z.strictObject({
   expertShare: z
@@ -10,8 +10,8 @@ export const MixParamsSchema = z.strictObject({
     .describe('Share of every batch drawn from the expert buffer: round(n × share) rows.'),
   expert: z
     .record(z.string(), z.unknown())
-    .default({ table: 'expert', discipline: 'uniform' })
-    .describe('The expert/SFT buffer: a buffer config (table, discipline, params…).'),
+    .default({ table: 'expert', sampler: { type: 'uniform' } })
+    .describe('The expert/SFT buffer: a buffer config (table, sampler, …); its sampler defaults to uniform.'),
   maxStaleness: z
     .number()
     .int()
@@ -32,7 +32,7 @@ export const mixStrategy = defineStrategy({
   params: MixParamsSchema,
   create: async (p, ctx) => {
     const expert = await ctx.openBuffer(
-      { discipline: 'uniform', ...p.expert } as Parameters<typeof ctx.openBuffer>[0],
+      { sampler: { type: 'uniform' }, ...p.expert } as Parameters<typeof ctx.openBuffer>[0],
       'sampling.params.expert',
     );
     const main = ctx.buffer;
@@ -55,6 +55,8 @@ export const mixStrategy = defineStrategy({
           ...common,
           ...(p.maxStaleness !== undefined ? { maxStaleness: p.maxStaleness } : {}),
         });
+        // The main table's rate limiter holds the whole batch back, the expert share too.
+        if (a.blocked !== undefined) return { ...asBatch(a), requested: n };
         const b = await expert.sample(nExpert, common);
         return {
           step: o.step,

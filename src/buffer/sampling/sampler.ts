@@ -1,21 +1,14 @@
 import { z } from 'zod';
 import { parseConfig } from '../../core/config.ts';
+import { ConfigError } from '../../core/errors.ts';
 import { ExperienceBuffer } from '../experience-buffer.ts';
-import {
-  checkReplayRatio,
-  ReplayRatioLimiter,
-  ReplayRatioSchema,
-  type ReplayRatioState,
-} from './rate-limiter.ts';
+import { checkReplayRatio, type ReplayRatioLimiter, type ReplayRatioState } from '../rate-limiter.ts';
 import { sampleStrategies } from './registry.ts';
 import type { SampleStrategy, StrategyBatch, StrategySampleOptions } from './strategy.ts';
 
 export const SamplingConfigSchema = z.strictObject({
   type: z.string().default('default').describe('Sample strategy: default, staleness, mix.'),
   params: z.record(z.string(), z.unknown()).default({}).describe("The strategy's parameters."),
-  replayRatio: ReplayRatioSchema.optional().describe(
-    'Reverb-style samples-per-insert limiter (any strategy).',
-  ),
 });
 export type SamplingConfig = z.output<typeof SamplingConfigSchema>;
 export type SamplingConfigInput = z.input<typeof SamplingConfigSchema>;
@@ -25,31 +18,37 @@ export interface SamplerState {
 }
 
 /**
- * What the trainer side of a run holds: a sample strategy over one or more buffers, optionally
- * behind a replay-ratio limiter. `ack`/`recover` reach every buffer the strategy samples from.
+ * What the trainer side of a run holds: a sample strategy over one or more buffers. The main
+ * buffer's rate limiter (`buffer.rateLimiter`) gates every batch; its counts are this object's
+ * checkpoint state. `ack`/`recover` reach every buffer the strategy samples from.
  */
 export class ExperienceSampler {
   readonly strategy: SampleStrategy;
-  readonly limiter: ReplayRatioLimiter | null;
   readonly batchSize: number;
 
-  private constructor(strategy: SampleStrategy, limiter: ReplayRatioLimiter | null, batchSize: number) {
+  private constructor(strategy: SampleStrategy, batchSize: number) {
     this.strategy = strategy;
-    this.limiter = limiter;
     this.batchSize = batchSize;
   }
 
   /**
-   * Build from a `sampling:` config. `batchSize` is the trainer's batch (used to prove a replay-ratio
-   * setting cannot deadlock). Config errors name their path under `path` (default `sampling`).
+   * Build from a `sampling:` config. `batchSize` is the trainer's batch (used to prove the main
+   * buffer's rate limiter cannot deadlock). Config errors name their path under `path` (default `sampling`).
    */
   static async create(
     config: SamplingConfigInput,
-    ctx: { buffer: ExperienceBuffer; dbDir?: string; batchSize: number },
+    ctx: { buffer: ExperienceBuffer; dbDir?: string; batchSize: number; bufferPath?: string },
     where: { path?: string; file?: string } = {},
   ): Promise<ExperienceSampler> {
     const path = where.path ?? 'sampling';
     const file = where.file ? { file: where.file } : {};
+    if (config && typeof config === 'object' && 'replayRatio' in config)
+      throw new ConfigError({
+        path: `${path}.replayRatio`,
+        ...file,
+        message: 'moved: the rate limiter belongs to the buffer',
+        hint: 'use buffer: { rateLimiter: { samplesPerInsert, minSizeToSample, errorBuffer, insertBatch } }',
+      });
     const cfg = parseConfig(SamplingConfigSchema, config, { path, ...file });
     const def = sampleStrategies.get(cfg.type, `${path}.type`, where.file);
     const params = parseConfig(def.params, cfg.params, { path: `${path}.params`, ...file });
@@ -65,27 +64,30 @@ export class ExperienceSampler {
           },
         ),
     });
-    let limiter: ReplayRatioLimiter | null = null;
-    if (cfg.replayRatio) {
+    const limiter = ctx.buffer.rateLimiter;
+    if (limiter)
       checkReplayRatio(
-        cfg.replayRatio,
+        limiter.config,
         {
           batchSize: ctx.batchSize,
-          maxUses: ctx.buffer.discipline.limits.maxUses,
+          maxUses: ctx.buffer.sampler.limits.maxUses,
           capacity: ctx.buffer.config.capacity,
         },
-        `${path}.replayRatio`,
+        `${ctx.bufferPath ?? 'buffer'}.rateLimiter`,
       );
-      limiter = new ReplayRatioLimiter(cfg.replayRatio);
-    }
-    return new ExperienceSampler(strategy, limiter, ctx.batchSize);
+    return new ExperienceSampler(strategy, ctx.batchSize);
   }
 
   get buffers() {
     return this.strategy.buffers;
   }
 
-  /** Whether a batch of `n` may be drawn now (always true without a replay-ratio limiter). */
+  /** The main buffer's rate limiter, if it has one. */
+  get limiter(): ReplayRatioLimiter | null {
+    return this.strategy.buffers[0]!.rateLimiter;
+  }
+
+  /** Whether a batch of `n` may be drawn now (always true without a rate limiter). */
   canSample(n = this.batchSize): boolean {
     return this.limiter ? this.limiter.canSample(n, this.strategy.buffers[0]!.size) : true;
   }
@@ -95,13 +97,9 @@ export class ExperienceSampler {
     return this.limiter ? this.limiter.canInsert(k, this.strategy.buffers[0]!.size) : true;
   }
 
-  /** Tell the limiter about experiences written to the main buffer (call after each `buffer.write`). */
-  recordInsert(k: number): void {
-    this.limiter?.onInsert(k);
-  }
-
   async sample(n: number, opts: StrategySampleOptions): Promise<StrategyBatch> {
-    if (this.limiter && !this.canSample(n))
+    const limiter = this.limiter;
+    if (limiter && !this.canSample(n))
       return {
         step: opts.step,
         experiences: [],
@@ -109,11 +107,9 @@ export class ExperienceSampler {
         expertMask: [],
         skipped: [],
         requested: n,
-        blocked: this.limiter.whySampleBlocked(n, this.strategy.buffers[0]!.size),
+        blocked: limiter.whySampleBlocked(n, this.strategy.buffers[0]!.size),
       };
-    const batch = await this.strategy.sample(n, opts);
-    this.limiter?.onSample(batch.experiences.length);
-    return batch;
+    return this.strategy.sample(n, opts);
   }
 
   async ack(step: number): Promise<void> {
@@ -125,7 +121,8 @@ export class ExperienceSampler {
   }
 
   state(): SamplerState {
-    return this.limiter ? { replayRatio: this.limiter.state() } : {};
+    const limiter = this.limiter;
+    return limiter ? { replayRatio: limiter.state() } : {};
   }
 
   load(state: SamplerState): void {

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import type { Experience } from '../../core/experience.ts';
-import type { ExperienceBuffer, SkippedExperience } from '../experience-buffer.ts';
+import type { ExperienceBuffer } from '../experience-buffer.ts';
 import type { ExperienceBufferConfigInput } from '../experience-config.ts';
+import type { SkippedExperience } from '../experience-results.ts';
 
 /**
  * The sample-strategy contract: how the trainer's batch for one step is drawn from one or more
@@ -27,7 +28,7 @@ export interface StrategyBatch {
   expertMask: boolean[];
   skipped: SkippedExperience[];
   requested: number;
-  /** Set when no batch was drawn on purpose (e.g. `replay_ratio`: too few inserts yet). */
+  /** Set when no batch was drawn on purpose (the buffer's rate limiter: `replay_ratio: …`). */
   blocked?: string;
 }
 
@@ -68,6 +69,7 @@ export function asBatch(r: {
   weights: number[];
   skipped: SkippedExperience[];
   requested: number;
+  blocked?: string;
 }): StrategyBatch {
   return {
     step: r.step,
@@ -76,5 +78,6 @@ export function asBatch(r: {
     expertMask: r.experiences.map(() => false),
     skipped: r.skipped,
     requested: r.requested,
+    ...(r.blocked !== undefined ? { blocked: r.blocked } : {}),
   };
 }

@@ -11,8 +11,7 @@ import { ExperienceBuffer } from '../../../src/buffer/experience-buffer.ts';
 import { exp } from './make.ts';
 
 export const CRASH_BUFFER = {
-  discipline: 'priority',
-  params: { decay: 1, maxUses: 2 },
+  sampler: { type: 'version_priority', params: { decay: 1, maxUses: 2 } },
   compactEvery: 7,
   retainVersionsSeconds: 0,
   seed: 3,

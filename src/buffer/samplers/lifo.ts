@@ -1,18 +1,19 @@
 import { z } from 'zod';
-import { defineDiscipline, ONCE } from './discipline.ts';
+import { defineSampler, ONCE } from './sampler.ts';
+import { selectSlots } from './select.ts';
+
+const NEWEST = { mode: 'newest', beta: 0, weight: () => 1 } as const;
 
 /** LIFO: newest first, each experience delivered once (favours the freshest rollouts). */
-export const lifoDiscipline = defineDiscipline({
+export const lifoSampler = defineSampler({
   name: 'lifo',
   description: 'Stack: newest experience first, each delivered once.',
   params: z.strictObject({}),
   create: () => ({
     name: 'lifo',
-    mode: 'newest',
     limits: ONCE,
-    eviction: 'oldest',
-    beta: 0,
+    remover: 'oldest',
     priority: () => 0,
-    weight: () => 1,
+    select: (view, n, opts) => selectSlots(NEWEST, view, n, opts),
   }),
 });

@@ -1,42 +1,39 @@
 import type { Rng } from '../../core/rng.ts';
-import type { ReadDiscipline } from './discipline.ts';
 import type { PriorityHeap } from './priority-heap.ts';
+import type { CandidateView, Selection, SelectOptions } from './sampler.ts';
 import type { SumTree } from './sum-tree.ts';
 
 /**
- * The rows a discipline chooses from: one slot per stored row, in insertion (seq) order, with an
- * eligibility test that already applies use limits, cooldowns, pending leases and staleness.
+ * Selection routines shared by the built-in samplers (a sampler names its mode and hands over its
+ * own index). A sampler of another kind need not use them.
+ *
+ * - `oldest` / `newest`: insertion order (FIFO / LIFO), deterministic;
+ * - `highest`: highest `priority` first (ties: newest first), deterministic;
+ * - `weighted`: random without replacement, P(i) ∝ weight(priority_i), with importance weights.
  */
-export interface CandidateView {
-  /** Slots before `start` and from `end` on can never be delivered again (scan bounds). */
-  start: number;
-  end: number;
-  seq: Float64Array;
-  priority: Float64Array;
-  group: Int32Array;
-  eligible(slot: number): boolean;
+export type SelectionMode = 'oldest' | 'newest' | 'highest' | 'weighted';
+
+export interface SelectionPolicy {
+  readonly mode: SelectionMode;
+  /** Importance-sampling exponent β (weighted mode); 0 makes every weight 1. */
+  readonly beta: number;
+  /** Sampling weight from a priority (weighted mode only). */
+  weight(priority: number): number;
+}
+
+/** The candidate rows plus the sampler's own index, when it keeps one. */
+export interface IndexedView
+  extends Pick<CandidateView, 'start' | 'end' | 'seq' | 'priority' | 'group' | 'eligible'> {
   /** Every deliverable slot keyed by (priority, seq): 'highest' picks without a scan. */
   heap?: PriorityHeap;
   /** Every deliverable slot's sampling weight: 'weighted' draws without a scan. */
   tree?: SumTree;
 }
 
-export interface Selection {
-  /** Chosen slots in delivery order. */
-  slots: number[];
-  /** Importance weight per chosen slot (1 unless the discipline samples by weight with β > 0). */
-  weights: number[];
-}
-
-export interface SelectOptions {
-  keepGroups: boolean;
-  rng: Rng;
-}
-
 /** Choose up to `n` slots. With `keepGroups`, whole GRPO groups (their eligible members) are chosen. */
 export function selectSlots(
-  d: ReadDiscipline,
-  view: CandidateView,
+  d: SelectionPolicy,
+  view: IndexedView,
   n: number,
   opts: SelectOptions,
 ): Selection {
@@ -44,7 +41,7 @@ export function selectSlots(
   return opts.keepGroups ? selectGroups(d, view, n, opts.rng) : selectRows(d, view, n, opts.rng);
 }
 
-function selectRows(d: ReadDiscipline, v: CandidateView, n: number, rng: Rng): Selection {
+function selectRows(d: SelectionPolicy, v: IndexedView, n: number, rng: Rng): Selection {
   const ones = (slots: number[]): Selection => ({ slots, weights: slots.map(() => 1) });
   if (d.mode === 'oldest') {
     const slots: number[] = [];
@@ -111,7 +108,7 @@ interface GroupUnit {
   sumPriority: number;
 }
 
-function selectGroups(d: ReadDiscipline, v: CandidateView, n: number, rng: Rng): Selection {
+function selectGroups(d: SelectionPolicy, v: IndexedView, n: number, rng: Rng): Selection {
   const byGroup = new Map<number, GroupUnit>();
   const units: GroupUnit[] = [];
   for (let s = v.start; s < v.end; s++) {

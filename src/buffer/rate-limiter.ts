@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError } from '../../core/errors.ts';
+import { ConfigError } from '../core/errors.ts';
 
 export const ReplayRatioSchema = z.strictObject({
   samplesPerInsert: z
@@ -48,7 +48,8 @@ export interface ReplayRatioState {
  *   r(I + k − m) − S ≤ E.
  * Once the buffer holds m rows, both are blocked at once iff r(I − m) + E − n < S < r(I + k − m) − E,
  * which is possible iff 2E < r·k + n (k = insert batch, n = sample batch): such settings are
- * rejected up front. Counts are part of the run's checkpoint (`state`/`load`).
+ * rejected up front. Counts are part of the run's checkpoint (`state`/`load`). The buffer owns it
+ * (`buffer.rateLimiter`): every write counts as inserts, every sample as samples.
  */
 export class ReplayRatioLimiter {
   readonly config: ReplayRatioConfig;
@@ -109,12 +110,12 @@ export class ReplayRatioLimiter {
 /**
  * Reject replay-ratio settings that can stall the run: a band too narrow for one insert batch plus
  * one sample batch (deadlock), a warm-up the buffer can never reach (capacity), or a ratio the
- * discipline cannot serve (each experience is delivered at most maxUses times).
+ * sampler cannot serve (each experience is delivered at most maxUses times).
  */
 export function checkReplayRatio(
   cfg: ReplayRatioConfig,
   ctx: { batchSize: number; maxUses: number; capacity: number | null },
-  path = 'sampling.replayRatio',
+  path = 'buffer.rateLimiter',
 ): void {
   const r = cfg.samplesPerInsert;
   const e = cfg.errorBuffer ?? cfg.tolerance * r * cfg.minSizeToSample;
@@ -141,7 +142,7 @@ export function checkReplayRatio(
   if (r > ctx.maxUses)
     throw new ConfigError({
       path: `${path}.samplesPerInsert`,
-      message: `${r} samples per insert is more than the discipline's ${ctx.maxUses} use(s) per experience: the sampler would run dry`,
+      message: `${r} samples per insert is more than the sampler's ${ctx.maxUses} use(s) per experience: the sampler would run dry`,
     });
 }
 

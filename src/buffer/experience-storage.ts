@@ -1,0 +1,350 @@
+import type { Connection, Table } from '@lancedb/lancedb';
+import * as arrow from 'apache-arrow';
+import { DataError, WinnowError } from '../core/errors.ts';
+import type { Experience } from '../core/experience.ts';
+import { connect, openListedTable } from './connection.ts';
+import { encodeRowsFast } from './experience-arrow.ts';
+import { UseJournal } from './experience-journal.ts';
+import type { ExperienceSlots } from './experience-slots.ts';
+import {
+  BOOKKEEPING_COLUMNS,
+  decodeExperiences,
+  decodePayloads,
+  EXPERIENCE_COLUMNS,
+  EXPERIENCE_SCHEMA,
+  encodeExperiences,
+  payloadColumns,
+  type RowIdentity,
+  type StoredExperience,
+} from './experience-table.ts';
+import { sqlString } from './sql.ts';
+
+const STABLE_ROW_IDS_KEY = 'winnow:stable_row_ids';
+const REQUIRED_COLUMNS = EXPERIENCE_SCHEMA.fields.map((f) => f.name);
+const columns = (names: string[]) => EXPERIENCE_COLUMNS.filter((c) => names.includes(c.name));
+/** A fold rewrites these, matched on (id, seq): a row another writer gave the same seq is left alone. */
+const FOLD = columns(['id', 'seq', 'use_count', 'priority', 'last_used_step', 'last_used_at', 'consumed']);
+const RESEQ = columns(['id', 'seq']);
+
+/** A row that came back from the table under a row id, but is not the row the index has there. */
+interface Mismatch {
+  slot: number;
+  rowId: number;
+  gotId: string;
+  gotSeq: number;
+}
+
+/**
+ * The buffer's storage: the LanceDB experience table and its use journal (`<table>_uses`).
+ *
+ * Rows are fetched by Lance stable row id, which the index predicts for its own appends. A
+ * prediction can be wrong (rows deleted before a reopen, or appended by another connection), so
+ * every row taken is checked against the index by `id` and `seq`: a mismatch re-learns the row ids
+ * from the table and takes again; a row that still does not match is refused with an error naming
+ * the table, the expected id and what came back. A row is never returned under another row's id.
+ */
+export class ExperienceStorage {
+  readonly name: string;
+  readonly table: Table;
+  readonly journal: UseJournal;
+  readonly stableRowIds: boolean;
+  private readonly slots: ExperienceSlots;
+  private nextRowId = 0;
+  /** Whether an append since open confirmed the row-id prediction (see `confirmAppend`). */
+  private rowIdsChecked = false;
+
+  private constructor(
+    name: string,
+    table: Table,
+    journal: UseJournal,
+    stable: boolean,
+    slots: ExperienceSlots,
+  ) {
+    this.name = name;
+    this.table = table;
+    this.journal = journal;
+    this.stableRowIds = stable;
+    this.slots = slots;
+  }
+
+  static async open(
+    dbDir: string | undefined,
+    name: string,
+    slots: ExperienceSlots,
+  ): Promise<ExperienceStorage> {
+    const conn = await connect(dbDir);
+    const { table, stable } = await openExperienceTable(conn, name);
+    const journal = await UseJournal.open(conn, `${name}_uses`);
+    return new ExperienceStorage(name, table, journal, stable, slots);
+  }
+
+  /** The index columns of every row, with `_rowid`. */
+  async readBookkeeping(): Promise<arrow.Table> {
+    return this.table
+      .query()
+      .select([...BOOKKEEPING_COLUMNS])
+      .withRowId()
+      .toArrow();
+  }
+
+  /** Row id to record for a row found on load (−1 when the table has no stable row ids). */
+  noteLoadedRowId(rowId: number): number {
+    if (rowId >= this.nextRowId) this.nextRowId = rowId + 1;
+    return this.stableRowIds ? rowId : -1;
+  }
+
+  /** Append in one commit; returns the table version. Index the rows with `predictRowId`, then call `confirmAppend`. */
+  async append(rows: readonly StoredExperience[]): Promise<number> {
+    const res = await this.table.add(encodeExperiences(rows));
+    return res.version;
+  }
+
+  /** The stable row id Lance gives the next appended row, if this buffer is the table's only writer. */
+  predictRowId(): number {
+    return this.stableRowIds ? this.nextRowId++ : -1;
+  }
+
+  /**
+   * The first append after open reads back its first and last row to learn where Lance's row-id
+   * counter really stands (rows deleted before a reopen leave a gap the index cannot see).
+   */
+  async confirmAppend(firstSeq: number, lastSeq: number): Promise<void> {
+    if (!this.stableRowIds || this.rowIdsChecked) return;
+    const sl = this.slots;
+    const pair = [...new Set([sl.slotOfSeq(firstSeq), sl.slotOfSeq(lastSeq)])];
+    const bad = await this.mismatches(pair);
+    if (bad.length > 0) await this.resolveRowIds(firstSeq);
+    this.rowIdsChecked = true;
+  }
+
+  /** Slots whose row is not at its predicted row id (missing, or another row is there). */
+  private async mismatches(slots: readonly number[]): Promise<number[]> {
+    const sl = this.slots;
+    const t = await this.table
+      .takeRowIds(slots.map((s) => sl.rowId[s]!))
+      .select(['id', 'seq'])
+      .withRowId()
+      .toArrow();
+    const ok = new Set<number>();
+    const ids = t.getChild('id');
+    const seqs = t.getChild('seq')?.toArray() as ArrayLike<number>;
+    const rids = t.getChild('_rowid')?.toArray() as ArrayLike<bigint>;
+    for (let i = 0; i < t.numRows; i++) {
+      const s = sl.idToSlot.get(String(ids?.get(i)));
+      if (s !== undefined && sl.seq[s] === seqs[i] && sl.rowId[s] === Number(rids[i])) ok.add(s);
+    }
+    return slots.filter((s) => !ok.has(s));
+  }
+
+  /** Learn the row ids of the indexed rows with seq ≥ `fromSeq`, matching each on (id, seq). */
+  async resolveRowIds(fromSeq: number): Promise<void> {
+    const sl = this.slots;
+    const t = await this.table.query().where(`seq >= ${fromSeq}`).select(['id', 'seq']).withRowId().toArrow();
+    const ids = t.getChild('id');
+    const seq = t.getChild('seq')?.toArray() as ArrayLike<number>;
+    const rid = t.getChild('_rowid')?.toArray() as ArrayLike<bigint>;
+    for (let i = 0; i < t.numRows; i++) {
+      const s = sl.idToSlot.get(String(ids?.get(i)));
+      const r = Number(rid[i]);
+      if (s !== undefined && sl.seq[s] === seq[i]) sl.rowId[s] = r;
+      if (r >= this.nextRowId) this.nextRowId = r + 1;
+    }
+  }
+
+  // ---------------------------------------------------------------- take
+
+  /** Full rows for `slots`, keyed by slot, each checked to be the row the index names. */
+  async take(slots: readonly number[]): Promise<Map<number, Experience>> {
+    const out = new Map<number, Experience>();
+    if (slots.length === 0) return out;
+    const sl = this.slots;
+    if (this.stableRowIds) {
+      const unknown = slots.filter((s) => sl.rowId[s]! < 0);
+      if (unknown.length > 0) await this.resolveRowIds(minSeq(sl, unknown));
+      await this.takeByRowId(slots, out);
+      const missing = slots.filter((s) => !out.has(s));
+      if (missing.length > 0) {
+        // Not found, or another row under the predicted id: learn the ids again and take once more.
+        await this.resolveRowIds(minSeq(sl, missing));
+        const bad = await this.takeByRowId(missing, out);
+        if (bad.length > 0) {
+          const b = bad[0]!;
+          throw new WinnowError(
+            `experience table '${this.name}': row id ${b.rowId} holds id '${b.gotId}' (seq ${b.gotSeq}), expected id '${sl.ids[b.slot]}' (seq ${sl.seq[b.slot]}) even after re-reading the row ids; refusing to return another row's data (was the table rewritten by another process? reopen the buffer)`,
+          );
+        }
+      }
+    }
+    const left = slots.filter((s) => !out.has(s));
+    if (left.length > 0) {
+      // No stable row ids (a table made elsewhere), or rows not found by id: fetch by (seq, id).
+      const t = await this.table
+        .query()
+        .where(`seq IN (${left.map((s) => sl.seq[s]).join(',')})`)
+        .toArrow();
+      for (const r of decodeExperiences(t)) {
+        const s = sl.idToSlot.get(r.exp.id);
+        if (s !== undefined && sl.seq[s] === r.seq && left.includes(s)) out.set(s, r.exp);
+      }
+    }
+    const lost = slots.filter((s) => !out.has(s));
+    if (lost.length > 0)
+      throw new DataError({
+        file: this.name,
+        message: `${lost.length} sampled row(s) are no longer in the table (first: id ${sl.ids[lost[0]!]}); was it changed by another process?`,
+      });
+    return out;
+  }
+
+  /**
+   * Take the payload columns of `slots` by row id (plus `id` and `seq`, to check each row is the
+   * one the index names) and complete them from the index. Rows that do not match are left out
+   * of `out` and returned.
+   */
+  private async takeByRowId(slots: readonly number[], out: Map<number, Experience>): Promise<Mismatch[]> {
+    const sl = this.slots;
+    const byRowId = new Map<number, number>();
+    for (const s of slots) if (sl.rowId[s]! >= 0) byRowId.set(sl.rowId[s]!, s);
+    if (byRowId.size === 0) return [];
+    let flags = 0;
+    for (const s of byRowId.values()) flags |= sl.payload[s]!;
+    const t = await this.table
+      .takeRowIds([...byRowId.keys()].sort((a, b) => a - b))
+      .select([...payloadColumns(flags), 'id', 'seq'])
+      .withRowId()
+      .toArrow();
+    const bad: Mismatch[] = [];
+    const ids = t.getChild('id');
+    const seqs = t.getChild('seq');
+    const rids = t.getChild('_rowid');
+    const good = new Set<number>();
+    for (let i = 0; i < t.numRows; i++) {
+      const rowId = Number(rids?.get(i));
+      const s = byRowId.get(rowId);
+      if (s === undefined) continue;
+      const gotId = String(ids?.get(i));
+      const gotSeq = Number(seqs?.get(i));
+      if (gotId === sl.ids[s] && gotSeq === sl.seq[s]) good.add(rowId);
+      else bad.push({ slot: s, rowId, gotId, gotSeq });
+    }
+    for (const [rowId, exp] of decodePayloads(t, (r) => identityOf(sl, byRowId.get(r)!)))
+      if (good.has(rowId)) out.set(byRowId.get(rowId)!, exp);
+    return bad;
+  }
+
+  // ---------------------------------------------------------------- delete / fold / compact
+
+  /** Delete the rows of `slots` (one commit), by row id once each is verified, else by (seq, id). */
+  async remove(slots: readonly number[]): Promise<void> {
+    const sl = this.slots;
+    let byRowId = this.stableRowIds && slots.every((s) => sl.rowId[s]! >= 0);
+    if (byRowId && (await this.mismatches(slots)).length > 0) {
+      await this.resolveRowIds(minSeq(sl, slots));
+      byRowId = (await this.mismatches(slots)).length === 0;
+    }
+    await this.table.delete(
+      byRowId
+        ? `_rowid IN (${slots.map((s) => sl.rowId[s]).join(',')})`
+        : `seq IN (${slots.map((s) => sl.seq[s]).join(',')}) AND id IN (${slots.map((s) => sqlString(sl.ids[s]!)).join(',')})`,
+    );
+  }
+
+  /** Delete rows by row id (rows that are not in the index: quarantined on load). */
+  async removeRowIds(rowIds: readonly number[]): Promise<void> {
+    if (rowIds.length > 0) await this.table.delete(`_rowid IN (${rowIds.join(',')})`);
+  }
+
+  /** Full rows (every column) at these row ids, for the record of a quarantined row. */
+  async readRowIds(rowIds: readonly number[]): Promise<Map<number, StoredExperience>> {
+    const t = await this.table.takeRowIds(rowIds).withRowId().toArrow();
+    const rids = t.getChild('_rowid');
+    const rows = decodeExperiences(t);
+    return new Map(rows.map((r, i) => [Number(rids?.get(i)), r]));
+  }
+
+  /** Give rows (matched by id, which must be unique in the table) new seqs, in one commit. */
+  async reseq(rows: readonly { id: string; seq: number }[]): Promise<void> {
+    if (rows.length === 0) return;
+    const stored = rows.map((r) => ({ exp: { id: r.id }, seq: r.seq }) as unknown as StoredExperience);
+    await this.table.mergeInsert('id').whenMatchedUpdateAll().execute(encodeRowsFast(stored, RESEQ));
+  }
+
+  /** Write acknowledged use state into the table's columns (one commit). */
+  async fold(rows: readonly StoredExperience[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.table.mergeInsert(['id', 'seq']).whenMatchedUpdateAll().execute(encodeRowsFast(rows, FOLD));
+  }
+
+  async optimize(cleanupOlderThan: Date): Promise<void> {
+    await this.table.optimize({ cleanupOlderThan });
+  }
+
+  async optimizeJournal(cleanupOlderThan: Date): Promise<void> {
+    await this.journal.table.optimize({ cleanupOlderThan });
+  }
+
+  version(): Promise<number> {
+    return this.table.version();
+  }
+}
+
+/** What the index supplies to complete a payload row. */
+function identityOf(sl: ExperienceSlots, s: number): RowIdentity {
+  return {
+    id: sl.ids[s]!,
+    taskId: sl.taskIds[s]!,
+    taskset: sl.tasksetNames[sl.taskset[s]!]!,
+    groupId: sl.groupNames[sl.group[s]!]!,
+    runIndex: sl.runIndex[s]!,
+    stepIndex: sl.stepIndex[s]!,
+    modelVersion: sl.modelVersion[s]!,
+    exploreStep: sl.exploreStep[s]!,
+    promptLength: sl.promptLength[s]!,
+    reward: sl.reward[s]!,
+    advantage: sl.advantage[s]!,
+    truncated: (sl.flags[s]! & 1) === 1,
+    useCount: 0,
+    priority: 0,
+    createdAt: sl.createdAt[s]!,
+    expert: (sl.flags[s]! & 2) === 2,
+  };
+}
+
+function minSeq(sl: ExperienceSlots, slots: readonly number[]): number {
+  let m = Number.POSITIVE_INFINITY;
+  for (const s of slots) m = Math.min(m, sl.seq[s]!);
+  return m;
+}
+
+/** Open an experience table, creating it with stable row ids (so rows can be fetched by id after compaction). */
+async function openExperienceTable(
+  conn: Connection,
+  name: string,
+): Promise<{ table: Table; stable: boolean }> {
+  const names = await conn.tableNames();
+  const existing = names.includes(name) ? await openListedTable(conn, name) : null;
+  if (existing) {
+    const schema = await existing.schema();
+    const have = new Set(schema.fields.map((f) => f.name));
+    const missing = REQUIRED_COLUMNS.filter((c) => !have.has(c));
+    if (missing.length > 0)
+      throw new DataError({
+        file: name,
+        message: `table '${name}' is not an experience table: missing column(s) ${missing.join(', ')}`,
+      });
+    return { table: existing, stable: schema.metadata.get(STABLE_ROW_IDS_KEY) === 'true' };
+  }
+  const schema = new arrow.Schema(EXPERIENCE_SCHEMA.fields, new Map([[STABLE_ROW_IDS_KEY, 'true']]));
+  try {
+    const table = await conn.createEmptyTable(name, schema, {
+      mode: 'create',
+      existOk: true,
+      storageOptions: { new_table_enable_stable_row_ids: 'true' },
+    });
+    const meta = (await table.schema()).metadata;
+    return { table, stable: meta.get(STABLE_ROW_IDS_KEY) === 'true' };
+  } catch (err) {
+    if ((await conn.tableNames()).includes(name)) return openExperienceTable(conn, name);
+    throw err;
+  }
+}

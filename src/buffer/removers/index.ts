@@ -1,0 +1,4 @@
+export * from './lowest-priority.ts';
+export * from './oldest.ts';
+export * from './registry.ts';
+export * from './remover.ts';

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { hashSeed, Rng } from '../../core/rng.ts';
+import { PriorityHeap } from './priority-heap.ts';
+import { defineSampler, ReuseParamsShape, reuseLimits } from './sampler.ts';
+import { type SelectionPolicy, selectSlots } from './select.ts';
+
+export const VersionPriorityParamsSchema = z.strictObject({
+  decay: z.number().nonnegative().default(0.1).describe('Priority lost per use.'),
+  noise: z
+    .number()
+    .nonnegative()
+    .default(0)
+    .describe('σ of Gaussian noise added to the priority (redrawn after every use, seeded).'),
+  ...ReuseParamsShape,
+});
+export type VersionPriorityParams = z.output<typeof VersionPriorityParamsSchema>;
+
+const HIGHEST: SelectionPolicy = { mode: 'highest', beta: 0, weight: () => 1 };
+
+/**
+ * Priority replay on model version: priority = model_version − decay × use_count (+ N(0, σ²)); the
+ * highest priorities are delivered first (ties: newest first). Fresh rollouts outrank old ones, and
+ * every reuse pushes an experience down by `decay`. The noise for (experience, use count) is drawn
+ * from a stream seeded by the buffer seed and the experience id, so a resumed run recomputes it
+ * exactly. Its index is a max-heap of the deliverable rows.
+ */
+export const versionPrioritySampler = defineSampler({
+  name: 'version_priority',
+  description:
+    'Priority replay: model_version − decay·use_count (+ noise), highest first; cooldown and use limit.',
+  params: VersionPriorityParamsSchema,
+  create: (p, ctx) => {
+    const heap = new PriorityHeap(ctx.keys);
+    return {
+      name: 'version_priority',
+      limits: reuseLimits(p),
+      remover: 'lowest_priority',
+      priority: (row, uses) => {
+        const base = row.modelVersion - p.decay * uses;
+        if (p.noise === 0) return base;
+        return base + p.noise * new Rng(hashSeed(ctx.seed, 'priority-noise', row.id, uses)).normal();
+      },
+      update: (slot, deliverable) => {
+        if (deliverable) heap.upsert(slot);
+        else heap.remove(slot);
+      },
+      reset: () => heap.clear(),
+      select: (view, n, opts) => selectSlots(HIGHEST, { ...view, heap }, n, opts),
+    };
+  },
+});

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { Table } from '@lancedb/lancedb';
 import * as arrow from 'apache-arrow';
 import { z } from 'zod';
@@ -12,7 +13,7 @@ export const RunRecordSchema = z.object({
   name: z.string(),
   configHash: z.string(),
   seed: z.number().int(),
-  status: z.enum(['running', 'completed', 'failed']),
+  status: z.enum(['running', 'completed', 'failed', 'interrupted']),
   startedAt: z.number(),
   finishedAt: z.number(),
   tableVersion: z.number().int(),
@@ -43,10 +44,18 @@ export type RunIdentity = Pick<RunRecord, 'runId' | 'kind' | 'name' | 'configHas
 export class RunRecorder {
   private readonly table: RunTable;
   private readonly identity: RunIdentity;
-  private readonly startedAt = Date.now();
-  constructor(table: RunTable, identity: RunIdentity) {
+  private readonly startedAt: number;
+  /** Fields every summary carries (run folder, buffer table, process), merged under each mark's own. */
+  private readonly fixed: Record<string, unknown>;
+  constructor(
+    table: RunTable,
+    identity: RunIdentity,
+    opts: { startedAt?: number; fixed?: Record<string, unknown> } = {},
+  ) {
     this.table = table;
     this.identity = identity;
+    this.startedAt = opts.startedAt ?? Date.now();
+    this.fixed = opts.fixed ?? {};
   }
 
   /** Write the record with a status; `summary` is stored as JSON. */
@@ -57,7 +66,7 @@ export class RunRecorder {
       startedAt: this.startedAt,
       finishedAt: status === 'running' ? 0 : Date.now(),
       tableVersion,
-      summary: JSON.stringify(summary),
+      summary: JSON.stringify({ ...this.fixed, ...(summary as Record<string, unknown>) }),
     });
   }
 }
@@ -66,6 +75,14 @@ export class RunTable {
   readonly table: Table;
   private constructor(table: Table) {
     this.table = table;
+  }
+
+  /** Every run recorded in `dbDir`, without creating anything (an empty list where there is no table). */
+  static async readAll(dbDir: string): Promise<RunRecord[]> {
+    if (!existsSync(dbDir)) return [];
+    const conn = await connect(dbDir);
+    if (!(await conn.tableNames()).includes('runs')) return [];
+    return new RunTable(await conn.openTable('runs')).list();
   }
 
   static async open(dbDir?: string): Promise<RunTable> {
@@ -80,6 +97,10 @@ export class RunTable {
       .whenMatchedUpdateAll()
       .whenNotMatchedInsertAll()
       .execute(encodeRows([record], COLUMNS));
+  }
+
+  async delete(runId: string): Promise<void> {
+    await this.table.delete(`run_id = ${sqlString(runId)}`);
   }
 
   async list(): Promise<RunRecord[]> {

@@ -1,4 +1,4 @@
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { readYamlFile } from '../core/config.ts';
 import { ConfigError, errorMessage, WinnowError } from '../core/errors.ts';
 import type { RftConfig } from '../lifecycle/rft-config.ts';
@@ -10,7 +10,8 @@ import { Progress } from './progress.ts';
 import { formatTable } from './table.ts';
 
 const USAGE =
-  'winnow run <pipeline.yaml> [--db DIR] [--seed N] [--strict] [--resume] [--steps N] [--run-dir DIR] [--json] [--quiet]';
+  'winnow run <pipeline.yaml> [--db DIR] [--seed N] [--strict] [--json] [--quiet]\n' +
+  '           RFT runs also: [--steps N] [--run ID] [--resume] [--overwrite RUN] [--runs-dir DIR] [--run-dir DIR]';
 
 export async function runCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(
@@ -24,11 +25,16 @@ export async function runCommand(argv: string[]): Promise<number> {
       resume: { type: 'boolean', default: false },
       steps: { type: 'string' },
       'run-dir': { type: 'string' },
+      'runs-dir': { type: 'string' },
+      run: { type: 'string' },
+      overwrite: { type: 'string' },
     },
     USAGE,
   );
   const file = positionals[0];
   if (!file) throw new UsageError(`missing the pipeline file\n\nusage: ${USAGE}`);
+  if (positionals.length > 1)
+    throw new UsageError(`run takes one pipeline file, got ${positionals.length}: ${positionals.join(', ')}`);
   try {
     return await runFile(file, values);
   } catch (err) {
@@ -65,7 +71,14 @@ interface RunValues {
   quiet: boolean;
   resume: boolean;
   steps?: string | undefined;
+  'run-dir'?: string | undefined;
+  'runs-dir'?: string | undefined;
+  run?: string | undefined;
+  overwrite?: string | undefined;
 }
+
+/** Flags that only mean something for an RFT run. */
+const RFT_ONLY = ['steps', 'run-dir', 'runs-dir', 'run', 'overwrite'] as const;
 
 async function runFile(file: string, values: RunValues): Promise<number> {
   const raw = readConfigFile(file);
@@ -73,19 +86,30 @@ async function runFile(file: string, values: RunValues): Promise<number> {
   const progress = new Progress({ enabled: !values.json && !values.quiet });
   const seed = intOption(values.seed, 'seed');
   if (kind === 'rft') {
+    const steps = intOption(values.steps, 'steps');
+    if (steps !== undefined && steps < 1)
+      throw new UsageError(`--steps expects a positive integer, got ${steps}`);
     return runRftCommand(
       file,
+      raw,
       {
         db: values.db,
-        runDir: (values as unknown as Record<string, string | undefined>)['run-dir'],
+        runDir: values['run-dir'],
+        runsDir: values['runs-dir'],
+        runId: values.run,
+        overwrite: values.overwrite,
         seed,
         resume: values.resume,
         json: values.json,
         quiet: values.quiet,
-        steps: intOption(values.steps, 'steps'),
+        steps,
       },
       progress,
     );
+  }
+  for (const flag of [...RFT_ONLY, 'resume'] as const) {
+    if (values[flag] !== undefined && values[flag] !== false)
+      throw new UsageError(`--${flag} applies to RFT runs (kind: rft); ${file} is a task pipeline`);
   }
   if (kind !== 'tasks') {
     throw new ConfigError({
@@ -147,9 +171,13 @@ export function formatTaskReport(r: TaskPipelineReport): string {
 
 async function runRftCommand(
   file: string,
+  raw: unknown,
   o: {
     db: string | undefined;
     runDir: string | undefined;
+    runsDir: string | undefined;
+    runId: string | undefined;
+    overwrite: string | undefined;
     seed: number | undefined;
     resume: boolean;
     json: boolean;
@@ -168,17 +196,22 @@ async function runRftCommand(
   };
   const pct = (v: number | undefined) =>
     v === undefined || !Number.isFinite(v) ? '—' : `${(v * 100).toFixed(1)}%`;
-  // Loaded on demand: the RFT stack (tensor backend, trainer) costs a second of start-up that task
-  // pipelines do not need.
-  const { loadRftConfig, runRftFile } = await import('../lifecycle/rft-run.ts');
-  const paths = rftPaths(file, loadRftConfig(file), { db: o.db, runDir: o.runDir });
-  for (const [k, v] of Object.entries(paths)) log(`${k}: ${v}`);
-  const report = await runRftFile(file, {
+  // Loaded on demand: the RFT stack costs start-up time that task pipelines do not need.
+  const { parseRftConfig, runRft } = await import('../lifecycle/rft-run.ts');
+  const abs = resolve(file);
+  const config = parseRftConfig(raw, abs);
+  const report = await runRft(config, {
+    baseDir: dirname(abs),
+    configFile: abs,
     ...(o.db ? { dbDir: o.db } : {}),
     ...(o.runDir ? { runDir: o.runDir } : {}),
+    ...(o.runsDir ? { runsDir: o.runsDir } : {}),
+    ...(o.runId ? { runId: o.runId } : {}),
+    ...(o.overwrite ? { overwrite: o.overwrite } : {}),
     ...(o.seed !== undefined ? { seed: o.seed } : {}),
     ...(o.steps !== undefined ? { steps: o.steps } : {}),
     resume: o.resume,
+    handleSignals: true,
     log,
     onStep: (r, total) => {
       const acc = r.accuracy !== undefined ? ` held-out ${pct(r.accuracy)}` : '';
@@ -189,7 +222,7 @@ async function runRftCommand(
       );
     },
   }).finally(() => progress.done());
-  paths['run folder'] = report.runDir; // the run's own answer
+  const paths = { ...rftPaths(file, config, { db: o.db }), 'run folder': report.runDir };
   if (o.json) process.stdout.write(`${JSON.stringify({ ...report, paths, log: lines }, null, 2)}\n`);
   else if (!o.quiet) process.stdout.write(`${formatRftReport(report, paths)}\n`);
   return 0;
@@ -202,7 +235,7 @@ async function runRftCommand(
 export function rftPaths(
   file: string,
   config: RftConfig,
-  overrides: { db?: string | undefined; runDir?: string | undefined } = {},
+  overrides: { db?: string | undefined } = {},
 ): Record<string, string> {
   const baseDir = dirname(resolve(file));
   const source = (s: RftConfig['tasks']) =>
@@ -213,10 +246,6 @@ export function rftPaths(
     tasks: source(config.tasks),
     ...(config.heldout ? { 'held-out': source(config.heldout.source) } : {}),
     database: resolve(overrides.db ?? (config.db ? resolve(baseDir, config.db) : './.winnow/db')),
-    'run folder': resolve(
-      overrides.runDir ??
-        (config.runDir ? resolve(baseDir, config.runDir) : join('.winnow', 'runs', config.name)),
-    ),
   };
 }
 
@@ -254,6 +283,6 @@ export function formatRftReport(r: RftReport, paths: Record<string, string> = {}
             .join(', ')}`,
         ]
       : []),
-    ...(r.reportFile ? [`report: ${r.reportFile}`] : []),
+    ...r.files.map((f) => `wrote ${f}`),
   ].join('\n');
 }

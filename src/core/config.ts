@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
+import { explainIssues } from './config-explain.ts';
 import { ConfigError } from './errors.ts';
 
 /** `steps[2].params.min` from a zod/yaml path array. */
@@ -16,7 +17,7 @@ export function formatPath(path: readonly PropertyKey[], base = ''): string {
 
 /**
  * Validate `value` against `schema`; on failure throw a ConfigError naming the config path of the
- * first problem, what was expected, and how many other problems there are.
+ * cause, what was expected and a hint (nearest key or name, new spelling of a renamed key).
  */
 export function parseConfig<S extends z.ZodType>(
   schema: S,
@@ -26,17 +27,12 @@ export function parseConfig<S extends z.ZodType>(
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issues = result.error.issues;
-  const first = issues[0]!;
-  const more =
-    issues.length > 1
-      ? `; ${issues.length - 1} more problem(s): ${issues
-          .slice(1, 4)
-          .map((i) => `${formatPath(i.path, opts.path ?? '') || '<root>'}: ${i.message}`)
-          .join('; ')}`
-      : '';
+  const e = explainIssues(schema, value, issues);
+  const more = issues.length > 1 ? ` (${issues.length - 1} more problem(s) after this one)` : '';
   throw new ConfigError({
-    path: formatPath(first.path, opts.path ?? ''),
-    message: `${first.message}${more}`,
+    path: formatPath(e.path, opts.path ?? ''),
+    message: `${e.message}${more}`,
+    ...(e.hint ? { hint: e.hint } : {}),
     ...(opts.file ? { file: opts.file } : {}),
   });
 }

@@ -1,116 +1,145 @@
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { RejectedStore } from '../buffer/rejected-store.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { Experience } from '../core/experience.ts';
+import { resolvePlugin } from '../core/plugin.ts';
+import type { RejectedInput } from '../core/rejected.ts';
 import type { Task } from '../core/task.ts';
 import { Explorer } from '../explorer/explorer.ts';
 import { FaultyModel, faultyReward } from '../explorer/faults.ts';
-import { createOpenAIRolloutModel } from '../explorer/openai/client.ts';
-import { createReward } from '../explorer/rewards/registry.ts';
+import type { ModelHandle } from '../explorer/models/model-definition.ts';
+import { adaptRewardExport } from '../explorer/rewards/module-reward.ts';
+import type { RewardFn } from '../explorer/rewards/reward-fn.ts';
 import type { RolloutModel } from '../explorer/rollout-model.ts';
-import { currentBackend } from '../explorer/tiny/backend.ts';
-import type { TinyPolicy } from '../explorer/tiny/policy.ts';
-import { loadTinyPolicy, readTinyWeights, saveTinyPolicy } from '../explorer/tiny/weights-file.ts';
-import { multiTurnWorkflow } from '../explorer/workflows/multi-turn.ts';
-import { singleTurnWorkflow } from '../explorer/workflows/single-turn.ts';
+import { adaptWorkflow } from '../explorer/workflows/registry.ts';
 import { OperatorGraph } from '../operators/graph.ts';
 import { buildGraph } from '../operators/graph-spec.ts';
-import { experienceOperatorRegistry } from '../operators/registries.ts';
-import { createSelector } from '../selectors/registry.ts';
 import { taskViewFromTasks } from '../selectors/task-view.ts';
-import { ExportTrainer } from '../trainer/export-trainer.ts';
-import { PolicyGradientTrainer, parsePolicyGradientConfig } from '../trainer/policy-gradient-trainer.ts';
+import type { Selector } from '../selectors/types.ts';
 import type { Trainer } from '../trainer/trainer.ts';
+import type { Monitor } from './monitors/monitor.ts';
 import type { RftConfig } from './rft-config.ts';
-import type { RftParts } from './rft-parts.ts';
+import type { RftParts, RunBuffer } from './rft-parts.ts';
 import { openRunBuffer } from './run-buffer.ts';
+import type { RunRegistries } from './run-registries.ts';
+import { defaultRegistries } from './run-registries.ts';
 import { loadTaskSource } from './task-source.ts';
 
 export interface BuildRftOptions {
   baseDir: string;
-  configFile?: string;
+  configFile?: string | undefined;
   dbDir: string;
   runDir: string;
   runId: string;
+  /** The run's buffer table (default: the config's, else `<runId>_experiences`). */
+  bufferTable?: string;
   seed: number;
-  rejected: RejectedStore;
+  registries?: RunRegistries;
   log?: (line: string) => void;
 }
 
-/** Build every part of a run from its config: tasks, selector, model, explorer, operators, buffer, trainer. */
-export async function buildRftParts(config: RftConfig, opts: BuildRftOptions): Promise<RftParts> {
-  const where = opts.configFile ? { file: opts.configFile } : {};
-  const loaded = await loadTaskSource(config.tasks, {
-    baseDir: opts.baseDir,
-    dbDir: opts.dbDir,
-    step: 'tasks',
-  });
-  if (loaded.rejected.length > 0) {
-    opts.rejected.add(loaded.rejected.map((r) => ({ runId: opts.runId, ...r })));
-    await opts.rejected.flush();
-  }
+/** Every part of a run, built and checked — but nothing written yet. `open` is the first act. */
+export interface PreparedRft {
+  parts: Omit<RftParts, 'buffer'>;
+  monitors: Monitor[];
+  /** Rows the task sources could not use; recorded in `rejected` once the run starts. */
+  rejected: RejectedInput[];
+  /** Open (creating if needed) the run's buffer tables: call only once the start is validated. */
+  openBuffer(): Promise<RunBuffer>;
+}
+
+/**
+ * Build every part of a run from its (parsed) config: tasks, selector, model, workflow, reward,
+ * explorer, experience operators, trainer, monitors. Reads only: a config that fails here has
+ * changed nothing on disk. User modules named in the config are imported and their params checked.
+ */
+export async function prepareRft(config: RftConfig, opts: BuildRftOptions): Promise<PreparedRft> {
+  const reg = opts.registries ?? defaultRegistries();
+  const file = opts.configFile;
+  const bufferTable = opts.bufferTable ?? config.buffer.table ?? `${opts.runId}_experiences`;
+  const at = (path: string) => ({ baseDir: opts.baseDir, path, file });
+  const loaded = await loadTaskSource(config.tasks, { ...at('tasks'), dbDir: opts.dbDir, step: 'tasks' });
+  const rejected = loaded.rejected.map((r) => ({ runId: opts.runId, ...r }));
   const tasks = loaded.tasks;
-  if (tasks.length === 0)
-    throw new ConfigError({ path: 'tasks', ...where, message: 'the task source holds no usable tasks' });
+  if (tasks.length === 0 && config.lifecycle.mode !== 'train' && config.lifecycle.mode !== 'bench')
+    throw new ConfigError({
+      path: 'tasks',
+      ...(file ? { file } : {}),
+      message: `the task source holds no usable tasks (${loaded.rejected.length} row(s) rejected)`,
+      hint: 'check the mapping against the file’s columns: winnow inspect shows what was rejected',
+    });
   let heldout: Task[] = [];
   if (config.heldout) {
     const h = await loadTaskSource(config.heldout.source, {
-      baseDir: opts.baseDir,
+      ...at('heldout.source'),
       dbDir: opts.dbDir,
       step: 'heldout',
     });
     heldout = config.heldout.size !== undefined ? h.tasks.slice(0, config.heldout.size) : h.tasks;
   }
+  if (config.lifecycle.mode === 'bench' && heldout.length === 0)
+    throw new ConfigError({
+      path: 'heldout',
+      ...(file ? { file } : {}),
+      message: 'mode bench evaluates on the held-out set, and there is none',
+      hint: 'add heldout: { source: … }',
+    });
 
-  const selector = createSelector(config.selector, taskViewFromTasks(tasks), opts.seed, 'selector');
-  const reward = await createReward(config.explorer.reward, {
+  const sel = await resolvePlugin(config.selector, reg.selectors, at('selector'));
+  const selector: Selector = await sel.def.create(sel.params, opts.seed);
+  selector.init(taskViewFromTasks(tasks));
+
+  const rw = await resolvePlugin(config.explorer.reward, reg.rewards, {
+    ...at('explorer.reward'),
+    adapt: (e) => adaptRewardExport(e, 'explorer.reward'),
+  });
+  const reward: RewardFn = await rw.def.create(rw.params, {
     baseDir: opts.baseDir,
-    path: 'explorer.reward',
-    ...where,
+    path: 'explorer.reward.params',
+    ...(file ? { file } : {}),
   });
 
-  // The rollout model: the trainer updates `trainerPolicy`; the explorer samples from its own copy,
-  // which `sync` refreshes — so between syncs the explorer really is off-policy.
-  let rolloutModel: RolloutModel;
-  let trainerPolicy: TinyPolicy | null = null;
-  let explorerPolicy: TinyPolicy | null = null;
-  const m = config.explorer.model;
-  if (m.type === 'tiny') {
-    trainerPolicy = await loadTinyPolicy(resolve(opts.baseDir, m.path), { sampleSeed: opts.seed });
-    explorerPolicy = trainerPolicy.clone();
-    rolloutModel = explorerPolicy;
-  } else {
-    rolloutModel = createOpenAIRolloutModel(m.params, { path: 'explorer.model.params', ...where });
-  }
+  const wf = await resolvePlugin(config.explorer.workflow, reg.workflows, {
+    ...at('explorer.workflow'),
+    adapt: adaptWorkflow,
+  });
+  const workflow = await wf.def.create(wf.params, { baseDir: opts.baseDir, path: 'explorer.workflow' });
 
-  let model: RolloutModel = rolloutModel;
+  const md = await resolvePlugin(config.explorer.model, reg.models, at('explorer.model'));
+  const model: ModelHandle = await md.def.create(md.params, {
+    baseDir: opts.baseDir,
+    seed: opts.seed,
+    path: 'explorer.model',
+    file,
+  });
+
+  let rollout: RolloutModel = model.rollout;
   let explorerReward = reward;
   let faults: FaultyModel | null = null;
   if (config.explorer.faults) {
     const f = { ...config.explorer.faults, seed: opts.seed };
-    faults = new FaultyModel(rolloutModel, f);
-    model = faults;
+    faults = new FaultyModel(model.rollout, f);
+    rollout = faults;
     explorerReward = faultyReward(reward, f, faults.counts);
   }
-
+  const e = config.explorer;
   const explorerOptions = {
-    workflow: config.explorer.workflow === 'multi_turn' ? multiTurnWorkflow : singleTurnWorkflow,
+    workflow,
     reward: explorerReward,
-    repeat: config.explorer.repeat,
-    maxTokens: config.explorer.maxTokens,
-    temperature: config.explorer.temperature,
-    concurrency: config.explorer.concurrency,
-    timeoutMs: config.explorer.timeoutMs,
-    retries: config.explorer.retries,
-    backoffMs: config.explorer.backoffMs,
+    repeat: e.repeat,
+    maxTokens: e.maxTokens,
+    temperature: e.temperature,
+    concurrency: e.concurrency,
+    timeoutMs: e.timeoutMs,
+    retries: e.retries,
+    backoffMs: e.backoffMs,
     seed: opts.seed,
   };
-  const explorer = new Explorer({ ...explorerOptions, model });
+  const explorer = new Explorer({ ...explorerOptions, model: rollout });
   // Evaluation: greedy, one sample per task, the real model (never the fault injector).
   const evaluator = new Explorer({
     ...explorerOptions,
-    model: rolloutModel,
+    model: model.rollout,
     reward,
     repeat: 1,
     temperature: 0,
@@ -119,101 +148,123 @@ export async function buildRftParts(config: RftConfig, opts: BuildRftOptions): P
 
   const experienceGraph = new OperatorGraph<Experience>(
     await buildGraph<Experience>(config.experienceOps, {
-      registry: experienceOperatorRegistry(),
+      registry: reg.experienceOps,
       baseDir: opts.baseDir,
       path: 'experienceOps',
-      ...where,
+      ...(file ? { file } : {}),
     }),
     { seed: opts.seed, runId: opts.runId },
   );
 
   let trainer: Trainer | null = null;
-  const trainerType = config.lifecycle.mode === 'explore' ? 'none' : config.trainer.type;
-  if (trainerType === 'policy_gradient') {
-    if (!trainerPolicy) {
-      throw new ConfigError({
-        path: 'trainer.type',
-        ...where,
-        message:
-          "policy_gradient trains the built-in tiny policy; with an external model use trainer type 'export'",
-      });
-    }
-    trainer = new PolicyGradientTrainer(
-      trainerPolicy,
-      parsePolicyGradientConfig(config.trainer.params, 'trainer.params'),
-    );
-  } else if (trainerType === 'export') {
-    const dir =
-      typeof config.trainer.params.dir === 'string'
-        ? resolve(opts.baseDir, config.trainer.params.dir)
-        : join(opts.runDir, 'export');
-    mkdirSync(dir, { recursive: true });
-    trainer = new ExportTrainer({ ...config.trainer.params, dir });
-  } else if (trainerType !== 'none') {
-    throw new ConfigError({
-      path: 'trainer.type',
-      ...where,
-      message: `unknown trainer '${trainerType}'`,
-      hint: "expected 'policy_gradient', 'export' or 'none'",
+  const needsTrainer = config.lifecycle.mode !== 'explore' && config.lifecycle.mode !== 'bench';
+  let trainerLabel = 'none';
+  if (needsTrainer) {
+    const tr = await resolvePlugin(config.trainer, reg.trainers, at('trainer'));
+    trainer = await tr.def.create(tr.params, {
+      trainable: model.trainable ?? null,
+      baseDir: opts.baseDir,
+      runDir: opts.runDir,
+      seed: opts.seed,
+      path: 'trainer',
+      file,
     });
+    trainerLabel = tr.label;
   }
 
-  const buffer = await openRunBuffer({
-    dbDir: opts.dbDir,
-    runDir: opts.runDir,
-    runId: opts.runId,
-    seed: opts.seed,
-    buffer: config.buffer,
-    sampling: config.sampling,
-    batchSize: config.lifecycle.trainBatch ?? config.explorer.batchTasks * config.explorer.repeat,
-    ...where,
-  });
+  const monitors: Monitor[] = [];
+  for (let i = 0; i < config.monitors.length; i++) {
+    const mo = await resolvePlugin(config.monitors[i], reg.monitors, at(`monitors[${i}]`));
+    monitors.push(
+      await mo.def.create(mo.params, {
+        runDir: opts.runDir,
+        runId: opts.runId,
+        baseDir: opts.baseDir,
+        path: `monitors[${i}]`,
+      }),
+    );
+  }
 
-  const backend = await currentBackend();
+  const describe: Record<string, string> = {
+    model: model.description,
+    selector: sel.label,
+    workflow: wf.label,
+    reward: rw.label,
+    trainer: trainerLabel,
+    mode: config.lifecycle.mode,
+    buffer: `table '${bufferTable}', sampler ${labelOf(config.buffer.sampler)}`,
+  };
   return {
-    tasks,
-    heldout,
-    selector,
-    explorer,
-    experienceGraph,
-    buffer,
-    trainer,
-    async sync() {
-      if (explorerPolicy && trainerPolicy) explorerPolicy.setWeights(trainerPolicy.getWeights());
-      return trainer?.version ?? 0;
-    },
-    async evaluate(list) {
-      if (list.length === 0) return Number.NaN;
-      const r = await evaluator.explore(list, 0, 0);
-      const rewards = r.experiences.map((e) => (Number.isFinite(e.reward) ? e.reward : 0));
-      // Failed rollouts count as wrong: accuracy is over all held-out tasks.
-      return rewards.reduce((a, b) => a + b, 0) / list.length;
-    },
-    ...(explorerPolicy
-      ? {
-          saveExplorer: async (dir: string) => {
-            await saveTinyPolicy(explorerPolicy!, dir);
-          },
-          loadExplorer: async (dir: string) => {
-            explorerPolicy!.setWeights((await readTinyWeights(dir)).values);
-          },
-        }
-      : {}),
-    ...(faults ? { faults: faults.counts } : {}),
-    describe: {
-      model:
-        m.type === 'tiny'
-          ? `tiny policy (${resolve(opts.baseDir, m.path)})`
-          : `OpenAI-compatible (${rolloutModel.name})`,
-      backend: backend ? `${backend.backend}` : 'none (no tensor work)',
-      selector: config.selector.type,
-      trainer: trainerType,
-      mode: config.lifecycle.mode,
-    },
-    dispose() {
-      trainer?.dispose?.();
-      explorerPolicy?.dispose?.();
-      trainerPolicy?.dispose?.();
+    rejected,
+    monitors,
+    openBuffer: () =>
+      openRunBuffer({
+        dbDir: opts.dbDir,
+        runDir: opts.runDir,
+        runId: opts.runId,
+        seed: opts.seed,
+        buffer: { ...config.buffer, table: bufferTable },
+        sampling: config.sampling,
+        registries: reg,
+        baseDir: opts.baseDir,
+        batchSize: config.lifecycle.trainBatch ?? e.batchTasks * e.repeat,
+        ...(file ? { file } : {}),
+      }),
+    parts: {
+      tasks,
+      heldout,
+      selector,
+      explorer,
+      experienceGraph,
+      trainer,
+      async sync() {
+        const version = trainer?.version ?? 0;
+        return model.sync ? model.sync(version) : version;
+      },
+      async evaluate(list) {
+        if (list.length === 0) return Number.NaN;
+        const r = await evaluator.explore(list, 0, 0);
+        const rewards = r.experiences.map((x) => (Number.isFinite(x.reward) ? x.reward : 0));
+        // Failed rollouts count as wrong: accuracy is over all held-out tasks.
+        return rewards.reduce((a, b) => a + b, 0) / list.length;
+      },
+      ...(model.saveExplorer ? { saveExplorer: (dir: string) => model.saveExplorer!(dir) } : {}),
+      ...(model.loadExplorer ? { loadExplorer: (dir: string) => model.loadExplorer!(dir) } : {}),
+      ...(faults ? { faults: faults.counts } : {}),
+      describe,
+      dispose() {
+        trainer?.dispose?.();
+        model.dispose?.();
+      },
     },
   };
+}
+
+/**
+ * Build every part and open the buffer: for code that drives `runRftLoop` itself (tests, custom
+ * loops). Task-source rejections go to `rejected`. `runRft` prepares first and opens only once the
+ * start is validated.
+ */
+export async function buildRftParts(
+  config: RftConfig,
+  opts: BuildRftOptions & { rejected: RejectedStore },
+): Promise<RftParts> {
+  const prepared = await prepareRft(config, opts);
+  if (prepared.rejected.length > 0) {
+    opts.rejected.add(prepared.rejected);
+    await opts.rejected.flush();
+  }
+  return { ...prepared.parts, buffer: await prepared.openBuffer() };
+}
+
+function labelOf(slot: RftConfig['buffer']['sampler']): string {
+  return 'type' in slot ? slot.type : `module:${slot.module}#${slot.export}`;
+}
+
+/** The tiny-policy path of a config, resolved (for logs and tests). */
+export function tinyModelPath(config: RftConfig, baseDir: string): string | null {
+  const m = config.explorer.model;
+  return 'type' in m && m.type === 'tiny' && typeof m.params.path === 'string'
+    ? resolve(baseDir, m.params.path)
+    : null;
 }

@@ -1,6 +1,11 @@
 import { z } from 'zod';
+import { ReplayRatioSchema } from '../buffer/rate-limiter.ts';
+import { pluginSlotSchema } from '../core/plugin.ts';
 import { FieldMappingSchema } from '../io/mapping.ts';
+import { ReadOptionsSchema } from '../io/read-options.ts';
+import { operatorListSchema } from '../operators/graph-spec.ts';
 import { PredicateSchema } from '../operators/predicate.ts';
+import { defaultRegistries, type RunRegistries } from './run-registries.ts';
 
 /** Where tasks come from: a dataset file (read and mapped on the fly) or a task table in the database. */
 export const TaskSourceSchema = z.union([
@@ -11,6 +16,9 @@ export const TaskSourceSchema = z.union([
       'Keep only tasks matching this predicate, e.g. { field: features.difficulty, lte: 0.4 }.',
     ),
     limit: z.number().int().positive().optional(),
+    read: ReadOptionsSchema.omit({ batchSize: true })
+      .optional()
+      .describe('Reader options (format, csv, jsonPath, maxLineBytes, maxDepth); see docs/io.md.'),
   }),
   z.strictObject({
     table: z.string().min(1).default('tasks'),
@@ -22,122 +30,156 @@ export const TaskSourceSchema = z.union([
 ]);
 export type TaskSource = z.output<typeof TaskSourceSchema>;
 
-const Params = z.record(z.string(), z.unknown()).default({});
-
-export const ModelConfigSchema = z.discriminatedUnion('type', [
-  z.strictObject({
-    type: z.literal('tiny'),
-    /** Folder holding a tiny-policy checkpoint (manifest.json + weights.bin). */
-    path: z.string().min(1),
-  }),
-  z.strictObject({
-    type: z.literal('openai'),
-    params: Params,
-  }),
-]);
-
-export const FaultsSchema = z
+const FaultsSchema = z
   .strictObject({
     errorRate: z.number().min(0).max(1).default(0),
     timeoutRate: z.number().min(0).max(1).default(0),
     emptyRate: z.number().min(0).max(1).default(0),
     nanRewardRate: z.number().min(0).max(1).default(0),
   })
-  .optional();
+  .optional()
+  .describe('Fault injection for testing (share of rollout groups that fail in each way).');
 
-export const RftConfigSchema = z.strictObject({
-  name: z.string().min(1),
-  kind: z.literal('rft'),
-  description: z.string().optional(),
-  seed: z.number().int().default(0),
-  db: z.string().optional().describe('Database folder, relative to the config file (default ./.winnow/db).'),
-  runDir: z
-    .string()
-    .optional()
-    .describe('Run folder for checkpoints, metrics and the report (default ./.winnow/runs/<name>).'),
-  tasks: TaskSourceSchema,
-  heldout: z
-    .strictObject({
-      source: TaskSourceSchema,
-      every: z
-        .number()
-        .int()
-        .positive()
-        .default(5)
-        .describe('Evaluate every N explorer steps (and at the start and end).'),
-      size: z.number().int().positive().optional(),
-    })
-    .optional(),
-  selector: z.strictObject({ type: z.string().min(1), params: Params }).prefault({ type: 'random' }),
-  explorer: z.strictObject({
-    model: ModelConfigSchema,
-    workflow: z.enum(['single_turn', 'multi_turn']).default('single_turn'),
-    reward: z
-      .unknown()
-      .default('math')
-      .describe(
-        "A reward name ('math', 'exact_match'), { name, params } or { module, export } (see docs/rewards.md).",
-      ),
-    repeat: z.number().int().positive().default(8).describe('Rollouts per task (the GRPO group size).'),
-    batchTasks: z.number().int().positive().default(32).describe('Tasks per explorer step.'),
-    maxTokens: z.number().int().positive().default(8),
-    temperature: z.number().min(0).default(1),
-    concurrency: z.number().int().positive().default(8),
-    timeoutMs: z.number().int().positive().default(60_000),
-    retries: z.number().int().nonnegative().default(2),
-    backoffMs: z.number().int().nonnegative().default(200),
-    faults: FaultsSchema,
-  }),
-  experienceOps: z.array(z.unknown()).default([{ op: 'invalid_reward' }, { op: 'grpo' }]),
-  buffer: z
-    .record(z.string(), z.unknown())
-    .default({})
-    .describe(
-      'The experience buffer: table, discipline, params, keepGroups, capacity… (see docs/buffer.md).',
-    ),
-  sampling: z
-    .record(z.string(), z.unknown())
-    .default({})
-    .describe(
-      'The trainer’s sample strategy: default, staleness, mix, and an optional replayRatio (see docs/buffer.md).',
-    ),
-  trainer: z
-    .strictObject({ type: z.string().min(1).default('policy_gradient'), params: Params })
-    .prefault({}),
-  lifecycle: z
-    .strictObject({
-      mode: z.enum(['sync', 'async', 'explore', 'train']).default('sync'),
-      steps: z.number().int().positive().default(20),
-      syncInterval: z.number().int().positive().default(1).describe('Explorer steps between weight syncs.'),
-      syncOffset: z
-        .number()
-        .int()
-        .min(0)
-        .max(1)
-        .default(0)
-        .describe('1 = one-step off-policy: train on the previous step while exploring the next.'),
-      maxStaleness: z
+export const LIFECYCLE_MODES = ['sync', 'async', 'explore', 'train', 'bench'] as const;
+
+/**
+ * The RFT run config, built from the registries: every plug-in slot is a discriminated union over
+ * the registered names (with each entry's own params schema) or a user module, so one parse checks
+ * the whole config — selector, buffer sampler, sample strategy, model, workflow, reward, experience
+ * operators, trainer and monitors — before anything is built or written.
+ */
+export function rftConfigSchema(reg: RunRegistries = defaultRegistries()) {
+  return z.strictObject({
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, _ . and - only (it names folders and tables)')
+      .describe('Names the run: run ids are <name>-<n>.'),
+    kind: z.literal('rft'),
+    description: z.string().optional(),
+    seed: z.number().int().default(0),
+    db: z
+      .string()
+      .optional()
+      .describe('Database folder, relative to the config file (default ./.winnow/db).'),
+    runsDir: z
+      .string()
+      .optional()
+      .describe('Folder holding one folder per run, relative to the config file (default ./.winnow/runs).'),
+    tasks: TaskSourceSchema,
+    heldout: z
+      .strictObject({
+        source: TaskSourceSchema,
+        every: z
+          .number()
+          .int()
+          .positive()
+          .default(5)
+          .describe('Evaluate every N explorer steps (and at the start and end).'),
+        size: z.number().int().positive().optional(),
+      })
+      .optional(),
+    selector: pluginSlotSchema(reg.selectors).prefault('random'),
+    explorer: z.strictObject({
+      model: pluginSlotSchema(reg.models),
+      workflow: pluginSlotSchema(reg.workflows).prefault('single_turn'),
+      reward: pluginSlotSchema(reg.rewards).prefault('math'),
+      repeat: z.number().int().positive().default(8).describe('Rollouts per task (the GRPO group size).'),
+      batchTasks: z.number().int().positive().default(32).describe('Tasks per explorer step.'),
+      extraGroups: z
         .number()
         .int()
         .nonnegative()
-        .default(1)
-        .describe('async: how many versions the explorer may run ahead of the trainer.'),
-      trainBatch: z
-        .number()
-        .int()
-        .positive()
-        .optional()
-        .describe('Experiences per training step (default: one explorer step worth).'),
-      checkpointEvery: z.number().int().positive().default(5),
-      annotate: z
-        .strictObject({
-          feature: z.string().min(1).default('pass_rate'),
-          repeat: z.number().int().positive().default(8),
-        })
-        .optional()
-        .describe('explore mode: write each task’s pass rate back to the task table as a feature.'),
-    })
-    .prefault({}),
-  report: z.strictObject({ html: z.boolean().default(true) }).prefault({}),
-});
+        .default(0)
+        .describe('Extra tasks rolled out per step, so a refilling group filter can keep batchTasks groups.'),
+      maxTokens: z.number().int().positive().default(8),
+      temperature: z.number().min(0).default(1),
+      concurrency: z.number().int().positive().default(8),
+      timeoutMs: z.number().int().positive().default(60_000),
+      retries: z.number().int().nonnegative().default(2),
+      backoffMs: z.number().int().nonnegative().default(200),
+      faults: FaultsSchema,
+    }),
+    experienceOps: operatorListSchema(reg.experienceOps)
+      .prefault([{ op: 'invalid_reward' }, { op: 'grpo' }])
+      .describe('Experience operators run on every step’s rollouts (docs/experience-operators.md).'),
+    buffer: z
+      .strictObject({
+        sampler: pluginSlotSchema(reg.samplers)
+          .prefault('fifo')
+          .describe('Which stored experiences a sample returns.'),
+        rateLimiter: ReplayRatioSchema.optional().describe('Reverb-style samples-per-insert limiter.'),
+        keepGroups: z.boolean().default(false).describe('Sample whole GRPO groups.'),
+        capacity: z
+          .number()
+          .int()
+          .positive()
+          .nullable()
+          .default(null)
+          .describe('Maximum stored experiences (null = unbounded).'),
+        compactEvery: z.number().int().positive().default(20),
+        retainVersionsSeconds: z.number().nonnegative().default(60),
+        foldRows: z.number().int().positive().default(50_000),
+        table: z
+          .string()
+          .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only')
+          .optional()
+          .describe(
+            'Default <run id>_experiences. Name one only to train (mode: train) from an earlier run’s table.',
+          ),
+      })
+      .prefault({})
+      .describe('The experience buffer: storage, sampler, rate limiter (docs/buffer.md).'),
+    sampling: pluginSlotSchema(reg.strategies)
+      .prefault('default')
+      .describe('The trainer’s sample strategy: default, staleness, mix (docs/buffer.md).'),
+    trainer: pluginSlotSchema(reg.trainers).prefault('policy_gradient'),
+    lifecycle: z
+      .strictObject({
+        mode: z.enum(LIFECYCLE_MODES).default('sync'),
+        steps: z.number().int().positive().default(20).describe('Explorer steps in the run.'),
+        syncInterval: z.number().int().positive().default(1).describe('Explorer steps between weight syncs.'),
+        syncOffset: z
+          .number()
+          .int()
+          .min(0)
+          .max(1)
+          .default(0)
+          .describe('1 = one-step off-policy: train on the previous step while exploring the next.'),
+        maxExploreAhead: z
+          .number()
+          .int()
+          .nonnegative()
+          .default(1)
+          .describe('async: how many steps the explorer may run ahead of the trainer.'),
+        trainBatch: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe('Experiences per training step (default: one explorer step worth).'),
+        checkpointEvery: z.number().int().positive().default(5),
+        annotate: z
+          .strictObject({
+            feature: z.string().min(1).default('pass_rate'),
+            repeat: z.number().int().positive().default(8),
+          })
+          .optional()
+          .describe('explore mode: write each task’s pass rate back to the task table as a feature.'),
+        benchCheckpoints: z
+          .string()
+          .optional()
+          .describe(
+            'bench mode: a run’s checkpoints folder (relative to the config file); each step-N is evaluated.',
+          ),
+      })
+      .prefault({}),
+    monitors: z
+      .array(pluginSlotSchema(reg.monitors))
+      .prefault(['html_report'])
+      .describe('What watches the run: html_report, metrics_csv, or a user module.'),
+  });
+}
+
+export const RftConfigSchema = rftConfigSchema();
 export type RftConfig = z.output<typeof RftConfigSchema>;
+export type RftConfigInput = z.input<typeof RftConfigSchema>;

@@ -1,29 +1,41 @@
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { connect } from '../buffer/connection.ts';
 import { RejectedStore } from '../buffer/rejected-store.ts';
 import { RunRecorder, RunTable } from '../buffer/run-table.ts';
 import { SelectorStateStore } from '../buffer/selector-state-store.ts';
+import { writeFileAtomicSync } from '../core/atomic-file.ts';
 import { parseConfig, readYamlFile } from '../core/config.ts';
-import { ConfigError } from '../core/errors.ts';
-import { contentHash, stableStringify } from '../core/ids.ts';
+import { errorMessage } from '../core/errors.ts';
 import { annotatePassRates } from './annotate.ts';
 import type { Hooks } from './hooks.ts';
-import { renderReport } from './report-html.ts';
-import { buildRftParts } from './rft-build.ts';
-import { type RftConfig, RftConfigSchema } from './rft-config.ts';
+import { prepareRft } from './rft-build.ts';
+import { type RftConfig, rftConfigSchema } from './rft-config.ts';
 import type { RftEvents } from './rft-events.ts';
 import { type RftRunResult, runRftLoop, type StepRecord } from './rft-runner.ts';
+import { planRun, RUN_CONFIG_FILE, type StoredRunConfig } from './run-plan.ts';
+import { defaultRegistries, type RunRegistries } from './run-registries.ts';
+import { describeRemoval, removeRun } from './run-removal.ts';
 
 export interface RunRftOptions {
   dbDir?: string;
+  /** Folder holding one folder per run (default the config's runsDir, else ./.winnow/runs). */
+  runsDir?: string;
+  /** The exact run folder (default <runsDir>/<run id>). */
   runDir?: string;
+  /** Name a new run, or pick the run to resume. */
+  runId?: string;
+  /** Replace this earlier run (its tables, rejected rows and folder are removed once the start is valid). */
+  overwrite?: string;
   seed?: number;
   resume?: boolean;
   /** Override the number of steps (tests, quick looks). */
   steps?: number;
   stopAfter?: number;
   hooks?: Hooks<RftEvents>;
+  registries?: RunRegistries;
+  /** Record the run as `interrupted` on SIGINT/SIGTERM, then exit (the CLI sets this). */
+  handleSignals?: boolean;
   onStep?: (record: StepRecord, total: number) => void;
   log?: (line: string) => void;
 }
@@ -31,60 +43,105 @@ export interface RunRftOptions {
 export interface RftReport extends RftRunResult {
   name: string;
   reportFile: string | null;
+  files: string[];
   describe: Record<string, string>;
   faults?: Record<string, number>;
 }
 
-export function loadRftConfig(file: string): RftConfig {
-  return parseConfig(RftConfigSchema, readYamlFile(file), { file: resolve(file) });
+/** Read and parse an RFT config file once, against the schema built from `registries`. */
+export function loadRftConfig(file: string, registries: RunRegistries = defaultRegistries()): RftConfig {
+  const abs = resolve(file);
+  return parseRftConfig(readYamlFile(abs), abs, registries);
 }
 
-/** Run an RFT config file: build its parts, run the loop, write metrics, checkpoints and the HTML report. */
+export function parseRftConfig(
+  raw: unknown,
+  file?: string,
+  registries: RunRegistries = defaultRegistries(),
+): RftConfig {
+  return parseConfig(rftConfigSchema(registries), raw, file ? { file } : {}) as RftConfig;
+}
+
+/** Run an RFT config file: validate and build every part, then run, checkpoint and report. */
 export async function runRftFile(file: string, opts: RunRftOptions = {}): Promise<RftReport> {
   const abs = resolve(file);
-  const baseDir = dirname(abs);
-  const loaded = loadRftConfig(abs);
-  const config: RftConfig =
-    opts.steps !== undefined ? { ...loaded, lifecycle: { ...loaded.lifecycle, steps: opts.steps } } : loaded;
-  return runRft(config, { ...opts, baseDir, configFile: abs });
+  const registries = opts.registries ?? defaultRegistries();
+  return runRft(loadRftConfig(abs, registries), {
+    ...opts,
+    registries,
+    baseDir: dirname(abs),
+    configFile: abs,
+  });
 }
 
+/**
+ * Validate, then act. Everything that can fail on a bad config or a bad path fails before the first
+ * write: the plan (run id, folder, tables, --resume and --overwrite checks) and every part. Only
+ * then is an overwritten run removed, the run folder made and the run recorded.
+ */
 export async function runRft(
-  config: RftConfig,
+  loaded: RftConfig,
   opts: RunRftOptions & { baseDir: string; configFile?: string },
 ): Promise<RftReport> {
-  const seed = opts.seed ?? config.seed;
-  const dbDir = resolve(opts.dbDir ?? (config.db ? resolve(opts.baseDir, config.db) : './.winnow/db'));
-  const runDir = resolve(
-    opts.runDir ??
-      (config.runDir ? resolve(opts.baseDir, config.runDir) : join('.winnow', 'runs', config.name)),
-  );
-  mkdirSync(runDir, { recursive: true });
-  const configHash = contentHash(stableStringify({ ...config, seed }));
-  const runId = `${config.name}-${configHash.slice(0, 8)}-${seed}`;
-  const log = opts.log ?? (() => undefined);
-  const rejected = await RejectedStore.open(dbDir);
-  const recorder = new RunRecorder(await RunTable.open(dbDir), {
-    runId,
-    kind: 'rft',
-    name: config.name,
-    configHash,
+  const seed = opts.seed ?? loaded.seed;
+  const config: RftConfig = {
+    ...loaded,
     seed,
-  });
-  const startedAt = Date.now();
-  await recorder.mark('running', 0, {});
-
-  if (!opts.resume && config.lifecycle.mode !== 'train') await startFresh(config, dbDir, runDir, runId, log);
-  const parts = await buildRftParts(config, {
+    ...(opts.steps !== undefined ? { lifecycle: { ...loaded.lifecycle, steps: opts.steps } } : {}),
+  };
+  const log = opts.log ?? (() => undefined);
+  const registries = opts.registries ?? defaultRegistries();
+  const plan = await planRun(config, seed, {
     baseDir: opts.baseDir,
-    ...(opts.configFile ? { configFile: opts.configFile } : {}),
+    configFile: opts.configFile,
+    dbDir: opts.dbDir,
+    runsDir: opts.runsDir,
+    runDir: opts.runDir,
+    runId: opts.runId,
+    resume: opts.resume,
+    overwrite: opts.overwrite,
+  });
+  const { runId, runDir, dbDir, configHash } = plan;
+  const prepared = await prepareRft(config, {
+    baseDir: opts.baseDir,
+    configFile: opts.configFile,
     dbDir,
     runDir,
     runId,
+    bufferTable: plan.bufferTable,
     seed,
-    rejected,
+    registries,
     log,
   });
+  // ---- validated: from here on, act.
+  for (const n of plan.notes) log(n);
+  if (plan.overwrite) log(describeRemoval(await removeRun(dbDir, plan.overwrite)));
+  mkdirSync(runDir, { recursive: true });
+  const configFileOut = join(runDir, RUN_CONFIG_FILE);
+  if (!plan.resume || !existsSync(configFileOut) || plan.changedHarmless.length > 0) {
+    const stored: StoredRunConfig = { runId, configHash, bufferTable: plan.bufferTable, config };
+    writeFileAtomicSync(configFileOut, `${JSON.stringify(stored, null, 2)}\n`);
+  }
+  const runs = await RunTable.open(dbDir);
+  const previous = plan.resume ? await runs.get(runId) : undefined;
+  const recorder = new RunRecorder(
+    runs,
+    { runId, kind: 'rft', name: config.name, configHash, seed },
+    {
+      ...(previous ? { startedAt: previous.startedAt } : {}),
+      fixed: { runDir, bufferTable: plan.bufferTable, pid: process.pid, host: hostname() },
+    },
+  );
+  await recorder.mark('running', 0, {});
+  const stopSignals = opts.handleSignals ? onStopSignal(recorder) : () => undefined;
+  const rejected = await RejectedStore.open(dbDir);
+  if (prepared.rejected.length > 0 && !plan.resume) {
+    rejected.add(prepared.rejected);
+    await rejected.flush();
+  }
+  const parts = { ...prepared.parts, buffer: await prepared.openBuffer() };
+  const startedAt = Date.now();
+  log(`run: ${runId}${plan.resume ? ' (resume)' : ''}`);
   for (const [k, v] of Object.entries(parts.describe)) log(`${k}: ${v}`);
   if (config.lifecycle.mode === 'explore' && config.lifecycle.annotate) {
     const a = config.lifecycle.annotate;
@@ -102,7 +159,12 @@ export async function runRft(
       log(
         `annotated ${r.annotated} task(s) in table '${table}' with features.${a.feature} (mean ${r.meanPassRate.toFixed(3)}); ${r.failed} without a usable group`,
       );
+      await recorder.mark('completed', 0, { annotated: r.annotated, failed: r.failed });
+    } catch (err) {
+      await recorder.mark('failed', 0, { error: errorMessage(err) }).catch(() => undefined);
+      throw err;
     } finally {
+      stopSignals();
       await parts.buffer.close().catch(() => undefined);
       parts.dispose?.();
     }
@@ -116,6 +178,7 @@ export async function runRft(
       durationMs: Date.now() - startedAt,
       name: config.name,
       reportFile: null,
+      files: [],
       describe: parts.describe,
     };
   }
@@ -129,95 +192,67 @@ export async function runRft(
       rejected,
       selectorStates: await SelectorStateStore.open(dbDir),
       ...(opts.hooks ? { hooks: opts.hooks } : {}),
-      ...(opts.resume ? { resume: true } : {}),
+      ...(plan.resume ? { resume: true } : {}),
       ...(opts.stopAfter !== undefined ? { stopAfter: opts.stopAfter } : {}),
       ...(opts.onStep ? { onStep: opts.onStep } : {}),
       log,
     });
     const faults = parts.faults ? { ...parts.faults } : undefined;
-    let reportFile: string | null = null;
-    if (config.report.html) {
-      reportFile = join(runDir, 'report.html');
-      writeFileSync(
-        reportFile,
-        renderReport({
-          name: config.name,
-          runId,
-          config,
-          history: result.history,
-          ...(result.initialAccuracy !== undefined ? { initialAccuracy: result.initialAccuracy } : {}),
-          ...(result.finalAccuracy !== undefined ? { finalAccuracy: result.finalAccuracy } : {}),
-          describe: parts.describe,
-          counters: { ...result.counters, ...(faults ?? {}) },
-          durationMs: result.durationMs,
-        }),
-      );
-    }
+    const summary = {
+      name: config.name,
+      runId,
+      config,
+      history: result.history,
+      ...(result.initialAccuracy !== undefined ? { initialAccuracy: result.initialAccuracy } : {}),
+      ...(result.finalAccuracy !== undefined ? { finalAccuracy: result.finalAccuracy } : {}),
+      describe: parts.describe,
+      counters: { ...result.counters, ...(faults ?? {}) },
+      durationMs: result.durationMs,
+    };
+    const files: string[] = [];
+    for (const m of prepared.monitors) if (m.onEnd) files.push(...(await m.onEnd(summary)));
+    const reportFile = files.find((f) => f.endsWith('.html')) ?? null;
     const report: RftReport = {
       ...result,
       name: config.name,
       reportFile,
+      files,
       describe: parts.describe,
       ...(faults ? { faults } : {}),
     };
     writeFileSync(join(runDir, 'run.json'), JSON.stringify({ ...report, history: undefined }, null, 2));
     const finished = result.steps >= config.lifecycle.steps;
-    await recorder.mark(finished ? 'completed' : 'running', 0, {
+    await recorder.mark(finished ? 'completed' : 'interrupted', 0, {
       steps: result.steps,
       initialAccuracy: result.initialAccuracy,
       finalAccuracy: result.finalAccuracy,
       counters: result.counters,
       faults,
+      ...(finished ? {} : { reason: `stopped after step ${result.steps} of ${config.lifecycle.steps}` }),
     });
     return report;
   } catch (err) {
-    await recorder.mark('failed', 0, { error: String(err) }).catch(() => undefined);
+    await recorder.mark('failed', 0, { error: errorMessage(err) }).catch(() => undefined);
     throw err;
   } finally {
+    stopSignals();
     await parts.buffer.close().catch(() => undefined);
     parts.dispose?.();
   }
 }
 
-/**
- * A run started without --resume starts over: its own buffer table (and use journal) and its
- * checkpoints and rejected rows from an earlier run of the same config are removed — and the log
- * says so. `train`
- * mode never does this: it exists to read a buffer collected before.
- */
-async function startFresh(
-  config: RftConfig,
-  dbDir: string,
-  runDir: string,
-  runId: string,
-  log: (line: string) => void,
-): Promise<void> {
-  const table = typeof config.buffer.table === 'string' ? config.buffer.table : 'experiences';
-  const conn = await connect(dbDir);
-  const names = await conn.tableNames();
-  if (names.includes(table)) {
-    // Only ever drop an experience table: a buffer.table naming another table (tasks, rejected…) is a config error.
-    const fields = (await (await conn.openTable(table)).schema()).fields.map((f) => f.name);
-    if (!fields.includes('group_id') || !fields.includes('explore_step')) {
-      throw new ConfigError({
-        path: 'buffer.table',
-        message: `table '${table}' exists and is not an experience table; name a table of its own for the buffer`,
-      });
-    }
-  }
-  for (const name of [table, `${table}_uses`]) {
-    if (!names.includes(name)) continue;
-    const rows = await (await conn.openTable(name)).countRows();
-    await conn.dropTable(name);
-    log(`starting over (no --resume): dropped buffer table '${name}' (${rows} rows) left by an earlier run`);
-  }
-  // Run ids are deterministic (name, config, seed): the earlier run's rejections would mix with ours.
-  await (await RejectedStore.open(dbDir)).deleteRun(runId);
-  for (const leftover of ['checkpoints', 'holdback.jsonl']) {
-    const path = join(runDir, leftover);
-    if (existsSync(path)) {
-      rmSync(path, { recursive: true, force: true });
-      log(`starting over (no --resume): removed ${path}`);
-    }
-  }
+/** On SIGINT/SIGTERM: record the run as interrupted (it can be resumed from its last checkpoint), then exit. */
+function onStopSignal(recorder: RunRecorder): () => void {
+  const handler = (signal: NodeJS.Signals) => {
+    recorder
+      .mark('interrupted', 0, { reason: `stopped by ${signal}` })
+      .catch(() => undefined)
+      .finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  process.once('SIGINT', handler);
+  process.once('SIGTERM', handler);
+  return () => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+  };
 }

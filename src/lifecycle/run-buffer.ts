@@ -4,6 +4,8 @@ import { connect } from '../buffer/connection.ts';
 import { ExperienceBuffer } from '../buffer/experience-buffer.ts';
 import type { ExperienceBufferConfigInput } from '../buffer/experience-config.ts';
 import { decodeExperiences } from '../buffer/experience-table.ts';
+import type { SamplerDefinition } from '../buffer/samplers/sampler.ts';
+import { sampleStrategies } from '../buffer/sampling/registry.ts';
 import {
   ExperienceSampler,
   type SamplerState,
@@ -14,10 +16,8 @@ import { type Experience, ExperienceSchema } from '../core/experience.ts';
 import { normalizePlugin, type PluginConfig, resolvePlugin } from '../core/plugin.ts';
 import { Registry } from '../core/registry.ts';
 import type { JsonValue } from '../core/task.ts';
-import type { SamplerDefinition } from '../buffer/samplers/sampler.ts';
-import { sampleStrategies } from '../buffer/sampling/registry.ts';
-import { defaultRegistries, type RunRegistries } from './run-registries.ts';
 import type { RunBuffer } from './rft-parts.ts';
+import { defaultRegistries, type RunRegistries } from './run-registries.ts';
 
 export interface OpenRunBufferOptions {
   dbDir: string;
@@ -51,7 +51,8 @@ async function resolveBufferSlots(opts: OpenRunBufferOptions) {
   if (!samplers.has(sampler.label)) samplers.register({ ...sampler.def, name: sampler.label });
   const strategy = await resolvePlugin(opts.sampling, reg.strategies, ctx('sampling'));
   // Sample strategies are looked up in the shared registry: a user module's joins it under its label.
-  if (!sampleStrategies.has(strategy.label)) sampleStrategies.register({ ...strategy.def, name: strategy.label });
+  if (!sampleStrategies.has(strategy.label))
+    sampleStrategies.register({ ...strategy.def, name: strategy.label });
   return {
     buffer: {
       ...opts.buffer,

@@ -1,6 +1,10 @@
-import { resolve } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import { connect } from '../buffer/connection.ts';
 import { TaskStore } from '../buffer/task-store.ts';
+import { ConfigError } from '../core/errors.ts';
 import type { RejectedInput } from '../core/rejected.ts';
+import { closestNames } from '../core/suggest.ts';
 import type { Task } from '../core/task.ts';
 import { compileMapping, mapRecord } from '../io/mapping.ts';
 import { readDataset } from '../io/reader.ts';
@@ -13,15 +17,16 @@ import type { TaskSource } from './rft-config.ts';
  */
 export async function loadTaskSource(
   source: TaskSource,
-  opts: { baseDir: string; dbDir: string; step: string },
+  opts: { baseDir: string; dbDir: string; step: string; path?: string; file?: string | undefined },
 ): Promise<{ tasks: Task[]; rejected: RejectedInput[] }> {
   const rejected: RejectedInput[] = [];
   const keep = source.filter ? compilePredicate(source.filter) : () => true;
   if ('path' in source) {
     const file = resolve(opts.baseDir, source.path);
+    checkInputFile(file, `${opts.path ?? opts.step}.path`, opts.file);
     const mapping = compileMapping(source.mapping);
     const tasks: Task[] = [];
-    for await (const batch of readDataset(file)) {
+    for await (const batch of readDataset(file, source.read ?? {})) {
       for (const r of batch.rejected)
         rejected.push({
           step: `${opts.step}:${r.step}`,
@@ -47,6 +52,16 @@ export async function loadTaskSource(
     }
     return { tasks, rejected };
   }
+  // Reading never creates: a missing database or table is a config error, not a new empty table.
+  const names = existsSync(opts.dbDir) ? await (await connect(opts.dbDir)).tableNames() : [];
+  if (!names.includes(source.table))
+    throw new ConfigError({
+      path: `${opts.path ?? opts.step}.table`,
+      ...(opts.file ? { file: opts.file } : {}),
+      message: `table '${source.table}' does not exist in ${resolve(opts.dbDir)}`,
+      hint:
+        names.length > 0 ? `tables there: ${names.join(', ')}` : 'land a task set first with a task pipeline',
+    });
   const store = await TaskStore.open(opts.dbDir, source.table);
   const tasks = await store.read({
     ...(source.taskset ? { taskset: source.taskset } : {}),
@@ -57,4 +72,23 @@ export async function loadTaskSource(
   const kept = tasks.filter(keep);
   kept.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { tasks: kept, rejected };
+}
+
+/** A dataset path a config names must be a readable file: say which key, and the nearest names there. */
+export function checkInputFile(file: string, path: string, configFile?: string): void {
+  if (existsSync(file) && statSync(file).isFile()) return;
+  const where = configFile ? { file: configFile } : {};
+  if (existsSync(file))
+    throw new ConfigError({ path, ...where, message: `${file} is a directory, expected a dataset file` });
+  const dir = dirname(file);
+  const near = existsSync(dir) ? closestNames(basename(file), readdirSync(dir)) : [];
+  throw new ConfigError({
+    path,
+    ...where,
+    message: `no such file: ${file}`,
+    hint:
+      near.length > 0
+        ? `did you mean ${near.map((n) => `'${n}'`).join(', ')}?`
+        : 'paths are relative to the config file',
+  });
 }

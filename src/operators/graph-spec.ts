@@ -18,7 +18,7 @@ import { compilePredicate, type Predicate, PredicateSchema } from './predicate.t
  *       routes:
  *         - name: hard
  *           when: { field: features.difficulty, gte: 0.5 }
- *           steps: [...]
+ *           operators: [...]
  *       otherwise: [...]
  */
 export type StepSpec =
@@ -27,7 +27,7 @@ export type StepSpec =
   | {
       branch: {
         name?: string;
-        routes: Array<{ name: string; when: Predicate; steps: StepSpec[] }>;
+        routes: Array<{ name: string; when: Predicate; operators: StepSpec[] }>;
         otherwise?: StepSpec[];
       };
     };
@@ -55,7 +55,7 @@ export const StepSpecSchema: z.ZodType<StepSpec> = z.lazy(() =>
             z.strictObject({
               name: z.string().min(1),
               when: PredicateSchema,
-              steps: z.array(StepSpecSchema),
+              operators: z.array(StepSpecSchema),
             }),
           )
           .min(1),
@@ -64,6 +64,52 @@ export const StepSpecSchema: z.ZodType<StepSpec> = z.lazy(() =>
     }),
   ]),
 );
+
+/**
+ * The zod schema of an operator list, typed per registered operator (`op` picks the entry and its
+ * params schema): used by the run-config schemas, so `winnow schema` and parse errors know every
+ * operator's params. Branches nest lists under `operators`.
+ */
+export function operatorListSchema<T>(
+  registry: Registry<OperatorDefinition<T, unknown>>,
+): z.ZodType<StepSpec[]> {
+  const ops = registry.all().map((d) =>
+    z
+      .strictObject({
+        op: z.literal(d.name),
+        name: z.string().min(1).optional(),
+        params: (d.params as z.ZodType).prefault({}),
+      })
+      .describe(d.description),
+  );
+  const step: z.ZodType<StepSpec> = z.lazy(
+    () =>
+      z.union([
+        ops.length === 1
+          ? ops[0]!
+          : z.discriminatedUnion('op', ops as unknown as Parameters<typeof z.discriminatedUnion>[1]),
+        ModuleStepSchema.describe('A user operator loaded from a module path (relative to the config file).'),
+        z
+          .strictObject({
+            branch: z.strictObject({
+              name: z.string().min(1).optional(),
+              routes: z
+                .array(
+                  z.strictObject({
+                    name: z.string().min(1),
+                    when: PredicateSchema,
+                    operators: z.array(step),
+                  }),
+                )
+                .min(1),
+              otherwise: z.array(step).optional(),
+            }),
+          })
+          .describe('Route rows by predicate, run each route, union the results.'),
+      ]) as unknown as z.ZodType<StepSpec>,
+  );
+  return z.array(step);
+}
 
 const OpStepSchema = z.strictObject({
   op: z.string().min(1),
@@ -108,7 +154,7 @@ function parseSteps(value: unknown, path: string, file: string | undefined): Ste
         z.strictObject({
           name: z.string().min(1).optional(),
           routes: z
-            .array(z.strictObject({ name: z.string().min(1), when: PredicateSchema, steps: z.unknown() }))
+            .array(z.strictObject({ name: z.string().min(1), when: PredicateSchema, operators: z.unknown() }))
             .min(1),
           otherwise: z.unknown().optional(),
         }),
@@ -121,7 +167,7 @@ function parseSteps(value: unknown, path: string, file: string | undefined): Ste
           routes: shape.routes.map((r, k) => ({
             name: r.name,
             when: r.when,
-            steps: parseSteps(r.steps, `${bp}.routes[${k}].steps`, file),
+            operators: parseSteps(r.operators, `${bp}.routes[${k}].operators`, file),
           })),
           ...(shape.otherwise !== undefined
             ? { otherwise: parseSteps(shape.otherwise, `${bp}.otherwise`, file) }
@@ -141,7 +187,7 @@ export interface BuildGraphOptions<T> {
   registry: Registry<OperatorDefinition<T, unknown>>;
   /** Folder that user module paths are relative to (the config file's folder). */
   baseDir: string;
-  /** Config path of the steps list, for error messages (e.g. `steps`). */
+  /** Config path of the operator list, for error messages (e.g. `operators`). */
   path?: string;
   file?: string;
 }
@@ -189,7 +235,7 @@ async function loadModuleOperator<T>(
 
 /** Turn validated step specs into graph nodes, validating each operator's params with its own schema. */
 export async function buildGraph<T>(specs: unknown, opts: BuildGraphOptions<T>): Promise<GraphNode<T>[]> {
-  const base = opts.path ?? 'steps';
+  const base = opts.path ?? 'operators';
   const steps = parseSteps(specs, base, opts.file);
   const used = new Set<string>();
   const uniqueName = (wanted: string, prefix: string): string => {
@@ -213,7 +259,11 @@ export async function buildGraph<T>(specs: unknown, opts: BuildGraphOptions<T>):
           routes.push({
             name: route.name,
             when: compilePredicate(route.when),
-            nodes: await build(route.steps, `${here}.branch.routes[${r}].steps`, `${bname}/${route.name}`),
+            nodes: await build(
+              route.operators,
+              `${here}.branch.routes[${r}].operators`,
+              `${bname}/${route.name}`,
+            ),
           });
         }
         routes.push({

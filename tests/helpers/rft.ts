@@ -19,7 +19,7 @@ export function smallRftConfig(name: string, extra: Record<string, unknown> = {}
     heldout: { source: { path: 'datasets/arithmetic/heldout.jsonl', mapping }, every: 2, size: 20 },
     selector: { type: 'random' },
     explorer: {
-      model: { type: 'tiny', path: 'datasets/arithmetic/warm-start' },
+      model: { type: 'tiny', params: { path: 'datasets/arithmetic/warm-start' } },
       reward: 'exact_match',
       repeat: 4,
       batchTasks: 4,
@@ -27,7 +27,7 @@ export function smallRftConfig(name: string, extra: Record<string, unknown> = {}
     experienceOps: [{ op: 'invalid_reward' }, { op: 'grpo' }],
     trainer: { type: 'policy_gradient', params: { lr: 0.001 } },
     lifecycle: { mode: 'sync', steps: 2, checkpointEvery: 1 },
-    report: { html: false },
+    monitors: [],
     ...extra,
   });
 }

@@ -15,6 +15,6 @@ export {
   parseNumber,
   referenceAnswer,
 } from './math-answer.ts';
-export { moduleReward } from './module-reward.ts';
-export { createReward, type RewardConfig, RewardConfigSchema, rewardDefinitions } from './registry.ts';
+export { adaptRewardExport } from './module-reward.ts';
+export { createReward, rewardDefinitions, rewardRegistry } from './registry.ts';
 export { checkRewardResult, type RewardContext, type RewardFn, type RewardResult } from './reward-fn.ts';

@@ -19,7 +19,7 @@ describe('registry', () => {
     const byName = await createReward('math', { baseDir: here });
     expect((await call(byName, '\\boxed{2}', '2')).reward).toBe(1);
     const withParams = await createReward(
-      { name: 'exact_match', params: { case_sensitive: false } },
+      { name: 'exact_match', params: { caseSensitive: false } },
       { baseDir: here },
     );
     expect((await call(withParams, ' PARIS ', 'paris')).reward).toBe(1);
@@ -55,14 +55,14 @@ describe('exact_match', () => {
     });
     expect((await call(strict, 'paris', 'Paris')).reward).toBe(0);
     const loose = await createReward(
-      { name: 'exact_match', params: { case_sensitive: false } },
+      { name: 'exact_match', params: { caseSensitive: false } },
       { baseDir: here },
     );
     expect((await call(loose, 'paris', 'Paris')).reward).toBe(1);
     const raw = await createReward({ name: 'exact_match', params: { trim: false } }, { baseDir: here });
     expect((await call(raw, 'Paris ', 'Paris')).reward).toBe(0);
     const ws = await createReward(
-      { name: 'exact_match', params: { normalize_whitespace: true } },
+      { name: 'exact_match', params: { normalizeWhitespace: true } },
       { baseDir: here },
     );
     expect((await call(ws, 'New   York', 'New York')).reward).toBe(1);

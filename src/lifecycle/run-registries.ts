@@ -1,0 +1,53 @@
+import { samplerRegistry } from '../buffer/samplers/registry.ts';
+import type { SamplerDefinition } from '../buffer/samplers/sampler.ts';
+import { sampleStrategies } from '../buffer/sampling/registry.ts';
+import type { StrategyDefinition } from '../buffer/sampling/strategy.ts';
+import { Registry } from '../core/registry.ts';
+import type { ModelDefinition } from '../explorer/models/model-definition.ts';
+import { modelRegistry } from '../explorer/models/registry.ts';
+import type { RewardDefinition } from '../explorer/rewards/definition.ts';
+import { rewardRegistry } from '../explorer/rewards/registry.ts';
+import { type WorkflowDefinition, workflowRegistry } from '../explorer/workflows/registry.ts';
+import { type ExperienceOperatorDefinition, experienceOperatorRegistry } from '../operators/registries.ts';
+import { type SelectorDefinition, selectorRegistry } from '../selectors/registry.ts';
+import { trainerRegistry } from '../trainer/registry.ts';
+import type { TrainerDefinition } from '../trainer/trainer-definition.ts';
+import { monitorRegistry } from './monitors/builtin.ts';
+import type { MonitorDefinition } from './monitors/monitor.ts';
+
+/**
+ * Every registry an RFT config can name. The run-config schema is built from these, so a plug-in
+ * registered here is validated (params and all) with the rest of the config, before anything runs.
+ */
+export interface RunRegistries {
+  selectors: Registry<SelectorDefinition>;
+  samplers: Registry<SamplerDefinition>;
+  strategies: Registry<StrategyDefinition>;
+  models: Registry<ModelDefinition>;
+  workflows: Registry<WorkflowDefinition>;
+  rewards: Registry<RewardDefinition>;
+  experienceOps: Registry<ExperienceOperatorDefinition>;
+  trainers: Registry<TrainerDefinition>;
+  monitors: Registry<MonitorDefinition>;
+}
+
+/** Fresh registries holding the built-ins (plus whatever was registered on the shared ones). */
+export function defaultRegistries(): RunRegistries {
+  return {
+    selectors: copyOf(selectorRegistry),
+    samplers: copyOf(samplerRegistry),
+    strategies: copyOf(sampleStrategies),
+    models: modelRegistry(),
+    workflows: workflowRegistry(),
+    rewards: rewardRegistry(),
+    experienceOps: experienceOperatorRegistry(),
+    trainers: trainerRegistry(),
+    monitors: monitorRegistry(),
+  };
+}
+
+function copyOf<D extends { readonly name: string }>(shared: Registry<D>): Registry<D> {
+  const reg = new Registry<D>(shared.what);
+  for (const d of shared.all()) reg.register(d);
+  return reg;
+}

@@ -84,12 +84,12 @@ function trackPeakRss(): PeakMemory {
   };
 }
 
-async function runPipeline(file: string, dbDir: string, steps: unknown[]) {
+async function runPipeline(file: string, dbDir: string, operators: unknown[]) {
   const config = TaskPipelineConfigSchema.parse({
     name: 'bench-ingest',
     input: { path: file },
     mapping: { id: 'id', prompt: 'question', answer: 'answer', taskset: 'bench' },
-    steps,
+    operators,
     output: { compact: false },
   });
   const mem = trackPeakRss();
@@ -112,8 +112,8 @@ async function nearDedupRate(docs: number, seed: number) {
     tasks.push({ id: `d${i}`, taskset: 'bench', prompt: text, features: {}, meta: {} });
   }
   const reg = taskOperatorRegistry();
-  const time = async (steps: unknown[]) => {
-    const g = new OperatorGraph(await buildGraph<Task>(steps, { registry: reg, baseDir: '.' }), { seed });
+  const time = async (operators: unknown[]) => {
+    const g = new OperatorGraph(await buildGraph<Task>(operators, { registry: reg, baseDir: '.' }), { seed });
     const t0 = performance.now();
     let kept = 0;
     for (let i = 0; i < tasks.length; i += 8192)

@@ -1,55 +1,64 @@
 import { z } from 'zod';
+import type { Registry } from '../core/registry.ts';
+import type { Task } from '../core/task.ts';
 import { FieldMappingSchema } from '../io/mapping.ts';
+import { DATASET_FORMATS, ReadOptionsSchema } from '../io/read-options.ts';
+import { operatorListSchema } from '../operators/graph-spec.ts';
+import type { OperatorDefinition } from '../operators/operator.ts';
+import { taskOperatorRegistry } from '../operators/registries.ts';
 
-export const INPUT_FORMATS = ['jsonl', 'json', 'csv', 'parquet', 'arrow'] as const;
+export const INPUT_FORMATS = DATASET_FORMATS;
 
-/** A task-set pipeline: read raw files, map fields to tasks, run the operator graph, land tasks in LanceDB. */
-export const TaskPipelineConfigSchema = z.strictObject({
-  name: z.string().min(1).describe('Name of the pipeline (recorded with each run).'),
-  kind: z.literal('tasks').default('tasks'),
-  description: z.string().optional(),
-  seed: z
-    .number()
-    .int()
-    .default(0)
-    .describe('Seed for every random choice of the run (augmentation, MinHash).'),
-  db: z
-    .string()
-    .optional()
-    .describe('Database folder, relative to the config file (default ./.winnow/db; --db overrides).'),
-  input: z.strictObject({
-    path: z
-      .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
-      .describe('File(s) relative to the config file.'),
-    format: z.enum(INPUT_FORMATS).optional().describe('Overrides detection by file extension.'),
-    batchSize: z.number().int().positive().max(1_000_000).default(8192),
-    csv: z
-      .strictObject({
-        delimiter: z.string().length(1).optional(),
-        header: z.boolean().optional(),
-      })
-      .optional(),
-  }),
-  mapping: FieldMappingSchema,
-  steps: z.array(z.unknown()).default([]).describe('The operator graph (see docs/operators.md).'),
-  output: z
-    .strictObject({
-      table: z
-        .string()
-        .regex(/^[A-Za-z0-9_-]+$/)
-        .default('tasks'),
-      rejectedTable: z
-        .string()
-        .regex(/^[A-Za-z0-9_-]+$/)
-        .default('rejected'),
-      commitRows: z
-        .number()
-        .int()
-        .positive()
-        .default(50_000)
-        .describe('Tasks per LanceDB commit (large commits, few versions).'),
-      compact: z.boolean().default(true).describe('Merge small fragments after the run.'),
-    })
-    .prefault({}),
+/** `input:`: the file(s) to read plus every reader option of docs/io.md, so YAML can set any of them. */
+export const TaskInputSchema = ReadOptionsSchema.extend({
+  path: z
+    .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+    .describe('File(s) relative to the config file.'),
 });
+
+const TableNameSchema = z.string().regex(/^[A-Za-z0-9_-]+$/);
+
+/**
+ * A task-set pipeline: read raw files, map fields to tasks, run the operator graph, land tasks in
+ * LanceDB. One schema for the whole file (operators typed per registered operator), so a config is
+ * parsed once and every error names its exact path.
+ */
+export function taskPipelineConfigSchema(
+  registry: Registry<OperatorDefinition<Task, unknown>> = taskOperatorRegistry(),
+) {
+  return z.strictObject({
+    name: z.string().min(1).describe('Name of the pipeline (recorded with each run).'),
+    kind: z.literal('tasks').default('tasks'),
+    description: z.string().optional(),
+    seed: z
+      .number()
+      .int()
+      .default(0)
+      .describe('Seed for every random choice of the run (augmentation, MinHash).'),
+    db: z
+      .string()
+      .optional()
+      .describe('Database folder, relative to the config file (default ./.winnow/db; --db overrides).'),
+    input: TaskInputSchema,
+    mapping: FieldMappingSchema,
+    operators: operatorListSchema(registry)
+      .default([])
+      .describe('The operator graph (see docs/operators.md).'),
+    output: z
+      .strictObject({
+        table: TableNameSchema.default('tasks'),
+        rejectedTable: TableNameSchema.default('rejected'),
+        commitRows: z
+          .number()
+          .int()
+          .positive()
+          .default(50_000)
+          .describe('Tasks per LanceDB commit (large commits, few versions).'),
+        compact: z.boolean().default(true).describe('Merge small fragments after the run.'),
+      })
+      .prefault({}),
+  });
+}
+
+export const TaskPipelineConfigSchema = taskPipelineConfigSchema();
 export type TaskPipelineConfig = z.output<typeof TaskPipelineConfigSchema>;

@@ -16,7 +16,8 @@ import { buildGraph } from '../operators/graph-spec.ts';
 import type { OperatorDefinition } from '../operators/operator.ts';
 import { emptyMetrics, reasonClass, type StepMetrics } from '../operators/step-metrics.ts';
 import { Hooks } from './hooks.ts';
-import { type TaskPipelineConfig, TaskPipelineConfigSchema } from './task-pipeline-config.ts';
+import { type TaskPipelineConfig, taskPipelineConfigSchema } from './task-pipeline-config.ts';
+import { checkInputs, readOptionsOf } from './task-pipeline-inputs.ts';
 
 /** Checkpoints of a task pipeline run. Events with `rows` can be transformed or vetoed by hooks. */
 export interface TaskPipelineEvents {
@@ -75,8 +76,12 @@ export interface TaskPipelineReport {
   warnings: string[];
 }
 
-export async function loadTaskPipeline(file: string): Promise<TaskPipelineConfig> {
-  return parseConfig(TaskPipelineConfigSchema, readYamlFile(file), { file: resolve(file) });
+/** Read and validate a pipeline file in one pass (operator params included: `registry` types them). */
+export async function loadTaskPipeline(
+  file: string,
+  registry?: Registry<OperatorDefinition<Task, unknown>>,
+): Promise<TaskPipelineConfig> {
+  return parseConfig(taskPipelineConfigSchema(registry), readYamlFile(file), { file: resolve(file) });
 }
 
 function payloadOf(row: unknown): string {
@@ -106,10 +111,12 @@ export async function runTaskPipeline(
     opts.onWarn?.(m);
   };
 
-  const nodes = await buildGraph<Task>(config.steps, {
+  // Validate, then act: inputs and the operator graph are checked before any table is opened.
+  checkInputs(files, config, opts.configFile);
+  const nodes = await buildGraph<Task>(config.operators, {
     registry: opts.registry,
     baseDir: opts.baseDir,
-    path: 'steps',
+    path: 'operators',
     ...(opts.configFile ? { file: opts.configFile } : {}),
   });
   const graph = new OperatorGraph<Task>(nodes, { seed, runId, onWarn: (step, m) => warn(`${step}: ${m}`) });
@@ -237,11 +244,7 @@ export async function runTaskPipeline(
       }
     }
     for (const file of files) {
-      const batches = readDataset(file, {
-        batchSize: config.input.batchSize,
-        ...(config.input.format ? { format: config.input.format } : {}),
-        ...(config.input.csv ? { csv: config.input.csv } : {}),
-      });
+      const batches = readDataset(file, readOptionsOf(config.input));
       const readBefore = rowsRead;
       for await (const batch of batches) {
         const tr = performance.now();
@@ -367,11 +370,7 @@ async function precheckInputs(
 ): Promise<number> {
   let bad = 0;
   for (const file of files) {
-    const batches = readDataset(file, {
-      batchSize: config.input.batchSize,
-      ...(config.input.format ? { format: config.input.format } : {}),
-      ...(config.input.csv ? { csv: config.input.csv } : {}),
-    });
+    const batches = readDataset(file, readOptionsOf(config.input));
     for await (const batch of batches) {
       for (const r of batch.rejected) {
         bad++;
@@ -401,6 +400,6 @@ export async function runTaskPipelineFile(
   opts: Omit<RunTaskPipelineOptions, 'baseDir' | 'configFile'>,
 ): Promise<TaskPipelineReport> {
   const abs = resolve(file);
-  const config = await loadTaskPipeline(abs);
+  const config = await loadTaskPipeline(abs, opts.registry);
   return runTaskPipeline(config, { ...opts, baseDir: dirname(abs), configFile: abs });
 }

@@ -1,55 +1,88 @@
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { z } from 'zod';
-import { TaskPipelineConfigSchema } from '../lifecycle/task-pipeline-config.ts';
-import { taskOperatorRegistry } from '../operators/registries.ts';
-import { parseCommandArgs } from './args.ts';
+import { closestNames } from '../core/suggest.ts';
+import { rftConfigSchema } from '../lifecycle/rft-config.ts';
+import { taskPipelineConfigSchema } from '../lifecycle/task-pipeline-config.ts';
+import { UsageError } from './args.ts';
+import { type CommandSpec, parseCommand } from './command-spec.ts';
+
+export const SCHEMA_SPEC = {
+  name: 'schema',
+  args: '[task|rft]',
+  summary:
+    'Print the JSON Schema (draft 2020-12) of a config: task pipelines (task, the default) or RFT runs (rft). ' +
+    'Every plug-in slot and operator has its params typed.',
+  options: {
+    out: { type: 'string', value: 'FILE', description: 'write the schema to FILE instead of stdout' },
+  },
+  notes: [
+    'Editors read it: put `# yaml-language-server: $schema=./winnow-rft.schema.json` at the top of a config.',
+  ],
+  examples: ['winnow schema > winnow-task.schema.json', 'winnow schema rft --out winnow-rft.schema.json'],
+} as const satisfies CommandSpec;
+
+type JsonSchema = Record<string, unknown>;
+
+const toJson = (schema: z.ZodType) =>
+  z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
 
 /**
- * JSON Schema of the task pipeline config, for editors (YAML language servers read it).
- * The `steps` list is typed per registered operator: `op` names it and `params` follows its own schema.
+ * The operator list's items, flattened to one `anyOf` of every operator (`op` const, typed params),
+ * the module form and the branch form — the shape editors and our tests read.
  */
-export function taskPipelineJsonSchema(): Record<string, unknown> {
-  const base = z.toJSONSchema(TaskPipelineConfigSchema, { io: 'input', unrepresentable: 'any' }) as Record<
-    string,
-    unknown
-  >;
-  const opSteps = taskOperatorRegistry()
-    .all()
-    .map((def) => ({
-      type: 'object',
-      description: def.description,
-      properties: {
-        op: { const: def.name },
-        name: { type: 'string' },
-        params: z.toJSONSchema(def.params, { io: 'input', unrepresentable: 'any' }),
-      },
-      required: ['op'],
-      additionalProperties: false,
-    }));
-  const moduleStep = {
-    type: 'object',
-    description: 'A user operator loaded from a module path (relative to the config file).',
-    properties: {
-      module: { type: 'string' },
-      export: { type: 'string' },
-      name: { type: 'string' },
-      params: { type: 'object' },
-    },
-    required: ['module'],
-    additionalProperties: false,
-  };
-  const branchStep = {
-    type: 'object',
-    description: 'Route rows by predicate, run each route, union the results.',
-    properties: { branch: { type: 'object' } },
-    required: ['branch'],
-  };
-  const props = base.properties as Record<string, unknown>;
-  props.steps = { type: 'array', items: { anyOf: [...opSteps, moduleStep, branchStep] } };
+function flattenOperatorItems(schema: JsonSchema, key: string): void {
+  const props = schema.properties as Record<string, JsonSchema>;
+  const defs = (schema.$defs ?? {}) as Record<string, JsonSchema>;
+  const list = props[key];
+  const ref = (list?.items as JsonSchema | undefined)?.$ref;
+  const items =
+    typeof ref === 'string' ? defs[ref.replace('#/$defs/', '')] : (list?.items as JsonSchema | undefined);
+  if (!list || !items || !Array.isArray(items.anyOf)) return;
+  const flat = (items.anyOf as JsonSchema[]).flatMap((o) =>
+    Array.isArray(o.oneOf) ? (o.oneOf as JsonSchema[]) : [o],
+  );
+  list.items = { anyOf: flat };
+}
+
+/** JSON Schema of the task pipeline config (`winnow schema task`). */
+export function taskPipelineJsonSchema(): JsonSchema {
+  const base = toJson(taskPipelineConfigSchema());
+  flattenOperatorItems(base, 'operators');
   return { $schema: 'https://json-schema.org/draft/2020-12/schema', title: 'Winnow task pipeline', ...base };
 }
 
+/** JSON Schema of the RFT run config (`winnow schema rft`), built from the default registries. */
+export function rftJsonSchema(): JsonSchema {
+  const base = toJson(rftConfigSchema());
+  flattenOperatorItems(base, 'experienceOps');
+  return { $schema: 'https://json-schema.org/draft/2020-12/schema', title: 'Winnow RFT run', ...base };
+}
+
+const KINDS: Record<string, () => JsonSchema> = {
+  task: taskPipelineJsonSchema,
+  tasks: taskPipelineJsonSchema,
+  rft: rftJsonSchema,
+};
+
 export async function schemaCommand(argv: string[]): Promise<number> {
-  parseCommandArgs(argv, {}, 'winnow schema [tasks]');
-  process.stdout.write(`${JSON.stringify(taskPipelineJsonSchema(), null, 2)}\n`);
+  const parsed = parseCommand(SCHEMA_SPEC, argv);
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
+  if (positionals.length > 1)
+    throw new UsageError(`schema takes one kind (task or rft), got ${positionals.join(' ')}`);
+  const kind = positionals[0] ?? 'task';
+  const build = KINDS[kind];
+  if (!build) {
+    const near = closestNames(kind, ['task', 'rft']);
+    throw new UsageError(
+      `unknown schema kind '${kind}'; ${near.length > 0 ? `did you mean '${near[0]}'?` : 'expected task or rft'}`,
+    );
+  }
+  const text = `${JSON.stringify(build(), null, 2)}\n`;
+  if (values.out !== undefined) {
+    writeFileSync(resolve(values.out), text);
+    process.stderr.write(`wrote ${resolve(values.out)}\n`);
+  } else process.stdout.write(text);
   return 0;
 }

@@ -1,0 +1,111 @@
+import { existsSync } from 'node:fs';
+import { connect, DEFAULT_DB_DIR } from '../buffer/connection.ts';
+import { type RunRecord, RunTable } from '../buffer/run-table.ts';
+import { sqlString } from '../buffer/sql.ts';
+import { closestNames } from '../core/suggest.ts';
+import { runPlaces } from '../lifecycle/run-plan.ts';
+import { describeRemoval, type RemovedRun, removeRun } from '../lifecycle/run-removal.ts';
+import { UsageError } from './args.ts';
+import { type CommandSpec, parseCommand } from './command-spec.ts';
+import { existingDbDir, statusText, viewRun } from './runs-command.ts';
+
+export const GC_SPEC = {
+  name: 'gc',
+  args: 'RUN [RUN…]',
+  summary:
+    'Delete runs you name: their buffer tables, rejected rows, selector states, run folder and record. ' +
+    'Without --yes it only prints what it would delete.',
+  options: {
+    db: { type: 'string', value: 'DIR', description: `database folder (default ${DEFAULT_DB_DIR})` },
+    failed: {
+      type: 'boolean',
+      description: 'also select every failed or interrupted run (each one is listed)',
+    },
+    'dry-run': {
+      type: 'boolean',
+      description: 'only print what would be deleted (the default without --yes)',
+    },
+    yes: { type: 'boolean', description: 'really delete' },
+  },
+  notes: ['Every name is checked before anything is deleted; a run whose process is still alive is refused.'],
+  examples: [
+    'winnow gc arithmetic-bots-2',
+    'winnow gc arithmetic-bots-2 arithmetic-bots-3 --yes',
+    'winnow gc --failed --yes',
+  ],
+} as const satisfies CommandSpec;
+
+/** What removing `record` would delete, counted without deleting (the dry run). */
+async function previewRemoval(dbDir: string, record: RunRecord): Promise<RemovedRun> {
+  const conn = await connect(dbDir);
+  const names = await conn.tableNames();
+  const places = runPlaces(record);
+  const tables: RemovedRun['tables'] = [];
+  if (record.kind === 'rft' && places.bufferTable)
+    for (const name of [places.bufferTable, `${places.bufferTable}_uses`])
+      if (names.includes(name)) tables.push({ name, rows: await (await conn.openTable(name)).countRows() });
+  const rejectedRows = names.includes('rejected')
+    ? await (await conn.openTable('rejected')).countRows(`run_id = ${sqlString(record.runId)}`)
+    : 0;
+  const runDir = places.runDir && existsSync(places.runDir) ? places.runDir : null;
+  return { runId: record.runId, tables, rejectedRows, runDir };
+}
+
+export async function gcCommand(argv: string[]): Promise<number> {
+  const parsed = parseCommand(GC_SPEC, argv);
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
+  if (positionals.length === 0 && !values.failed)
+    throw new UsageError(
+      'gc needs the runs to delete: winnow gc RUN [RUN…] (or --failed); winnow runs lists them',
+    );
+  const dbDir = existingDbDir(values.db);
+  const records = await RunTable.readAll(dbDir);
+  const byId = new Map(records.map((r) => [r.runId, r] as const));
+  const ids = records.map((r) => r.runId);
+
+  // Validate every name before deleting any.
+  const unknown = positionals.filter((id) => !byId.has(id));
+  if (unknown.length > 0) {
+    const near = closestNames(unknown[0]!, ids);
+    const hint =
+      near.length > 0
+        ? `did you mean ${near.map((n) => `'${n}'`).join(', ')}?`
+        : ids.length > 0
+          ? 'winnow runs lists them'
+          : 'there are no runs';
+    throw new UsageError(
+      `no run ${unknown.map((u) => `'${u}'`).join(', ')} in ${dbDir}; ${hint} (nothing was deleted)`,
+    );
+  }
+  const selected = new Map<string, RunRecord>();
+  for (const id of positionals) selected.set(id, byId.get(id)!);
+  if (values.failed)
+    for (const r of records) {
+      const status = viewRun(r).status;
+      if (status === 'failed' || status === 'interrupted') selected.set(r.runId, r);
+    }
+  const live = [...selected.values()].filter((r) => viewRun(r).status === 'running');
+  if (live.length > 0)
+    throw new UsageError(
+      `run ${live.map((r) => `'${r.runId}'`).join(', ')} is still running; stop it first (nothing was deleted)`,
+    );
+  if (selected.size === 0) {
+    process.stdout.write(`no failed or interrupted runs in ${dbDir}\n`);
+    return 0;
+  }
+
+  const dry = values['dry-run'] || !values.yes;
+  for (const r of selected.values()) {
+    const what = `${r.runId} [${r.kind}, ${statusText(viewRun(r))}]`;
+    if (dry) {
+      const preview = describeRemoval(await previewRemoval(dbDir, r)).replace(/^removed run '[^']*'/, '');
+      process.stdout.write(`would remove ${what}${preview}\n`);
+    } else {
+      const line = describeRemoval(await removeRun(dbDir, r)).replace(/^removed run '[^']*'/, '');
+      process.stdout.write(`removed ${what}${line}\n`);
+    }
+  }
+  if (dry) process.stdout.write(`dry run: nothing deleted; add --yes to delete ${selected.size} run(s)\n`);
+  return 0;
+}

@@ -1,0 +1,168 @@
+import { existsSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import { DEFAULT_DB_DIR } from '../buffer/connection.ts';
+import { type RunRecord, RunTable } from '../buffer/run-table.ts';
+import { UsageError } from './args.ts';
+import { type CommandSpec, parseCommand } from './command-spec.ts';
+import { formatTable } from './table.ts';
+
+export const RUNS_SPEC = {
+  name: 'runs',
+  args: '',
+  summary: 'List the runs recorded in a database (task pipelines and RFT runs). Reads only.',
+  options: {
+    db: { type: 'string', value: 'DIR', description: `database folder (default ${DEFAULT_DB_DIR})` },
+    name: { type: 'string', value: 'NAME', description: 'only runs of this pipeline name' },
+    json: { type: 'boolean', description: 'print a JSON array instead of a table' },
+  },
+  notes: [
+    "A 'running' record whose process is gone (same host, pid not alive) shows as 'interrupted (process gone)';",
+    'winnow run --resume continues it, winnow gc RUN --yes removes it.',
+  ],
+  examples: ['winnow runs', 'winnow runs --db .winnow/db --name arithmetic-bots --json'],
+} as const satisfies CommandSpec;
+
+/** One run as `winnow runs` shows it. */
+export interface RunView {
+  runId: string;
+  kind: string;
+  name: string;
+  /** The status to act on: a `running` record whose process is gone reads `interrupted`. */
+  status: RunRecord['status'];
+  /** What the record says, when it differs from `status`. */
+  recordedStatus?: RunRecord['status'];
+  statusNote?: string;
+  configHash: string;
+  seed: number;
+  startedAt: string;
+  finishedAt: string | null;
+  durationMs: number | null;
+  steps: number | null;
+  initialAccuracy: number | null;
+  finalAccuracy: number | null;
+  tasksLanded: number | null;
+  runDir: string | null;
+  bufferTable: string | null;
+  error: string | null;
+}
+
+/** Resolve `--db` and check it exists, without creating anything. */
+export function existingDbDir(db: string | undefined): string {
+  const dir = resolve(db ?? DEFAULT_DB_DIR);
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new UsageError(`no database folder at ${dir} (pass --db DIR; winnow run creates it)`);
+  return dir;
+}
+
+/** Whether process `pid` lives on this machine (EPERM: it lives, owned by someone else). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function parseSummary(r: RunRecord): Record<string, unknown> {
+  try {
+    const s = JSON.parse(r.summary) as unknown;
+    return s !== null && typeof s === 'object' ? (s as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const str = (v: unknown) => (typeof v === 'string' ? v : null);
+
+export function viewRun(r: RunRecord, now = Date.now()): RunView {
+  const s = parseSummary(r);
+  const pid = num(s.pid);
+  const gone = r.status === 'running' && pid !== null && s.host === hostname() && !processAlive(pid);
+  const running = r.status === 'running' && !gone;
+  const end = r.finishedAt > 0 ? r.finishedAt : running ? now : null;
+  return {
+    runId: r.runId,
+    kind: r.kind,
+    name: r.name,
+    status: gone ? 'interrupted' : r.status,
+    ...(gone ? { recordedStatus: r.status, statusNote: 'process gone' } : {}),
+    configHash: r.configHash,
+    seed: r.seed,
+    startedAt: new Date(r.startedAt).toISOString(),
+    finishedAt: r.finishedAt > 0 ? new Date(r.finishedAt).toISOString() : null,
+    durationMs: end === null ? null : Math.max(0, end - r.startedAt),
+    steps: num(s.steps),
+    initialAccuracy: num(s.initialAccuracy),
+    finalAccuracy: num(s.finalAccuracy),
+    tasksLanded: num(s.tasksOut),
+    runDir: str(s.runDir),
+    bufferTable: str(s.bufferTable),
+    error: str(s.error),
+  };
+}
+
+/** Every run in `dbDir`, oldest first. */
+export async function readRuns(dbDir: string): Promise<RunView[]> {
+  return (await RunTable.readAll(dbDir)).map((r) => viewRun(r));
+}
+
+export function formatDuration(ms: number | null): string {
+  if (ms === null) return '';
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+export function statusText(v: RunView): string {
+  return v.statusNote ? `${v.status} (${v.statusNote})` : v.status;
+}
+
+/** The one number a reader looks for first: held-out accuracy for RFT, tasks landed for task pipelines. */
+export function headline(v: RunView): string {
+  if (v.kind === 'tasks')
+    return v.tasksLanded === null ? '' : `${v.tasksLanded.toLocaleString('en-US')} tasks landed`;
+  if (v.initialAccuracy === null && v.finalAccuracy === null) return v.error ? `error: ${v.error}` : '';
+  const f = (x: number | null) => (x === null ? '?' : x.toFixed(3));
+  return `accuracy ${f(v.initialAccuracy)} → ${f(v.finalAccuracy)}`;
+}
+
+export function formatRuns(views: readonly RunView[]): string {
+  return formatTable(
+    ['run', 'kind', 'name', 'status', 'config', 'started', 'duration', 'steps', 'headline', 'folder'],
+    views.map((v) => [
+      v.runId,
+      v.kind,
+      v.name,
+      statusText(v),
+      v.configHash.slice(0, 8),
+      v.startedAt.replace(/\.\d+Z$/, 'Z'),
+      formatDuration(v.durationMs),
+      v.steps ?? '',
+      headline(v),
+      v.runDir ?? '',
+    ]),
+  );
+}
+
+export async function runsCommand(argv: string[]): Promise<number> {
+  const parsed = parseCommand(RUNS_SPEC, argv);
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
+  if (positionals.length > 0)
+    throw new UsageError(`runs takes no arguments, got ${positionals.join(' ')} (filter with --name NAME)`);
+  const dbDir = existingDbDir(values.db);
+  let views = await readRuns(dbDir);
+  if (values.name !== undefined) views = views.filter((v) => v.name === values.name);
+  if (values.json) process.stdout.write(`${JSON.stringify(views, null, 2)}\n`);
+  else if (views.length === 0)
+    process.stdout.write(
+      `no runs${values.name !== undefined ? ` named '${values.name}'` : ''} in ${dbDir}\n`,
+    );
+  else process.stdout.write(`${formatRuns(views)}\n`);
+  return 0;
+}

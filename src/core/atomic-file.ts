@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeFileSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 
 let counter = 0;
 
 /**
  * Write a file so readers never see it half-written: `write` fills a temporary file next to the
- * target, which is renamed over it only on success (and removed on failure). Parent folders are
- * created. Returns the absolute target path.
+ * target, which is fsynced and then renamed over it only on success (and removed on failure), so
+ * after a crash the file holds either the old or the new content, never a renamed empty file.
+ * Parent folders are created. Returns the absolute target path.
  */
 export async function writeAtomically(
   path: string,
@@ -19,12 +20,23 @@ export async function writeAtomically(
   const tmp = `${file}.${process.pid}.${++counter}.tmp`;
   try {
     await write(tmp);
+    await fsyncFile(tmp);
     await rename(tmp, file);
   } catch (err) {
     await rm(tmp, { force: true });
     throw err;
   }
   return file;
+}
+
+/** Flush a file's data to disk (without it, a crash after the rename can leave it empty). */
+async function fsyncFile(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 /** `writeAtomically` for data already in memory. */

@@ -105,8 +105,8 @@ export const benchDriver: ModeDriver = {
     if (!run.config.heldout || run.parts.heldout.length === 0)
       throw new ConfigError({
         path: 'heldout',
-        message: 'bench mode evaluates on the held-out set, and this run has no held-out tasks',
-        hint: 'add heldout: { source: … } with at least one task',
+        message: 'mode bench evaluates on the held-out set, and there is none',
+        hint: 'add heldout: { source: … }',
       });
     const points = benchPoints(run);
     if (run.opts.resume) run.log('bench runs keep no state: evaluating from the start');

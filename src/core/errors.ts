@@ -14,7 +14,7 @@ export class ConfigError extends WinnowError {
   readonly file: string | undefined;
   readonly hint: string | undefined;
   constructor(opts: { path: string; message: string; file?: string; hint?: string }) {
-    const where = opts.file ? `${opts.file}: ${opts.path || '<root>'}` : opts.path || '<root>';
+    const where = opts.file ? (opts.path ? `${opts.file}: ${opts.path}` : opts.file) : opts.path || '<root>';
     super(`${where}: ${opts.message}${opts.hint ? ` (${opts.hint})` : ''}`);
     this.path = opts.path;
     this.file = opts.file;

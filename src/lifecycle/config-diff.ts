@@ -23,6 +23,9 @@ export function diffKeys(a: unknown, b: unknown, path = ''): string[] {
   const isObj = (v: unknown): v is Record<string, unknown> =>
     v !== null && typeof v === 'object' && !Array.isArray(v);
   if (isObj(a) && isObj(b)) {
+    // A plug-in slot that names another implementation differs in its name; its params follow.
+    if ('type' in a && 'type' in b && a.type !== b.type) return [path ? `${path}.type` : 'type'];
+    if ('module' in a && 'module' in b && a.module !== b.module) return [path ? `${path}.module` : 'module'];
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
     return keys.flatMap((k) => diffKeys(a[k], b[k], path ? `${path}.${k}` : k));
   }

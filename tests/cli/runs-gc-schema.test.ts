@@ -19,7 +19,9 @@ const T0 = Date.parse('2025-03-01T10:00:00.000Z');
 /** A pid that is certainly not alive: a child that has already exited. */
 const deadPid = spawnSync(process.execPath, ['-e', '0']).pid!;
 
-function record(p: Partial<RunRecord> & { runId: string; summary: Record<string, unknown> }): RunRecord {
+function record(
+  p: Partial<Omit<RunRecord, 'summary'>> & { runId: string; summary: Record<string, unknown> },
+): RunRecord {
   return {
     kind: 'rft',
     name: 'bots',

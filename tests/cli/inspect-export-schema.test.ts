@@ -38,7 +38,7 @@ function setup(): string {
       'name: small',
       'input: { path: small.jsonl }',
       'mapping: { taskset: gsm8k, prompt: question, answer: answer }',
-      'steps:',
+      'operators:',
       '  - op: extract_answer',
       '    params: { mode: gsm8k }',
       '  - op: exact_dedup',
@@ -114,11 +114,11 @@ describe('winnow inspect, export and schema', () => {
     expect(bad.stderr).toContain('--out must end in .jsonl or .parquet');
   });
 
-  it('schema prints a JSON Schema whose steps are typed per operator', () => {
+  it('schema prints a JSON Schema whose operators are typed per operator', () => {
     const schema = JSON.parse(winnow(['schema']).stdout) as {
-      properties: { steps: { items: { anyOf: Array<{ properties?: { op?: { const?: string } } }> } } };
+      properties: { operators: { items: { anyOf: Array<{ properties?: { op?: { const?: string } } }> } } };
     };
-    const ops = schema.properties.steps.items.anyOf.map((s) => s.properties?.op?.const).filter(Boolean);
+    const ops = schema.properties.operators.items.anyOf.map((s) => s.properties?.op?.const).filter(Boolean);
     expect(ops).toContain('near_dedup');
     expect(ops).toContain('numeric_augment');
     expect(ops.length).toBe(17);

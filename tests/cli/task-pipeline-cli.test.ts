@@ -38,7 +38,7 @@ function writePipeline(path: string, input: string): void {
       '  id: id',
       '  prompt: question',
       '  answer: answer',
-      'steps:',
+      'operators:',
       '  - op: extract_answer',
       '    params: { mode: gsm8k }',
       '',
@@ -88,13 +88,11 @@ describe('winnow run on a messy JSONL file', () => {
     const bad = join(dir, 'bad.yaml');
     writeFileSync(
       bad,
-      'name: bad\ninput: { path: messy.jsonl }\nmapping: { taskset: t, prompt: question }\nsteps:\n  - op: exact_dedupe\n',
+      'name: bad\ninput: { path: messy.jsonl }\nmapping: { taskset: t, prompt: question }\noperators:\n  - op: exact_dedupe\n',
     );
     const r = winnow(['run', bad, '--db', join(dir, 'db-bad')]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(
-      "steps[0].op: unknown task operator 'exact_dedupe' (did you mean 'exact_dedup'",
-    );
+    expect(r.stderr).toContain("operators[0].op: unknown name 'exact_dedupe' (did you mean 'exact_dedup'");
     const wrongType = join(dir, 'bad2.yaml');
     writeFileSync(
       wrongType,

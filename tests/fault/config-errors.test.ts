@@ -30,31 +30,36 @@ function expectConfigError(r: { code: number | null; stderr: string; file: strin
 }
 
 describe('invalid task pipeline configs', () => {
-  it('an unknown operator: names steps[i].op and the closest operator names', async () => {
+  it('an unknown operator: names operators[i].op and the closest operator names', async () => {
     const r = await runYaml('unknown-op', pipelineYaml('ok.csv', ['  - op: lenght_filter']));
-    expectConfigError(
-      r,
-      "steps[1].op: unknown task operator 'lenght_filter' (did you mean 'length_filter'?)",
-    );
+    expectConfigError(r, "operators[1].op: unknown name 'lenght_filter' (did you mean 'length_filter'?)");
   });
 
-  it('a wrong parameter type: names steps[i].params.<key> and the expected type', async () => {
+  it('a wrong parameter type: names operators[i].params.<key> and the expected type', async () => {
     const r = await runYaml(
       'wrong-type',
       pipelineYaml('ok.csv', ['  - op: length_filter', '    params: { minWords: five }']),
     );
-    expectConfigError(r, 'steps[1].params.minWords: Invalid input: expected number, received string');
+    expectConfigError(r, 'operators[1].params.minWords: expected number, got string (write a number here)');
   });
 
   it('a negative batch size: names input.batchSize and the bound', async () => {
     const text = pipelineYaml('ok.csv').replace('  path: "ok.csv"', '  path: "ok.csv"\n  batchSize: -8');
     const r = await runYaml('negative-batch', text);
-    expectConfigError(r, 'input.batchSize: Too small: expected number to be >0');
+    expectConfigError(
+      r,
+      'input.batchSize: Too small: expected number to be >0 (see `winnow schema` for every key’s range)',
+    );
   });
 
   it('a misspelt top-level key and an unknown kind are refused by name', async () => {
     const typo = await runYaml('typo-key', `${pipelineYaml('ok.csv')}stpes: []\n`);
-    expectConfigError(typo, '<root>: Unrecognized key: "stpes"');
+    expectConfigError(
+      typo,
+      "stpes: unknown key 'stpes' (valid keys: name, kind, description, seed, db, input, mapping, operators, output)",
+    );
+    const old = await runYaml('old-steps', pipelineYaml('ok.csv').replace('operators:', 'steps:'));
+    expectConfigError(old, "steps: unknown key 'steps' ('steps' was renamed: use 'operators')");
     const kind = await runYaml('bad-kind', `kind: train\n${pipelineYaml('ok.csv')}`);
     expectConfigError(kind, "kind: unknown pipeline kind 'train' (expected 'tasks' or 'rft')");
   });

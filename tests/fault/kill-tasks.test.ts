@@ -49,7 +49,7 @@ function writePipeline(file: string, input: string): void {
       '  id: id',
       '  prompt: question',
       '  answer: answer',
-      'steps:',
+      'operators:',
       '  - op: normalize_whitespace',
       '  - op: extract_answer',
       '    params: { mode: gsm8k }',

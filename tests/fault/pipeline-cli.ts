@@ -26,7 +26,7 @@ export function pipelineYaml(input: string, extra: string[] = []): string {
     '  id: id',
     '  prompt: question',
     '  answer: answer',
-    'steps:',
+    'operators:',
     '  - op: extract_answer',
     '    params: { mode: gsm8k }',
     ...extra,

@@ -103,7 +103,11 @@ const graphArb: fc.Arbitrary<StepSpec[]> = fc
           {
             branch: {
               routes: [
-                { name: 'hard', when: { field: 'features.difficulty', gte: branch.at }, steps: branch.hard },
+                {
+                  name: 'hard',
+                  when: { field: 'features.difficulty', gte: branch.at },
+                  operators: branch.hard,
+                },
               ],
               otherwise: branch.easy,
             },

@@ -48,7 +48,7 @@ describe('a config cannot make winnow run code it did not name as a module path'
     ]);
     for (const r of results) {
       expect(r.code).toBe(2);
-      expect(r.stderr).toMatch(/steps\[1\]\.op: unknown task operator '[^']+' \(known: /);
+      expect(r.stderr).toMatch(/operators\[1\]\.op: unknown name '[^']+' \(known: /);
       expect(r.stderr).not.toMatch(STACK_TRACE);
     }
     expect(existsSync(MARKER)).toBe(false);
@@ -71,7 +71,7 @@ describe('a config cannot make winnow run code it did not name as a module path'
     );
     for (const r of results) {
       expect(r.code).toBe(2);
-      expect(r.stderr).toContain('steps[1].module: cannot load operator module ');
+      expect(r.stderr).toContain('operators[1].module: cannot load operator module ');
       expect(r.stderr).toContain(`${dir}/`); // resolved as a file path inside the config's folder
     }
     expect(existsSync(MARKER)).toBe(false);
@@ -121,7 +121,7 @@ describe('a config cannot make winnow run code it did not name as a module path'
         '  prompt: question',
         '  meta: { __proto__: question, kept: question }',
         '  features: { __proto__: id }',
-        'steps:',
+        'operators:',
         '  - op: length_filter',
         '    params:',
         '      __proto__: { minWords: 1000, polluted: true }',

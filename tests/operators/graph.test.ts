@@ -111,8 +111,12 @@ describe('operator graph', () => {
         branch: {
           name: 'split',
           routes: [
-            { name: 'big', when: { field: 'n', gte: 10 }, steps: [{ op: 'tag', params: { tag: 'big' } }] },
-            { name: 'odd', when: { any: [{ field: 'n', in: [1, 3, 5] }] }, steps: [{ op: 'double' }] },
+            {
+              name: 'big',
+              when: { field: 'n', gte: 10 },
+              operators: [{ op: 'tag', params: { tag: 'big' } }],
+            },
+            { name: 'odd', when: { any: [{ field: 'n', in: [1, 3, 5] }] }, operators: [{ op: 'double' }] },
           ],
           otherwise: [{ op: 'min_filter', params: { min: 4 } }],
         },
@@ -160,7 +164,7 @@ describe('operator graph', () => {
   it('names the config path, the expected type and the closest operator names on bad configs', async () => {
     await expect(
       buildGraph<Row>([{ op: 'min_filtr' }], { registry: registry(), baseDir: '.', file: 'p.yaml' }),
-    ).rejects.toThrow("p.yaml: steps[0].op: unknown operator 'min_filtr' (did you mean 'min_filter'?)");
+    ).rejects.toThrow("p.yaml: operators[0].op: unknown operator 'min_filtr' (did you mean 'min_filter'?)");
     await expect(
       buildGraph<Row>(
         [
@@ -169,9 +173,9 @@ describe('operator graph', () => {
         ],
         { registry: registry(), baseDir: '.' },
       ),
-    ).rejects.toThrow(/^steps\[1\]\.params\.min: Invalid input: expected number, received string/);
+    ).rejects.toThrow('operators[1].params.min: expected number, got string (write a number here)');
     await expect(buildGraph<Row>([{ opp: 'tag' }], { registry: registry(), baseDir: '.' })).rejects.toThrow(
-      'steps[0]: a step needs one of the keys op, module or branch; found opp',
+      'operators[0]: a step needs one of the keys op, module or branch; found opp',
     );
     await expect(
       buildGraph<Row>({ op: 'tag' }, { registry: registry(), baseDir: '.' }),

@@ -3,7 +3,7 @@ import type { Experience, ExperienceInput } from '../core/experience.ts';
 import type { Registry } from '../core/registry.ts';
 import type { RejectedInput } from '../core/rejected.ts';
 import { hashSeed, Rng } from '../core/rng.ts';
-import { checkExperience } from './experience-check.ts';
+import { CapacityGuard } from './capacity-guard.ts';
 import {
   type ExperienceBufferConfig,
   type ExperienceBufferConfigInput,
@@ -24,14 +24,16 @@ import type {
 } from './experience-results.ts';
 import { ExperienceSlots } from './experience-slots.ts';
 import { ExperienceStorage } from './experience-storage.ts';
-import { decodeExperiences, payloadFlags, type StoredExperience } from './experience-table.ts';
+import { decodeExperiences, payloadFlags } from './experience-table.ts';
 import { ReplayRatioLimiter } from './rate-limiter.ts';
 import { RejectedStore } from './rejected-store.ts';
 import { createRemover, removerRegistry } from './removers/registry.ts';
 import type { Remover, RemoverDefinition } from './removers/remover.ts';
 import { createSampler, samplerRegistry } from './samplers/registry.ts';
-import type { CandidateView, RowFacts, Sampler, SamplerDefinition } from './samplers/sampler.ts';
+import type { CandidateView, Sampler, SamplerDefinition } from './samplers/sampler.ts';
+import { TableUpkeep } from './table-upkeep.ts';
 import { UseState } from './use-state.ts';
+import { prepareWrite } from './write-batch.ts';
 
 export type * from './experience-results.ts';
 
@@ -69,10 +71,9 @@ export class ExperienceBuffer {
   reconciled: Reconciled = { reseq: [], quarantined: [] };
   private readonly slots: ExperienceSlots;
   private readonly use: UseState;
+  private readonly capacity: CapacityGuard;
+  private readonly upkeep: TableUpkeep;
   private nextSeq = 0;
-  /** Commits since each table was last compacted (the experience table, the journal). */
-  private mainCommits = 0;
-  private journalCommits = 0;
   private callsAtStep = { step: Number.NaN, calls: 0 };
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -92,7 +93,11 @@ export class ExperienceBuffer {
     this.storage = storage;
     this.rejected = rejected;
     this.rateLimiter = config.rateLimiter ? new ReplayRatioLimiter(config.rateLimiter) : null;
-    this.use = new UseState(slots, sampler, (s) => this.facts(s));
+    const facts = (s: number) => slots.facts(s);
+    this.use = new UseState(slots, sampler, facts);
+    const use = this.use;
+    this.capacity = new CapacityGuard({ ...config, slots, use, remover, storage, rejected });
+    this.upkeep = new TableUpkeep({ config, slots, storage, use, sampler, facts });
   }
 
   /**
@@ -143,8 +148,8 @@ export class ExperienceBuffer {
     this.reconciled = loaded.reconciled;
     this.use.reindex();
     // A crash between a write and its eviction can leave the table over capacity.
-    const evicted = this.chooseEvictions();
-    if (evicted.length > 0) await this.evict(evicted);
+    const evicted = this.capacity.choose();
+    if (evicted.length > 0) await this.capacity.evict(evicted);
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -152,36 +157,6 @@ export class ExperienceBuffer {
     const run = this.queue.then(fn, fn);
     this.queue = run.catch(() => undefined);
     return run;
-  }
-
-  private facts(s: number): RowFacts {
-    const sl = this.slots;
-    return {
-      id: sl.ids[s]!,
-      seq: sl.seq[s]!,
-      modelVersion: sl.modelVersion[s]!,
-      advantage: sl.advantage[s]!,
-      reward: sl.reward[s]!,
-      taskId: sl.taskIds[s]!,
-      taskset: sl.tasksetNames[sl.taskset[s]!]!,
-      groupId: sl.groupNames[sl.group[s]!]!,
-      exploreStep: sl.exploreStep[s]!,
-    };
-  }
-
-  /**
-   * Count commits and compact each table after `compactEvery` of its own. Compacting the experience
-   * table folds first (a fold is one bulk rewrite, so it rides along with the one compaction
-   * rewrites anyway); the journal is tiny and compacts on its own schedule.
-   */
-  private async committed(main: number, journal: number): Promise<void> {
-    this.mainCommits += main;
-    this.journalCommits += journal;
-    if (this.mainCommits >= this.config.compactEvery) await this.compactNow();
-    else {
-      if (this.slots.dirty.size >= this.config.foldRows) await this.foldNow();
-      if (this.journalCommits >= this.config.compactEvery) await this.compactJournal();
-    }
   }
 
   // ---------------------------------------------------------------- write
@@ -193,27 +168,11 @@ export class ExperienceBuffer {
    */
   write(exps: readonly ExperienceInput[]): Promise<WriteResult> {
     return this.serial(async () => {
-      const duplicates: string[] = [];
-      const fresh: StoredExperience[] = [];
-      const seen = new Set<string>();
-      exps.forEach((raw, i) => {
-        const exp = checkExperience(raw, i, `buffer '${this.config.table}' write`);
-        if (this.slots.idToSlot.has(exp.id) || seen.has(exp.id)) {
-          duplicates.push(exp.id);
-          return;
-        }
-        seen.add(exp.id);
-        const seq = this.nextSeq + fresh.length;
-        const priority = this.sampler.priority(factsOf(exp, seq), 0);
-        fresh.push({
-          exp: { ...exp, useCount: 0, priority },
-          seq,
-          useCount: 0,
-          priority,
-          lastUsedStep: -1,
-          lastUsedAt: 0,
-          consumed: false,
-        });
+      const { fresh, duplicates } = prepareWrite(exps, {
+        table: this.config.table,
+        firstSeq: this.nextSeq,
+        has: (id) => this.slots.idToSlot.has(id),
+        sampler: this.sampler,
       });
       if (fresh.length === 0)
         return { written: 0, duplicates, evicted: [], version: await this.storage.version() };
@@ -236,66 +195,16 @@ export class ExperienceBuffer {
       this.rateLimiter?.onInsert(fresh.length);
       await this.storage.confirmAppend(fresh[0]!.seq, fresh[fresh.length - 1]!.seq);
       let commits = 1;
-      const victims = this.chooseEvictions();
+      const victims = this.capacity.choose();
       let evicted: EvictedExperience[] = [];
       if (victims.length > 0) {
-        evicted = await this.evict(victims);
+        evicted = await this.capacity.evict(victims);
         version = await this.storage.version();
         commits++;
       }
-      await this.committed(commits, 0);
+      await this.upkeep.committed(commits, 0);
       return { written: fresh.length, duplicates, evicted, version };
     });
-  }
-
-  /** Rows to evict so the buffer fits its capacity: retired rows first (oldest first), then the remover's order. */
-  private chooseEvictions(): number[] {
-    const cap = this.config.capacity;
-    const sl = this.slots;
-    if (cap === null || sl.live <= cap) return [];
-    let need = sl.live - cap;
-    const out: number[] = [];
-    // Rows with pending leases are being trained on: they are never evicted (the buffer may exceed
-    // its capacity by at most that many rows until they are acknowledged).
-    const free = (s: number) => sl.alive[s] === 1 && sl.pending[s] === 0 && sl.pendingSkip[s]! < 0;
-    for (let s = 0; s < sl.size && need > 0; s++) {
-      if (free(s) && this.use.retired(s)) {
-        out.push(s);
-        need--;
-      }
-    }
-    if (need === 0) return out;
-    const taken = new Set(out);
-    const candidates: number[] = [];
-    for (let s = 0; s < sl.size; s++) if (free(s) && !taken.has(s)) candidates.push(s);
-    this.remover.order(candidates, sl);
-    for (let i = 0; i < candidates.length && need > 0; i++, need--) out.push(candidates[i]!);
-    return out;
-  }
-
-  private async evict(slots: number[]): Promise<EvictedExperience[]> {
-    const sl = this.slots;
-    const cap = this.config.capacity;
-    const evicted = slots.map((s) => ({
-      id: sl.ids[s]!,
-      seq: sl.seq[s]!,
-      priority: sl.priority[s]!,
-      useCount: sl.uses[s]!,
-      reason: `capacity ${cap}: ${this.use.retired(s) ? 'already used up or skipped' : this.remover.reason(s, sl)}`,
-    }));
-    await this.storage.remove(slots);
-    for (const s of slots) this.use.removed(s);
-    this.rejected.add(
-      evicted.map((e) => ({
-        step: 'buffer:evict',
-        reason: e.reason,
-        rowId: e.id,
-        payload: JSON.stringify({ seq: e.seq, priority: e.priority, useCount: e.useCount }),
-        runId: this.config.runId,
-      })),
-    );
-    await this.rejected.flush();
-    return evicted;
   }
 
   // ---------------------------------------------------------------- sample
@@ -342,7 +251,7 @@ export class ExperienceBuffer {
       priority: sl.priority,
       group: sl.group,
       eligible,
-      facts: (s) => this.facts(s),
+      facts: (s) => this.slots.facts(s),
     };
     if (this.callsAtStep.step !== step) this.callsAtStep = { step, calls: 0 };
     const rng = new Rng(hashSeed(this.config.seed, 'sample', table, step, this.callsAtStep.calls++));
@@ -406,7 +315,7 @@ export class ExperienceBuffer {
       );
       await this.rejected.flush();
     }
-    await this.committed(0, entries.length > 0 ? 1 : 0);
+    await this.upkeep.committed(0, entries.length > 0 ? 1 : 0);
     return { step, experiences, weights: chosen.weights, skipped, requested: n };
   }
 
@@ -423,7 +332,7 @@ export class ExperienceBuffer {
       const before = this.slots.pendingCount();
       for (const s of this.slots.settle(step, 'ack')) this.use.refresh(s);
       this.use.lastAcked = step;
-      await this.committed(0, 1);
+      await this.upkeep.committed(0, 1);
       return { step, acknowledged: before - this.slots.pendingCount() };
     });
   }
@@ -458,7 +367,7 @@ export class ExperienceBuffer {
         for (const s of this.slots.settle(t, 'rollbackAfter')) this.use.refresh(s);
       }
       this.callsAtStep = { step: Number.NaN, calls: 0 };
-      await this.committed(0, commits);
+      await this.upkeep.committed(0, commits);
       return { trainedThroughStep: t, acknowledged, rolledBack };
     });
   }
@@ -467,62 +376,18 @@ export class ExperienceBuffer {
 
   /** Write acknowledged use counts, priorities and consumption into the experience table now. */
   flush(): Promise<number> {
-    return this.serial(() => this.foldNow());
-  }
-
-  private async foldNow(): Promise<number> {
-    const sl = this.slots;
-    const rows: StoredExperience[] = [];
-    for (const s of sl.dirty) {
-      if (!sl.alive[s]) continue;
-      rows.push({
-        exp: { id: sl.ids[s]! } as Experience, // fold columns read only the id and the fields below
-        seq: sl.seq[s]!,
-        useCount: sl.uses[s]!,
-        priority: this.sampler.priority(this.facts(s), sl.uses[s]!),
-        lastUsedStep: sl.lastStep[s]!,
-        lastUsedAt: sl.lastAt[s]!,
-        consumed: sl.consumed[s] === 1,
-      });
-    }
-    if (rows.length > 0) {
-      await this.storage.fold(rows);
-      this.mainCommits++;
-    }
-    sl.dirty.clear();
-    if (this.use.lastAcked >= 0) {
-      await this.storage.journal.trimThrough(this.use.lastAcked);
-      this.journalCommits++;
-    }
-    return rows.length;
+    return this.serial(() => this.upkeep.fold());
   }
 
   /** Fold, merge small fragments and drop old versions of both tables (automatic every `compactEvery` commits of a table). */
   compact(): Promise<void> {
-    return this.serial(() => this.compactNow());
-  }
-
-  private cleanupCutoff(): Date {
-    return new Date(Date.now() - this.config.retainVersionsSeconds * 1000);
-  }
-
-  private async compactNow(): Promise<void> {
-    await this.foldNow();
-    await this.storage.optimize(this.cleanupCutoff());
-    this.mainCommits = 0;
-    await this.compactJournal();
-    if (this.slots.compact()) this.use.reindex();
-  }
-
-  private async compactJournal(): Promise<void> {
-    await this.storage.optimizeJournal(this.cleanupCutoff());
-    this.journalCommits = 0;
+    return this.serial(() => this.upkeep.compact());
   }
 
   /** Fold what is pending and stop accepting calls. */
   close(): Promise<void> {
     const done = this.serial(async () => {
-      await this.foldNow();
+      await this.upkeep.fold();
     });
     this.closed = true;
     return done;
@@ -560,23 +425,9 @@ export class ExperienceBuffer {
       const s = this.slots.idToSlot.get(r.exp.id);
       if (s === undefined || this.slots.seq[s] !== r.seq) return r.exp;
       const uses = this.slots.uses[s]!;
-      return { ...r.exp, useCount: uses, priority: this.sampler.priority(this.facts(s), uses) };
+      return { ...r.exp, useCount: uses, priority: this.sampler.priority(this.slots.facts(s), uses) };
     });
   }
-}
-
-function factsOf(e: Experience, seq: number): RowFacts {
-  return {
-    id: e.id,
-    seq,
-    modelVersion: e.modelVersion,
-    advantage: e.advantage,
-    reward: e.reward,
-    taskId: e.taskId,
-    taskset: e.taskset,
-    groupId: e.groupId,
-    exploreStep: e.exploreStep,
-  };
 }
 
 function ackEntry(step: number): JournalEntry {

@@ -1,3 +1,5 @@
+import type { RowFacts } from './samplers/sampler.ts';
+
 /**
  * The buffer's in-memory index: one slot per stored row, in insertion (seq) order, holding only
  * the columns sampling decisions need, as typed arrays. Sampling 256 of 1M rows must not scan the
@@ -176,6 +178,21 @@ export class ExperienceSlots {
     this.alive[s] = 1;
     this.live++;
     return s;
+  }
+
+  /** What a sampler may read about the row in `slot`. */
+  facts(slot: number): RowFacts {
+    return {
+      id: this.ids[slot]!,
+      seq: this.seq[slot]!,
+      modelVersion: this.modelVersion[slot]!,
+      advantage: this.advantage[slot]!,
+      reward: this.reward[slot]!,
+      taskId: this.taskIds[slot]!,
+      taskset: this.tasksetNames[this.taskset[slot]!]!,
+      groupId: this.groupNames[this.group[slot]!]!,
+      exploreStep: this.exploreStep[slot]!,
+    };
   }
 
   /** Slot holding `seq`, or −1 (binary search: slots are in seq order). */

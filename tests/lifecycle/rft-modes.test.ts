@@ -98,7 +98,7 @@ describe('lifecycle modes', () => {
 });
 
 describe('starting over', () => {
-  it('refuses to drop a table that is not an experience table when buffer.table names one', async () => {
+  it('refuses a buffer.table naming a table that exists (here: not even an experience table) and leaves it alone', async () => {
     const db = join(dir, 'db-guard');
     await run('guard-fill', {});
     const config = smallRftConfig('guard', {
@@ -112,7 +112,7 @@ describe('starting over', () => {
     await rej.flush();
     await expect(
       runRft(config, { baseDir: REPO_ROOT, dbDir: db, runDir: join(dir, 'run-guard') }),
-    ).rejects.toThrow("buffer.table: table 'rejected' exists and is not an experience table");
+    ).rejects.toThrow("buffer.table: table 'rejected' already exists");
     expect((await rej.read({ runId: 'other' })).length).toBe(1);
   });
 });

@@ -146,6 +146,17 @@ export function nameHint(name: string, valid: string[]): string | undefined {
   return valid.length > 0 ? `known: ${valid.join(', ')}` : undefined;
 }
 
+/** The discriminated union inside a union's branches (a plug-in slot), if any. */
+function innerDiscriminator(issue: z.core.$ZodIssue): { discriminator?: string } | undefined {
+  if (issue.code !== 'invalid_union') return undefined;
+  for (const branch of issue.errors)
+    for (const i of branch) {
+      const d = i as unknown as { note?: string; discriminator?: string };
+      if (i.code === 'invalid_union' && d.discriminator) return { discriminator: d.discriminator };
+    }
+  return undefined;
+}
+
 const rank = (issue: z.core.$ZodIssue) => (issue.code === 'unrecognized_keys' ? 0 : 1);
 
 /** Explain the most useful of `issues` (an unknown key first: it is usually the cause of the rest). */
@@ -166,9 +177,12 @@ function explainIssue(
 ): Explained {
   const path = [...base, ...issue.path];
   if (issue.code === 'unrecognized_keys') {
-    const key = issue.keys[0]!;
     const at = schemaAt(root, value, path);
     const valid = Object.keys(shapeOf(at.schema) ?? {});
+    // Of several unknown keys, the one that looks like a valid key misspelt is the likely cause.
+    const key =
+      issue.keys.find((k) => RENAMED_KEYS[k] !== undefined || closestNames(k, valid).length > 0) ??
+      issue.keys[0]!;
     const hint = keyHint(key, valid);
     const more = issue.keys.length > 1 ? ` (and ${issue.keys.length - 1} more unknown key(s))` : '';
     return { path: [...path, key], message: `unknown key '${key}'${more}`, ...(hint ? { hint } : {}) };
@@ -177,6 +191,16 @@ function explainIssue(
     const here = schemaAt(root, value, path.slice(0, path.length));
     const v = here.value;
     const disc = issue as unknown as { note?: string; discriminator?: string; options?: unknown[] };
+    const slot = innerDiscriminator(issue) ?? disc;
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && slot.discriminator) {
+      // `{ tpye: random }`: the discriminating key itself is misspelt.
+      const key = slot.discriminator;
+      if (!(key in (v as object))) {
+        const typo = Object.keys(v as object).find((k) => closestNames(k, [key]).length > 0);
+        if (typo)
+          return { path: [...path, typo], message: `unknown key '${typo}'`, hint: `did you mean '${key}'?` };
+      }
+    }
     if (disc.note === 'No matching discriminator' && disc.discriminator) {
       const got = schemaAt(root, value, path).value;
       const names = (disc.options ?? []).map(String);

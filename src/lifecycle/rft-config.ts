@@ -21,7 +21,7 @@ export const TaskSourceSchema = z.union([
       .describe('Reader options (format, csv, jsonPath, maxLineBytes, maxDepth); see docs/io.md.'),
   }),
   z.strictObject({
-    table: z.string().min(1).default('tasks'),
+    table: z.string().min(1).describe('A task table in the database (e.g. tasks).'),
     taskset: z.string().min(1).optional(),
     version: z.union([z.number().int(), z.string()]).optional(),
     filter: PredicateSchema.optional(),

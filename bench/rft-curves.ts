@@ -24,11 +24,10 @@ export async function runCurve(
   const config = opts.change({
     ...base,
     seed,
-    name: `${base.name}-${variant}-${seed}`,
+    name: `${base.name}-${variant.replace(/[^A-Za-z0-9_-]/g, '_')}-${seed}`,
     ...(base.heldout ? { heldout: { ...base.heldout, every: opts.every } } : {}),
-    buffer: { ...base.buffer, table: `exp_${variant.replace(/[^A-Za-z0-9_]/g, '_')}_${seed}` },
     lifecycle: { ...base.lifecycle, steps: opts.steps, checkpointEvery: opts.steps },
-    report: { html: false },
+    monitors: [],
   });
   const t0 = Date.now();
   const r = await runRft(config, {

@@ -6,3 +6,6 @@ export * from './rejected.ts';
 export * from './rng.ts';
 export * from './suggest.ts';
 export * from './task.ts';
+export * from './config.ts';
+export * from './config-explain.ts';
+export * from './plugin.ts';

@@ -6,3 +6,8 @@ export * from './rollout-model.ts';
 export * from './workflow.ts';
 export * from './workflows/multi-turn.ts';
 export * from './workflows/single-turn.ts';
+export * from './models/model-definition.ts';
+export * from './models/openai-model.ts';
+export * from './models/registry.ts';
+export * from './models/tiny-model.ts';
+export * from './workflows/registry.ts';

@@ -259,21 +259,22 @@ describe('hostile input through winnow run', () => {
     expect(r.runStatus).toBe('completed');
   });
 
-  it('a directory where a file is expected: exit 1 saying it is a directory and what was expected', async () => {
+  it('a directory where a file is expected: exit 2 naming input.path before anything is written', async () => {
     mkdirSync(join(dir, 'folder.jsonl'));
     const r = await runPipeline(dir, 'folder', 'folder.jsonl');
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain(
-      `error: ${join(dir, 'folder.jsonl')}: is a directory; expected a dataset file`,
+      `error: ${r.yaml}: input.path: ${join(dir, 'folder.jsonl')} is a directory, expected a dataset file`,
     );
     expect(r.stderr).not.toMatch(STACK_TRACE);
-    expect(r.runStatus).toBe('failed');
-    // A missing file is reported the same way.
+    // Checked before the run starts: no run is recorded, nothing lands.
+    expect(r.runStatus).toBeUndefined();
+    expect(r.tasks).toEqual([]);
+    // A missing file is reported the same way, with a hint.
     const m = await runPipeline(dir, 'missing', 'nowhere.jsonl');
-    expect(m.code).toBe(1);
-    expect(m.stderr).toContain(
-      `error: ${join(dir, 'nowhere.jsonl')}: file not found; expected a dataset file`,
-    );
+    expect(m.code).toBe(2);
+    expect(m.stderr).toContain(`error: ${m.yaml}: input.path: no such file: ${join(dir, 'nowhere.jsonl')} (`);
+    expect(m.runStatus).toBeUndefined();
   });
 
   it('a CSV with ragged rows: short and long rows are rejected with their field counts, full rows land', async () => {

@@ -3,8 +3,8 @@
 //   1. writes: 100k experiences with 64-token arrays (tokens, logprobs, action mask) through
 //      ExperienceBuffer.write (one call, explorer-step batches) vs one raw `table.add` of the same
 //      rows already encoded as Arrow (the floor: no validation, no dedup, no bookkeeping);
-//   2. sampling: batches of 256 from a 1M-row buffer, per read discipline (sample = choose + lease
-//      commit + payload fetch), vs raw `query().where(id IN (…256 ids)).limit(256)` (fetching
+//   2. sampling: batches of 256 from a 1M-row buffer, per sampler (sample = choose + lease
+//      commit + payload fetch checked against the index by id and seq), vs raw `query().where(id IN (…256 ids)).limit(256)` (fetching
 //      chosen rows by key the plain way) and raw `takeRowIds` of 256 random rows (the fetch floor).
 // Targets (issue #5): write ≥ 20,000 experiences/s; sample p50 ≤ 20 ms at 1M rows.
 // Run: npx node bench/buffer.ts [--rows 1000000] [--write-rows 100000] [--samples 40]
@@ -173,15 +173,15 @@ async function sampleBench(dir: string, rows: number, samples: number, seed: num
   const compactSecs = (performance.now() - c0) / 1000;
   await build.close();
 
-  const disciplines: Array<[string, ExperienceBufferConfigInput]> = [
+  const samplers: Array<[string, ExperienceBufferConfigInput]> = [
     ['fifo', { sampler: { type: 'fifo' } }],
     ['lifo', { sampler: { type: 'lifo' } }],
     [
-      'priority (decay 0.5, cooldown 1)',
+      'version_priority (decay 0.5, cooldown 1)',
       { sampler: { type: 'version_priority', params: { decay: 0.5, cooldownSteps: 1 } } },
     ],
     [
-      'prioritized |A| (α 0.6, β 0.4)',
+      'advantage_priority |A| (α 0.6, β 0.4)',
       { sampler: { type: 'advantage_priority', params: { alpha: 0.6, beta: 0.4 } } },
     ],
     ['uniform (max 4 uses)', { sampler: { type: 'uniform', params: { maxUses: 4 } } }],
@@ -191,7 +191,7 @@ async function sampleBench(dir: string, rows: number, samples: number, seed: num
   let ackMs = 0;
   let foldMs = 0;
   let last: ExperienceBuffer | null = null;
-  for (const [name, cfg] of disciplines) {
+  for (const [name, cfg] of samplers) {
     const o0 = performance.now();
     const buf = await ExperienceBuffer.open(dir, { table: 'big', seed, ...cfg });
     openSecs = (performance.now() - o0) / 1000;
@@ -208,8 +208,8 @@ async function sampleBench(dir: string, rows: number, samples: number, seed: num
       returned: returned / samples,
     });
     log(`  ${name}: p50 ${pct(ts, 0.5).toFixed(1)} ms`);
-    if (name !== disciplines.at(-1)![0]) {
-      await buf.recover(null); // roll the leases back so the next discipline sees a fresh buffer
+    if (name !== samplers.at(-1)![0]) {
+      await buf.recover(null); // roll the leases back so the next sampler sees a fresh buffer
       await buf.close();
       continue;
     }
@@ -330,7 +330,7 @@ export async function bufferBenchMain(argv: string[]): Promise<number> {
         .map((r) => Math.round(Number(r[4])).toLocaleString('en-US'))
         .join(
           ' / ',
-        )} (best ${Math.round(bestWrite).toLocaleString('en-US')}); sample p50 ≤ 20 ms → worst discipline ${worstP50.toFixed(1)} ms\n`,
+        )} (best ${Math.round(bestWrite).toLocaleString('en-US')}); sample p50 ≤ 20 ms → worst sampler ${worstP50.toFixed(1)} ms\n`,
     );
     return 0;
   } finally {

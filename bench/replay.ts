@@ -1,7 +1,8 @@
 // bench/replay: experience replay on the real tiny learner, against not replaying at all.
 // Every variant explores 32 tasks × 8 rollouts per step (pipelines/arithmetic-replay.yaml);
 // "no replay" trains on each experience once (FIFO), the replay variants train on twice as many
-// experiences per step drawn from a priority or an |advantage|-prioritised buffer (≤ 3 uses each).
+// experiences per step drawn through the version_priority or the advantage_priority sampler
+// (≤ 3 uses each).
 // Reported: final held-out accuracy, accuracy gained per 1,000 rollouts and per second of wall time.
 // Run: npx winnow bench replay [--seeds 3] [--steps 60]
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,12 +22,12 @@ const VARIANTS: Record<string, (c: RftConfig) => RftConfig> = {
     buffer: { ...c.buffer, sampler: { type: 'fifo', params: {} } },
     lifecycle: { ...c.lifecycle, trainBatch: STEP_ROLLOUTS },
   }),
-  'priority replay (decay 0.5, ≤3 uses)': (c) => ({
+  'version_priority replay (decay 0.5, ≤3 uses)': (c) => ({
     ...c,
     buffer: { ...c.buffer, sampler: { type: 'version_priority', params: { decay: 0.5, maxUses: 3 } } },
     lifecycle: { ...c.lifecycle, trainBatch: 2 * STEP_ROLLOUTS },
   }),
-  '|advantage| replay (α 0.6, β 0.4, ≤3 uses)': (c) => ({
+  'advantage_priority replay (α 0.6, β 0.4, ≤3 uses)': (c) => ({
     ...c,
     buffer: {
       ...c.buffer,

@@ -107,6 +107,11 @@ export function rftConfigSchema(reg: RunRegistries = defaultRegistries()) {
         sampler: pluginSlotSchema(reg.samplers)
           .prefault('fifo')
           .describe('Which stored experiences a sample returns.'),
+        remover: pluginSlotSchema(reg.removers)
+          .optional()
+          .describe(
+            "Which rows leave beyond capacity: oldest, lowest_priority (default: the sampler's choice).",
+          ),
         rateLimiter: ReplayRatioSchema.optional().describe('Reverb-style samples-per-insert limiter.'),
         keepGroups: z.boolean().default(false).describe('Sample whole GRPO groups.'),
         capacity: z

@@ -4,6 +4,7 @@ import { connect } from '../buffer/connection.ts';
 import { ExperienceBuffer } from '../buffer/experience-buffer.ts';
 import type { ExperienceBufferConfigInput } from '../buffer/experience-config.ts';
 import { decodeExperiences } from '../buffer/experience-table.ts';
+import type { RemoverDefinition } from '../buffer/removers/remover.ts';
 import type { SamplerDefinition } from '../buffer/samplers/sampler.ts';
 import { sampleStrategies } from '../buffer/sampling/registry.ts';
 import {
@@ -49,6 +50,11 @@ async function resolveBufferSlots(opts: OpenRunBufferOptions) {
   const samplers = new Registry<SamplerDefinition>(reg.samplers.what);
   for (const d of reg.samplers.all()) samplers.register(d);
   if (!samplers.has(sampler.label)) samplers.register({ ...sampler.def, name: sampler.label });
+  const removerSlot = slot(opts.buffer.remover);
+  const remover = removerSlot ? await resolvePlugin(removerSlot, reg.removers, ctx('buffer.remover')) : null;
+  const removers = new Registry<RemoverDefinition>(reg.removers.what);
+  for (const d of reg.removers.all()) removers.register(d);
+  if (remover && !removers.has(remover.label)) removers.register({ ...remover.def, name: remover.label });
   const strategy = await resolvePlugin(opts.sampling, reg.strategies, ctx('sampling'));
   // Sample strategies are looked up in the shared registry: a user module's joins it under its label.
   if (!sampleStrategies.has(strategy.label))
@@ -57,9 +63,13 @@ async function resolveBufferSlots(opts: OpenRunBufferOptions) {
     buffer: {
       ...opts.buffer,
       sampler: { type: sampler.label, params: sampler.params as Record<string, unknown> },
+      ...(remover
+        ? { remover: { type: remover.label, params: remover.params as Record<string, unknown> } }
+        : {}),
     },
     sampling: { type: strategy.label, params: strategy.params as Record<string, unknown> },
     samplers,
+    removers,
   };
 }
 
@@ -78,7 +88,7 @@ export async function openRunBuffer(opts: OpenRunBufferOptions): Promise<RunBuff
       opts.dbDir,
       bufferConfig,
       { path: 'buffer', ...where },
-      { samplers: slots.samplers },
+      { samplers: slots.samplers, removers: slots.removers },
     );
     const sampler = await ExperienceSampler.create(
       slots.sampling as SamplingConfigInput,

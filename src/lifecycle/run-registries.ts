@@ -1,3 +1,5 @@
+import { removerRegistry } from '../buffer/removers/registry.ts';
+import type { RemoverDefinition } from '../buffer/removers/remover.ts';
 import { samplerRegistry } from '../buffer/samplers/registry.ts';
 import type { SamplerDefinition } from '../buffer/samplers/sampler.ts';
 import { sampleStrategies } from '../buffer/sampling/registry.ts';
@@ -22,6 +24,7 @@ import type { MonitorDefinition } from './monitors/monitor.ts';
 export interface RunRegistries {
   selectors: Registry<SelectorDefinition>;
   samplers: Registry<SamplerDefinition>;
+  removers: Registry<RemoverDefinition>;
   strategies: Registry<StrategyDefinition>;
   models: Registry<ModelDefinition>;
   workflows: Registry<WorkflowDefinition>;
@@ -36,6 +39,7 @@ export function defaultRegistries(): RunRegistries {
   return {
     selectors: copyOf(selectorRegistry),
     samplers: copyOf(samplerRegistry),
+    removers: copyOf(removerRegistry),
     strategies: copyOf(sampleStrategies),
     models: modelRegistry(),
     workflows: workflowRegistry(),

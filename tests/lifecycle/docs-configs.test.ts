@@ -6,6 +6,7 @@ import { parseConfig } from '../../src/core/config.ts';
 import { resolveOpenAIConfig } from '../../src/explorer/openai/config.ts';
 import { rftConfigSchema } from '../../src/lifecycle/rft-config.ts';
 import { taskPipelineConfigSchema } from '../../src/lifecycle/task-pipeline-config.ts';
+import { CONFIG_DOC_FILE, configDoc } from '../../tools/config-doc.ts';
 import { REPO_ROOT, winnow } from '../helpers/cli.ts';
 
 const RFT = rftConfigSchema();
@@ -29,7 +30,7 @@ describe('docs/model-servers.md examples', () => {
         explorer,
         trainer: { type: 'export', params: {} },
       });
-      expect(config.explorer.model.type).toBe('openai');
+      expect((config.explorer.model as { type?: string }).type).toBe('openai');
       const model = config.explorer.model as { type: 'openai'; params: Record<string, unknown> };
       const resolved = resolveOpenAIConfig(model.params, { env: {} });
       expect(resolved.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
@@ -275,5 +276,21 @@ describe('winnow schema rft', () => {
     expect(wrong({ runDir: 'x' })).toEqual(["$: unknown key 'runDir'"]);
     expect(wrong({ selector: { type: 'botz' } })).toEqual(['$.selector: matches none of anyOf']);
     expect(wrong({ explorer: { repeat: 0 } })).toEqual(['$.explorer.repeat: too small']);
+  });
+});
+
+describe('docs/config.md', () => {
+  it('is exactly what tools/config-doc.ts generates from the schemas (npm run docs:config)', () => {
+    const doc = configDoc();
+    expect(readFileSync(CONFIG_DOC_FILE, 'utf8')).toBe(doc);
+    // Spot checks that the walk reached the leaves: a top-level key, a nested one, a plug-in param, an operator param.
+    expect(doc).toContain(
+      '| `explorer.repeat` | integer > 0 | `8` | Rollouts per task (the GRPO group size). |',
+    );
+    expect(doc).toContain('| `lifecycle.maxExploreAhead` | integer ≥ 0 | `1` |');
+    expect(doc).toMatch(/#### `bots`\n/);
+    expect(doc).toMatch(/#### `near_dedup`\n/);
+    expect(doc).toContain('| key | `discipline` | `sampler` |');
+    expect(doc).toContain('| name | `prioritized` | `advantage_priority` |');
   });
 });

@@ -67,6 +67,8 @@ export class ExperienceBuffer {
   readonly rateLimiter: ReplayRatioLimiter | null;
   readonly storage: ExperienceStorage;
   readonly rejected: RejectedStore;
+  /** The registries this buffer was opened with (buffers opened beside it use the same). */
+  readonly options: OpenBufferOptions;
   /** Rows found on open that another writer appended (given fresh seqs or quarantined). */
   reconciled: Reconciled = { reseq: [], quarantined: [] };
   private readonly slots: ExperienceSlots;
@@ -85,8 +87,10 @@ export class ExperienceBuffer {
     remover: Remover,
     storage: ExperienceStorage,
     rejected: RejectedStore,
+    options: OpenBufferOptions,
   ) {
     this.config = config;
+    this.options = options;
     this.slots = slots;
     this.sampler = sampler;
     this.remover = remover;
@@ -126,7 +130,7 @@ export class ExperienceBuffer {
     });
     const storage = await ExperienceStorage.open(dbDir, cfg.table, slots);
     const rejected = await RejectedStore.open(dbDir, cfg.rejectedTable);
-    const buf = new ExperienceBuffer(cfg, slots, sampler, remover, storage, rejected);
+    const buf = new ExperienceBuffer(cfg, slots, sampler, remover, storage, rejected, options);
     await buf.load();
     return buf;
   }

@@ -8,6 +8,7 @@ import {
   ONCE,
   type SamplerDefinition,
 } from '../../src/buffer/samplers/sampler.ts';
+import { ExperienceSampler } from '../../src/buffer/sampling/sampler.ts';
 import { Registry } from '../../src/core/registry.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { exp, freshDb } from './experience-fixtures/make.ts';
@@ -168,5 +169,32 @@ describe('a sampler defined in a test file', () => {
       (await byDefault.write([exp('v7', { modelVersion: 7 })])).evicted.map((e) => [e.id, e.reason]),
     ).toEqual([['v1', 'capacity 3: lowest priority (1)']]);
     await byDefault.close();
+  });
+
+  it('buffers a strategy opens beside the main one (mix: the expert table) use the same registry', async () => {
+    const samplers = new Registry<SamplerDefinition>('sampler');
+    for (const d of samplerRegistry.all()) samplers.register(d);
+    samplers.register(tasksetRoundRobin);
+    const db = freshDb(root);
+    const expert = await ExperienceBuffer.open(db, { table: 'sft' });
+    await expert.write([
+      exp('s0', { taskset: 'math' }),
+      exp('s1', { taskset: 'math' }),
+      exp('s2', { taskset: 'code' }),
+    ]);
+    await expert.close();
+    const buffer = await ExperienceBuffer.open(db, { sampler: { type: 'fifo' } }, {}, { samplers });
+    await buffer.write(['m0', 'm1', 'm2'].map((id) => exp(id)));
+    const sampler = await ExperienceSampler.create(
+      {
+        type: 'mix',
+        params: { expertShare: 0.5, expert: { table: 'sft', sampler: { type: 'taskset_round_robin' } } },
+      },
+      { buffer, dbDir: db, batchSize: 4 },
+    );
+    const b = await sampler.sample(4, { step: 1 });
+    expect(b.experiences.map((e) => e.id)).toEqual(['m0', 'm1', 's0', 's2']);
+    await sampler.close();
+    await buffer.close();
   });
 });

@@ -62,6 +62,7 @@ export class ExperienceSampler {
             path: p.replace(/^sampling/, path),
             ...file,
           },
+          ctx.buffer.options,
         ),
     });
     const limiter = ctx.buffer.rateLimiter;

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TaskStore } from '../../src/buffer/task-store.ts';
@@ -104,10 +104,10 @@ describe('a config cannot make winnow run code it did not name as a module path'
     expect(tasks.map((t) => t.prompt).sort()).toEqual(['WHAT IS 1 + 1?', 'WHAT IS 2 + 2?']);
   });
 
-  it('__proto__ keys in a YAML config pollute no prototype: refused at the top level, inert below it', async () => {
+  it('__proto__ keys in a YAML config pollute no prototype: refused where keys are fixed (top level, operator params), inert in mapping records', async () => {
     const top = await runYaml('proto-top', `${pipelineYaml('ok.csv')}__proto__:\n  polluted: true\n`);
     expect(top.code).toBe(2);
-    expect(top.stderr).toContain('<root>: Unrecognized key: "__proto__"');
+    expect(top.stderr).toContain(`${top.file}: __proto__: unknown key '__proto__' (valid keys: `);
 
     const file = join(dir, 'proto-nested.yaml');
     writeFileSync(
@@ -128,14 +128,20 @@ describe('a config cannot make winnow run code it did not name as a module path'
         '',
       ].join('\n'),
     );
+    // Operator params are strict objects: a __proto__ key there is refused like any unknown key.
+    await expect(
+      runTaskPipelineFile(file, { registry: taskOperatorRegistry(), dbDir: join(dir, 'db-proto') }),
+    ).rejects.toThrow(`${file}: operators[0].params.__proto__: unknown key '__proto__' (valid keys: `);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.keys(Object.prototype)).toEqual([]);
+    expect('minWords' in Object.prototype).toBe(false);
+    // In the mapping's records (meta, features) __proto__ is inert: it sets nothing.
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/ {4}params:\n.*\n/, ''));
     const report = await runTaskPipelineFile(file, {
       registry: taskOperatorRegistry(),
       dbDir: join(dir, 'db-proto'),
     });
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.keys(Object.prototype)).toEqual([]);
-    expect('minWords' in Object.prototype).toBe(false);
-    // The nested __proto__ params set nothing: the length filter kept both rows.
     expect(report.tasksOut).toBe(2);
     const tasks = await (await TaskStore.open(join(dir, 'db-proto'))).read();
     for (const t of tasks) {

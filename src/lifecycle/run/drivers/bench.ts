@@ -7,7 +7,7 @@ import type { ModeDriver } from '../driver.ts';
 import type { RunState } from '../run-state.ts';
 
 /** A checkpoint of an earlier run to evaluate: its step, explorer weights and counters. */
-interface BenchPoint {
+export interface BenchPoint {
   step: number;
   explorerDir: string;
   explorerVersion: number;
@@ -17,12 +17,11 @@ interface BenchPoint {
 const where = 'lifecycle.benchCheckpoints';
 
 /**
- * The checkpoints named by `lifecycle.benchCheckpoints` (a folder of `step-N` folders, or a run
- * folder holding `checkpoints/`), all checked before anything is evaluated.
+ * The checkpoints a bench run evaluates: the `step-N` folders in `folder` (an earlier run's
+ * `checkpoints` folder, or its run folder), in step order, each checked — state readable, explorer
+ * weights present — before anything is evaluated. Usable at config validation time too.
  */
-function benchPoints(run: RunState): BenchPoint[] {
-  const folder = run.lifecycle.benchCheckpoints;
-  if (folder === undefined) return [];
+export function benchCheckpointsIn(folder: string, o: { canLoadWeights: boolean }): BenchPoint[] {
   if (!existsSync(folder) || !statSync(folder).isDirectory())
     throw new ConfigError({ path: where, message: `no such folder: ${folder}` });
   let found = listCheckpoints(folder);
@@ -32,9 +31,9 @@ function benchPoints(run: RunState): BenchPoint[] {
     throw new ConfigError({
       path: where,
       message: `${folder} holds no step-N checkpoint folders`,
-      hint: "name an earlier run's checkpoints folder, e.g. .winnow/runs/<name>/checkpoints",
+      hint: "name an earlier run's checkpoints folder, e.g. .winnow/runs/<run id>/checkpoints",
     });
-  if (!run.parts.loadExplorer)
+  if (!o.canLoadWeights)
     throw new ConfigError({
       path: where,
       message: 'this rollout model cannot load checkpoint weights (only the built-in tiny policy can)',
@@ -108,7 +107,9 @@ export const benchDriver: ModeDriver = {
         message: 'mode bench evaluates on the held-out set, and there is none',
         hint: 'add heldout: { source: … }',
       });
-    const points = benchPoints(run);
+    const folder = run.lifecycle.benchCheckpoints;
+    const points =
+      folder === undefined ? [] : benchCheckpointsIn(folder, { canLoadWeights: !!run.parts.loadExplorer });
     if (run.opts.resume) run.log('bench runs keep no state: evaluating from the start');
     writeFileSync(run.metricsFile, '');
     const total = 1 + points.length;

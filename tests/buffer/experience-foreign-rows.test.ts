@@ -130,16 +130,28 @@ describe('rows appended to a live experience table by a second connection', () =
     await buf.close();
     const other = await lancedb.connect(db, { readConsistencyInterval: 0 });
     await (await other.openTable('dup')).add(
-      encodeExperiences([stored(exp('w1', { response: 'an impostor' }), 7), stored(exp('x9'), 1)]),
+      encodeExperiences([
+        stored(exp('w1', { response: 'an impostor' }), 7), // an id the table already holds
+        stored(exp('x9'), 1), // a seq the table already holds
+        stored(exp('y8'), 2.5), // a seq no buffer would write
+      ]),
     );
     const again = await ExperienceBuffer.open(db, config);
-    expect(again.reconciled).toEqual({ reseq: ['x9'], quarantined: ['w1'] });
+    expect(again.reconciled).toEqual({ reseq: ['x9', 'y8'], quarantined: ['w1'] });
     const got = (await again.sample(10, { step: 1 })).experiences;
     expect(got.map((e) => [e.id, e.response])).toEqual([
       ['w0', 'response w0'],
       ['w1', 'response w1'],
       ['w2', 'response w2'],
       ['x9', 'response x9'],
+      ['y8', 'response y8'],
+    ]);
+    expect(again.bookkeeping().map((r) => [r.id, r.seq])).toEqual([
+      ['w0', 0],
+      ['w1', 1],
+      ['w2', 2],
+      ['x9', 3],
+      ['y8', 4],
     ]);
     const rejected = (await (await RejectedStore.open(db)).table.query().toArray()) as Record<
       string,
@@ -151,7 +163,7 @@ describe('rows appended to a live experience table by a second connection', () =
       "table 'dup': column id: id 'w1' (seq 7) is already held by an earlier row; another writer appended it",
     );
     expect(JSON.parse(String(q[0]!.payload)).response).toBe('an impostor');
-    expect(await again.table.countRows()).toBe(4);
+    expect(await again.table.countRows()).toBe(5);
     await again.close();
   });
 

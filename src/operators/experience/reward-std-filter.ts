@@ -16,8 +16,7 @@ export const SURPLUS_REASON = 'surplus (batch already full)';
 export const rewardStdFilter = defineExperienceOperator({
   name: 'reward_std_filter',
   kind: 'group',
-  description:
-    'drop groups whose rewards are all equal (std ≤ threshold); optionally refill to targetGroups',
+  description: 'drop groups whose rewards are all equal (std ≤ threshold); optionally refill to targetGroups',
   params: z
     .object({
       threshold: z.number().nonnegative().default(0),

@@ -258,7 +258,8 @@ export class ExperienceBuffer {
       facts: (s) => this.slots.facts(s),
     };
     if (this.callsAtStep.step !== step) this.callsAtStep = { step, calls: 0 };
-    const rng = new Rng(hashSeed(this.config.seed, 'sample', table, step, this.callsAtStep.calls++));
+    const stream = this.config.randomStream ?? table;
+    const rng = new Rng(hashSeed(this.config.seed, 'sample', stream, step, this.callsAtStep.calls++));
     const chosen = this.sampler.select(view, n, { keepGroups: this.config.keepGroups, rng });
 
     const skipReason = (s: number) =>

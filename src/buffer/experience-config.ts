@@ -59,6 +59,12 @@ export const ExperienceBufferConfigSchema = z.strictObject({
     .positive()
     .default(50_000)
     .describe('Fold acknowledged uses into the table once this many rows wait, even between compactions.'),
+  randomStream: z
+    .string()
+    .optional()
+    .describe(
+      'Names the random stream samples draw from (default: the table). A run names it after the role, so its draws do not depend on its id.',
+    ),
   runId: z.string().default('').describe('Recorded with every skipped, removed or quarantined row.'),
   rejectedTable: z.string().default('rejected'),
 });

@@ -107,10 +107,6 @@ async function runFile(file: string, values: RunValues): Promise<number> {
       progress,
     );
   }
-  for (const flag of [...RFT_ONLY, 'resume'] as const) {
-    if (values[flag] !== undefined && values[flag] !== false)
-      throw new UsageError(`--${flag} applies to RFT runs (kind: rft); ${file} is a task pipeline`);
-  }
   if (kind !== 'tasks') {
     throw new ConfigError({
       path: 'kind',
@@ -118,6 +114,10 @@ async function runFile(file: string, values: RunValues): Promise<number> {
       message: `unknown pipeline kind '${String(kind)}'`,
       hint: "expected 'tasks' or 'rft'",
     });
+  }
+  for (const flag of [...RFT_ONLY, 'resume'] as const) {
+    if (values[flag] !== undefined && values[flag] !== false)
+      throw new UsageError(`--${flag} applies to RFT runs (kind: rft); ${file} is a task pipeline`);
   }
   const warnings: string[] = [];
   const report = await runTaskPipelineFile(file, {

@@ -25,6 +25,8 @@ export const RENAMED_KEYS: Readonly<Record<string, string>> = {
   not_equals: 'notEquals',
   replayRatio: 'rateLimiter',
   runDir: 'runsDir',
+  name: 'type',
+  report: 'monitors',
 };
 
 /** Registry names renamed in this release. */
@@ -124,6 +126,27 @@ export function schemaAt(
   return { schema: s, value: v };
 }
 
+/** What a registered name at `path` names, from the slot's key (`selector.type` → selector). */
+const SLOT_KINDS: Readonly<Record<string, string>> = {
+  selector: 'selector',
+  sampler: 'sampler',
+  remover: 'remover',
+  sampling: 'sample strategy',
+  model: 'rollout model',
+  workflow: 'workflow',
+  reward: 'reward function',
+  trainer: 'trainer',
+  monitors: 'monitor',
+  op: 'operator',
+  mode: 'mode',
+};
+function kindAt(path: readonly PropertyKey[]): string {
+  const keys = [...basePath, ...path].filter((k): k is string => typeof k === 'string');
+  const last = keys[keys.length - 1];
+  const slot = last === 'type' ? keys[keys.length - 2] : last;
+  return (slot && SLOT_KINDS[slot]) ?? 'name';
+}
+
 const camel = (k: string) => k.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 const quote = (xs: string[]) => xs.map((x) => `'${x}'`).join(', ');
 
@@ -164,10 +187,16 @@ export function explainIssues(
   schema: z.ZodType,
   value: unknown,
   issues: readonly z.core.$ZodIssue[],
+  /** Where `value` sits in the whole config (`explorer.reward`), so names are explained in place. */
+  base = '',
 ): Explained {
   const first = [...issues].sort((a, b) => rank(a) - rank(b))[0]!;
+  basePath = base === '' ? [] : base.split('.');
   return explainIssue(schema, value, first, []);
 }
+
+/** The config path above the value being explained (see explainIssues). */
+let basePath: string[] = [];
 
 function explainIssue(
   root: z.ZodType,
@@ -183,6 +212,15 @@ function explainIssue(
     const key =
       issue.keys.find((k) => RENAMED_KEYS[k] !== undefined || closestNames(k, valid).length > 0) ??
       issue.keys[0]!;
+    if (valid.includes(key) && at.schema) {
+      // zod reported another branch of a union: explain the value against the branch it fits.
+      const again = (at.schema as z.ZodType).safeParse(at.value);
+      if (!again.success) {
+        const inner = [...again.error.issues].sort((a, b) => rank(a) - rank(b))[0]!;
+        if (!(inner.code === 'unrecognized_keys' && inner.path.length === 0))
+          return explainIssue(root, value, inner, path);
+      }
+    }
     const hint = keyHint(key, valid);
     const more = issue.keys.length > 1 ? ` (and ${issue.keys.length - 1} more unknown key(s))` : '';
     return { path: [...path, key], message: `unknown key '${key}'${more}`, ...(hint ? { hint } : {}) };
@@ -196,16 +234,30 @@ function explainIssue(
       // `{ tpye: random }`: the discriminating key itself is misspelt.
       const key = slot.discriminator;
       if (!(key in (v as object))) {
-        const typo = Object.keys(v as object).find((k) => closestNames(k, [key]).length > 0);
+        const keys = Object.keys(v as object);
+        const renamed = keys.find((k) => RENAMED_KEYS[k] === key);
+        if (renamed)
+          return {
+            path: [...path, renamed],
+            message: `unknown key '${renamed}'`,
+            hint: `'${renamed}' was renamed: use '${key}'`,
+          };
+        const typo = keys.find((k) => closestNames(k, [key]).length > 0);
         if (typo)
           return { path: [...path, typo], message: `unknown key '${typo}'`, hint: `did you mean '${key}'?` };
+        if (!keys.includes('module'))
+          return {
+            path,
+            message: `missing '${key}'`,
+            hint: `write a name, { ${key}: <name>, params: {…} } or { module: ./file.ts, export, params }`,
+          };
       }
     }
     if (disc.note === 'No matching discriminator' && disc.discriminator) {
       const got = schemaAt(root, value, path).value;
       const names = (disc.options ?? []).map(String);
       const hint = nameHint(String(got), names);
-      return { path, message: `unknown name '${String(got)}'`, ...(hint ? { hint } : {}) };
+      return { path, message: `unknown ${kindAt(path)} '${String(got)}'`, ...(hint ? { hint } : {}) };
     }
     const branches = issue.errors;
     // A bare name that is not registered: say so, with the nearest names.
@@ -213,7 +265,7 @@ function explainIssue(
     if (typeof v === 'string' && enumBranch) {
       const names = ((enumBranch[0] as { values?: unknown[] }).values ?? []).map(String);
       const hint = nameHint(v, names);
-      return { path, message: `unknown name '${v}'`, ...(hint ? { hint } : {}) };
+      return { path, message: `unknown ${kindAt(path)} '${v}'`, ...(hint ? { hint } : {}) };
     }
     // Otherwise the branch the value was meant for: the one whose problem lies deepest.
     const depth = (b: readonly z.core.$ZodIssue[]) =>

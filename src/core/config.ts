@@ -27,7 +27,7 @@ export function parseConfig<S extends z.ZodType>(
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issues = result.error.issues;
-  const e = explainIssues(schema, value, issues);
+  const e = explainIssues(schema, value, issues, opts.path ?? '');
   const more = issues.length > 1 ? ` (${issues.length - 1} more problem(s) after this one)` : '';
   throw new ConfigError({
     path: formatPath(e.path, opts.path ?? ''),

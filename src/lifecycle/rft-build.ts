@@ -20,6 +20,7 @@ import type { Trainer } from '../trainer/trainer.ts';
 import type { Monitor } from './monitors/monitor.ts';
 import type { RftConfig } from './rft-config.ts';
 import type { RftParts, RunBuffer } from './rft-parts.ts';
+import { benchCheckpointsIn } from './run/drivers/bench.ts';
 import { openRunBuffer } from './run-buffer.ts';
 import type { RunRegistries } from './run-registries.ts';
 import { defaultRegistries } from './run-registries.ts';
@@ -85,6 +86,10 @@ export async function prepareRft(config: RftConfig, opts: BuildRftOptions): Prom
       hint: 'add heldout: { source: … }',
     });
 
+  if (config.lifecycle.mode === 'bench' && config.lifecycle.benchCheckpoints !== undefined) {
+    // Checked now (a bad folder fails before anything is written); the driver reads the resolved path.
+    benchCheckpointsIn(resolve(opts.baseDir, config.lifecycle.benchCheckpoints), { canLoadWeights: true });
+  }
   const sel = await resolvePlugin(config.selector, reg.selectors, at('selector'));
   const selector: Selector = await sel.def.create(sel.params, opts.seed);
   selector.init(taskViewFromTasks(tasks));
@@ -185,6 +190,10 @@ export async function prepareRft(config: RftConfig, opts: BuildRftOptions): Prom
     );
   }
 
+  if (config.lifecycle.mode === 'bench' && config.lifecycle.benchCheckpoints !== undefined)
+    benchCheckpointsIn(resolve(opts.baseDir, config.lifecycle.benchCheckpoints), {
+      canLoadWeights: model.loadExplorer !== undefined,
+    });
   const describe: Record<string, string> = {
     model: model.description,
     selector: sel.label,

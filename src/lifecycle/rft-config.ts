@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ReplayRatioSchema } from '../buffer/rate-limiter.ts';
+import { ExperienceBufferConfigSchema } from '../buffer/experience-config.ts';
 import { pluginSlotSchema } from '../core/plugin.ts';
 import { FieldMappingSchema } from '../io/mapping.ts';
 import { ReadOptionsSchema } from '../io/read-options.ts';
@@ -39,6 +39,8 @@ const FaultsSchema = z
   })
   .optional()
   .describe('Fault injection for testing (share of rollout groups that fail in each way).');
+
+const BUFFER = ExperienceBufferConfigSchema.shape;
 
 export const LIFECYCLE_MODES = ['sync', 'async', 'explore', 'train', 'bench'] as const;
 
@@ -112,18 +114,13 @@ export function rftConfigSchema(reg: RunRegistries = defaultRegistries()) {
           .describe(
             "Which rows leave beyond capacity: oldest, lowest_priority (default: the sampler's choice).",
           ),
-        rateLimiter: ReplayRatioSchema.optional().describe('Reverb-style samples-per-insert limiter.'),
-        keepGroups: z.boolean().default(false).describe('Sample whole GRPO groups.'),
-        capacity: z
-          .number()
-          .int()
-          .positive()
-          .nullable()
-          .default(null)
-          .describe('Maximum stored experiences (null = unbounded).'),
-        compactEvery: z.number().int().positive().default(20),
-        retainVersionsSeconds: z.number().nonnegative().default(60),
-        foldRows: z.number().int().positive().default(50_000),
+        // The storage settings are the buffer's own (src/buffer/experience-config.ts).
+        rateLimiter: BUFFER.rateLimiter,
+        keepGroups: BUFFER.keepGroups,
+        capacity: BUFFER.capacity,
+        compactEvery: BUFFER.compactEvery,
+        retainVersionsSeconds: BUFFER.retainVersionsSeconds,
+        foldRows: BUFFER.foldRows,
         table: z
           .string()
           .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only')

@@ -84,10 +84,18 @@ export async function runRft(
   opts: RunRftOptions & { baseDir: string; configFile?: string },
 ): Promise<RftReport> {
   const seed = opts.seed ?? loaded.seed;
+  const lc = loaded.lifecycle;
   const config: RftConfig = {
     ...loaded,
     seed,
-    ...(opts.steps !== undefined ? { lifecycle: { ...loaded.lifecycle, steps: opts.steps } } : {}),
+    lifecycle: {
+      ...lc,
+      ...(opts.steps !== undefined ? { steps: opts.steps } : {}),
+      // Paths in the config are relative to its file; the loop gets them resolved.
+      ...(lc.benchCheckpoints !== undefined
+        ? { benchCheckpoints: resolve(opts.baseDir, lc.benchCheckpoints) }
+        : {}),
+    },
   };
   const log = opts.log ?? (() => undefined);
   const registries = opts.registries ?? defaultRegistries();
@@ -221,7 +229,8 @@ export async function runRft(
       ...(faults ? { faults } : {}),
     };
     writeFileSync(join(runDir, 'run.json'), JSON.stringify({ ...report, history: undefined }, null, 2));
-    const finished = result.steps >= config.lifecycle.steps;
+    // A bench run evaluates what exists and is done when the loop returns.
+    const finished = config.lifecycle.mode === 'bench' || result.steps >= config.lifecycle.steps;
     await recorder.mark(finished ? 'completed' : 'interrupted', 0, {
       steps: result.steps,
       initialAccuracy: result.initialAccuracy,

@@ -82,7 +82,14 @@ const HOLDBACK = 'holdback.jsonl';
 export async function openRunBuffer(opts: OpenRunBufferOptions): Promise<RunBuffer> {
   const where = opts.file ? { file: opts.file } : {};
   const slots = await resolveBufferSlots(opts);
-  const bufferConfig = { seed: opts.seed, runId: opts.runId, ...slots.buffer } as ExperienceBufferConfigInput;
+  // The random stream is named after the role, not the table: the same config and seed draw the
+  // same samples whatever the run's id (and so its table's name) is.
+  const bufferConfig = {
+    seed: opts.seed,
+    runId: opts.runId,
+    randomStream: 'experiences',
+    ...slots.buffer,
+  } as ExperienceBufferConfigInput;
   const open = async () => {
     const buffer = await ExperienceBuffer.open(
       opts.dbDir,

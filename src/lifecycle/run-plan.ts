@@ -148,8 +148,9 @@ export async function planRun(config: RftConfig, seed: number, o: PlanOptions): 
         runs.length > 0 ? `runs there: ${runs.map((r) => r.runId).join(', ')}` : 'there are no runs yet',
       );
   }
+  // An id is taken by a recorded run, a table, or (when the folder follows the id) a run folder.
   const taken = (id: string) =>
-    byId.has(id) || holdsRun(join(runsDir, id)) || tables.includes(`${id}_experiences`);
+    byId.has(id) || tables.includes(`${id}_experiences`) || (!o.runDir && holdsRun(join(runsDir, id)));
   let runId = o.runId ?? overwrite?.runId;
   if (runId && runId !== overwrite?.runId && taken(runId))
     throw usage(`run '${runId}' already exists`, `--resume continues it; --overwrite ${runId} replaces it`);

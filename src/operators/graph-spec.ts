@@ -34,35 +34,29 @@ export type StepSpec =
 
 const ParamsSchema = z.record(z.string(), z.unknown());
 
-export const StepSpecSchema: z.ZodType<StepSpec> = z.lazy(() =>
-  z.union([
-    z.strictObject({
-      op: z.string().min(1),
-      name: z.string().min(1).optional(),
-      params: ParamsSchema.optional(),
-    }),
-    z.strictObject({
-      module: z.string().min(1),
-      export: z.string().min(1).optional(),
-      name: z.string().min(1).optional(),
-      params: ParamsSchema.optional(),
-    }),
-    z.strictObject({
+/** A branch step over `step`, the schema of one step (built-in names, user modules, branches). */
+function branchStepSchema(step: z.ZodType<StepSpec>) {
+  return z
+    .strictObject({
       branch: z.strictObject({
         name: z.string().min(1).optional(),
         routes: z
-          .array(
-            z.strictObject({
-              name: z.string().min(1),
-              when: PredicateSchema,
-              operators: z.array(StepSpecSchema),
-            }),
-          )
+          .array(z.strictObject({ name: z.string().min(1), when: PredicateSchema, operators: z.array(step) }))
           .min(1),
-        otherwise: z.array(StepSpecSchema).optional(),
+        otherwise: z.array(step).optional(),
       }),
-    }),
-  ]),
+    })
+    .describe('Route rows by predicate, run each route, union the results.');
+}
+
+/** Any step list, with operator names unchecked (they are looked up when the graph is built). */
+export const StepSpecSchema: z.ZodType<StepSpec> = z.lazy(
+  () =>
+    z.union([
+      OpStepSchema,
+      ModuleStepSchema,
+      branchStepSchema(StepSpecSchema),
+    ]) as unknown as z.ZodType<StepSpec>,
 );
 
 /**
@@ -89,23 +83,7 @@ export function operatorListSchema<T>(
           ? ops[0]!
           : z.discriminatedUnion('op', ops as unknown as Parameters<typeof z.discriminatedUnion>[1]),
         ModuleStepSchema.describe('A user operator loaded from a module path (relative to the config file).'),
-        z
-          .strictObject({
-            branch: z.strictObject({
-              name: z.string().min(1).optional(),
-              routes: z
-                .array(
-                  z.strictObject({
-                    name: z.string().min(1),
-                    when: PredicateSchema,
-                    operators: z.array(step),
-                  }),
-                )
-                .min(1),
-              otherwise: z.array(step).optional(),
-            }),
-          })
-          .describe('Route rows by predicate, run each route, union the results.'),
+        branchStepSchema(step),
       ]) as unknown as z.ZodType<StepSpec>,
   );
   return z.array(step);

@@ -1,6 +1,6 @@
 export * from './export-schema.ts';
 export * from './export-trainer.ts';
-export * from './trainer.ts';
 export * from './policy-gradient-entry.ts';
 export * from './registry.ts';
+export * from './trainer.ts';
 export * from './trainer-definition.ts';

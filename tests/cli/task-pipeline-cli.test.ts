@@ -92,7 +92,9 @@ describe('winnow run on a messy JSONL file', () => {
     );
     const r = winnow(['run', bad, '--db', join(dir, 'db-bad')]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("operators[0].op: unknown name 'exact_dedupe' (did you mean 'exact_dedup'");
+    expect(r.stderr).toContain(
+      "operators[0].op: unknown operator 'exact_dedupe' (did you mean 'exact_dedup'",
+    );
     const wrongType = join(dir, 'bad2.yaml');
     writeFileSync(
       wrongType,

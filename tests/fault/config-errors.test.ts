@@ -32,7 +32,7 @@ function expectConfigError(r: { code: number | null; stderr: string; file: strin
 describe('invalid task pipeline configs', () => {
   it('an unknown operator: names operators[i].op and the closest operator names', async () => {
     const r = await runYaml('unknown-op', pipelineYaml('ok.csv', ['  - op: lenght_filter']));
-    expectConfigError(r, "operators[1].op: unknown name 'lenght_filter' (did you mean 'length_filter'?)");
+    expectConfigError(r, "operators[1].op: unknown operator 'lenght_filter' (did you mean 'length_filter'?)");
   });
 
   it('a wrong parameter type: names operators[i].params.<key> and the expected type', async () => {
@@ -77,7 +77,10 @@ describe('invalid RFT configs', () => {
       (c.explorer as Record<string, unknown>).batchTasks = -4;
     });
     const r = await spawnWinnow(['run', file]);
-    expectConfigError({ ...r, file }, 'explorer.batchTasks: Too small: expected number to be >0');
+    expectConfigError(
+      { ...r, file },
+      'explorer.batchTasks: Too small: expected number to be >0 (see `winnow schema` for every key’s range)',
+    );
   });
 
   it('an unknown selector and a wrong trainer parameter type: the file and config path are named', async () => {
@@ -93,7 +96,7 @@ describe('invalid RFT configs', () => {
     const r2 = await spawnWinnow(['run', tr.file]);
     expectConfigError(
       { ...r2, file: tr.file },
-      'trainer.params.lr: Invalid input: expected number, received string',
+      'trainer.params.lr: expected number, got string (write a number here)',
     );
   });
 
@@ -104,7 +107,7 @@ describe('invalid RFT configs', () => {
     const r1 = await spawnWinnow(['run', f.file]);
     expectConfigError(
       { ...r1, file: f.file },
-      'explorer.faults.errorRate: Too big: expected number to be <=1',
+      'explorer.faults.errorRate: Too big: expected number to be <=1 (see `winnow schema` for every key’s range)',
     );
     const b = writeRftYaml(dir, 'rft-discipline', { buffer: { sampler: { type: 'fifoo' } } });
     const r2 = await spawnWinnow(['run', b.file]);

@@ -53,7 +53,7 @@ beforeAll(async () => {
   code = r.code;
   report = JSON.parse(r.stdout) as Report;
   rejected = await (await RejectedStore.open(db)).read({ runId: report.runId });
-  buffer = await tableRows(db, 'experiences');
+  buffer = await tableRows(db, `${report.runId}_experiences`);
 }, 120_000);
 
 const sum = (f: (h: StepRecord) => number) => report.history.reduce((a, h) => a + f(h), 0);

@@ -75,10 +75,15 @@ function digest(folder: string, skip: (rel: string) => boolean = () => false): R
   return out;
 }
 
+/** The run's own buffer table, as its run folder records it (each run has one). */
+const bufferTableOf = (runDir: string): string =>
+  (JSON.parse(readFileSync(join(runDir, 'run-config.json'), 'utf8')) as { bufferTable: string }).bufferTable;
+
 /** Everything the comparison needs from a finished run. */
 async function snapshot(db: string, runDir: string, runId: string) {
-  const rows = await tableRows(db, 'experiences');
-  const buffer = await ExperienceBuffer.open(db, BUFFER);
+  const table = `${runId}_experiences`;
+  const rows = await tableRows(db, table);
+  const buffer = await ExperienceBuffer.open(db, { ...BUFFER, table });
   const books = buffer
     .bookkeeping()
     .map((b) => `${b.id} uses=${b.useCount} pending=${b.pending} consumed=${b.consumed}`)
@@ -148,12 +153,14 @@ async function describeKill(db: string, runDir: string): Promise<string> {
   if (ck && ck.step === done) {
     // The checkpoint is on disk; the buffer acknowledges its deliveries last.
     const state = JSON.parse(readFileSync(join(ck.dir, 'state.json'), 'utf8')) as { trainSteps: number };
-    const buffer = await ExperienceBuffer.open(db, BUFFER);
+    const buffer = await ExperienceBuffer.open(db, { ...BUFFER, table: bufferTableOf(runDir) });
     const acked = buffer.stats().lastAcknowledgedStep;
     await buffer.close();
     if (acked < state.trainSteps) return 'checkpoint write (after its pointer, before the ack)';
   }
-  const next = (await tableRows(db, 'experiences')).filter((r) => Number(r.explore_step) === done + 1);
+  const next = (await tableRows(db, bufferTableOf(runDir))).filter(
+    (r) => Number(r.explore_step) === done + 1,
+  );
   if (next.length > 0) return 'after the buffer write (training step)';
   return done === (ck?.step ?? 0) ? 'start-up, rollout or experience ops' : 'rollout or experience ops';
 }
@@ -254,7 +261,7 @@ describe('RFT run: SIGKILL at random points, then winnow run --resume', () => {
     const a = writeRftYaml(dir, 'kill-async', {
       selector: { type: 'bots', params: { m: 4, rho: 0 } },
       buffer: BUFFER,
-      lifecycle: { mode: 'async', steps: STEPS, checkpointEvery: EVERY, maxStaleness: 1 },
+      lifecycle: { mode: 'async', steps: STEPS, checkpointEvery: EVERY, maxExploreAhead: 1 },
     });
     const args = ['run', a.file];
     const rng = new Rng(55);

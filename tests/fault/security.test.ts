@@ -48,7 +48,7 @@ describe('a config cannot make winnow run code it did not name as a module path'
     ]);
     for (const r of results) {
       expect(r.code).toBe(2);
-      expect(r.stderr).toMatch(/operators\[1\]\.op: unknown name '[^']+' \(known: /);
+      expect(r.stderr).toMatch(/operators\[1\]\.op: unknown operator '[^']+' \(known: /);
       expect(r.stderr).not.toMatch(STACK_TRACE);
     }
     expect(existsSync(MARKER)).toBe(false);
@@ -87,7 +87,7 @@ describe('a config cannot make winnow run code it did not name as a module path'
     const [r1, r2] = await Promise.all([spawnWinnow(['run', named.file]), spawnWinnow(['run', pathy.file])]);
     expect(r1.code).toBe(2);
     expect(r1.stderr).toContain(
-      `\nerror: ${named.file}: explorer.reward.module: 'node:child_process' is not a file path (write a path starting with ./ or ../ (relative to the config file) or an absolute path)\n`,
+      `error: ${named.file}: explorer.reward.module: 'node:child_process' is not a file path (write a path starting with ./ or ../ (relative to the config file) or an absolute path)\n`,
     );
     expect(r2.code).toBe(2);
     expect(r2.stderr).toContain("explorer.reward: unknown reward function './evil.ts'");
@@ -164,7 +164,7 @@ describe('a config cannot make winnow run code it did not name as a module path'
     const r = await runYaml('alias-bomb', bomb);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
-      `error: ${r.file}: <root>: invalid YAML: Excessive alias count indicates a resource exhaustion attack\n`,
+      `error: ${r.file}: invalid YAML: Excessive alias count indicates a resource exhaustion attack\n`,
     );
     expect(r.stderr).not.toMatch(STACK_TRACE);
   });
@@ -187,7 +187,7 @@ describe('paths are resolved and reported', () => {
   });
 
   it('an RFT run reports its task file, held-out file, database and run folder as absolute paths', async () => {
-    const { file } = writeRftYaml(dir, 'rft-paths', {
+    const { file, runDir } = writeRftYaml(dir, 'rft-paths', {
       lifecycle: { mode: 'sync', steps: 1, checkpointEvery: 1 },
     });
     const cwd = join(dir, 'project');
@@ -198,10 +198,10 @@ describe('paths are resolved and reported', () => {
       tasks: join(REPO_ROOT, 'datasets', 'arithmetic', 'train.jsonl'),
       'held-out': join(REPO_ROOT, 'datasets', 'arithmetic', 'heldout.jsonl'),
       database: join(cwd, 'rft-db'),
-      'run folder': join(dir, 'rft-paths-run'),
+      'run folder': runDir,
     });
-    expect(report.runDir).toBe(join(dir, 'rft-paths-run'));
-    expect(existsSync(join(cwd, 'rft-db', 'experiences.lance'))).toBe(true);
+    expect(report.runDir).toBe(join(dir, 'rft-paths-runs', 'rft-paths-1'));
+    expect(existsSync(join(cwd, 'rft-db', 'rft-paths-1_experiences.lance'))).toBe(true);
   });
 });
 

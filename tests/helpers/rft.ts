@@ -11,7 +11,12 @@ const mapping = {
 
 /** A small, fast RFT config on the shipped arithmetic tasks and warm start (paths relative to the repo root). */
 export function smallRftConfig(name: string, extra: Record<string, unknown> = {}) {
-  return RftConfigSchema.parse({
+  return RftConfigSchema.parse(smallRftRaw(name, extra));
+}
+
+/** The same config as written in YAML, before parsing (so tests can write invalid variants). */
+export function smallRftRaw(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
     name,
     kind: 'rft',
     seed: 3,
@@ -29,5 +34,5 @@ export function smallRftConfig(name: string, extra: Record<string, unknown> = {}
     lifecycle: { mode: 'sync', steps: 2, checkpointEvery: 1 },
     monitors: [],
     ...extra,
-  });
+  };
 }

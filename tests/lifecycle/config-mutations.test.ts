@@ -39,8 +39,9 @@ function sites(v: Json, path: Path = []): { keys: Site[]; leaves: Site[] } {
   const keys: Site[] = [];
   const leaves: Site[] = [];
   const walk = (x: Json, p: Path) => {
-    if (Array.isArray(x)) x.forEach((y, i) => walk(y, [...p, i]));
-    else if (x !== null && typeof x === 'object') {
+    if (Array.isArray(x)) {
+      for (const [i, y] of x.entries()) walk(y, [...p, i]);
+    } else if (x !== null && typeof x === 'object') {
       const free = FREE_KEYS.some((r) => r.test(formatPath(p)));
       for (const [k, y] of Object.entries(x)) {
         if (!free) keys.push({ path: [...p, k], value: y });

@@ -86,7 +86,7 @@ describe('task pipeline config errors: one line naming the key path, with a hint
       what: 'an unknown operator',
       yaml: GOOD.replace('op: normalize_whitespace', 'op: normalise_unicode'),
       path: 'operators[0].op',
-      message: "operators[0].op: unknown name 'normalise_unicode' (did you mean 'normalize_unicode'?)",
+      message: "operators[0].op: unknown operator 'normalise_unicode' (did you mean 'normalize_unicode'?)",
     },
     {
       what: 'the old steps key inside a branch route',

@@ -47,7 +47,7 @@ describe('a mistake destroys nothing (the replay transcript)', () => {
       (c) => {
         (c.experienceOps as Array<{ op: string }>)[2]!.op = 'grpoo';
       },
-      /experienceOps\[2\]\.op: unknown name 'grpoo' \(did you mean 'grpo'/,
+      /experienceOps\[2\]\.op: unknown operator 'grpoo' \(did you mean 'grpo'/,
     ],
   ];
   for (const [what, mutate, message] of typos) {

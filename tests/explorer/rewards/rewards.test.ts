@@ -12,14 +12,14 @@ const call = async (fn: RewardFn, response: string, answer?: string) =>
 
 describe('registry', () => {
   it('holds the built-ins', () => {
-    expect(rewardDefinitions.names()).toEqual(['exact_match', 'math', 'module']);
+    expect(rewardDefinitions.names()).toEqual(['exact_match', 'math']);
   });
 
   it('creates from a name, a name with params, or a module shorthand', async () => {
     const byName = await createReward('math', { baseDir: here });
     expect((await call(byName, '\\boxed{2}', '2')).reward).toBe(1);
     const withParams = await createReward(
-      { name: 'exact_match', params: { caseSensitive: false } },
+      { type: 'exact_match', params: { caseSensitive: false } },
       { baseDir: here },
     );
     expect((await call(withParams, ' PARIS ', 'paris')).reward).toBe(1);
@@ -36,12 +36,14 @@ describe('registry', () => {
     ).rejects.toThrow("run.yaml: explorer.reward: unknown reward function 'mth' (did you mean 'math'?)");
     await expect(
       createReward(
-        { name: 'math', params: { tolerance: 'big' } },
+        { type: 'math', params: { tolerance: 'big' } },
         { baseDir: here, path: 'explorer.reward' },
       ),
     ).rejects.toThrow(/^explorer\.reward\.params\.tolerance: /);
-    await expect(createReward(42, { baseDir: here })).rejects.toThrow(
-      'reward: expected a reward name, { name, params } or { module, export }',
+    await expect(createReward(42, { baseDir: here })).rejects.toThrow(/^reward: /);
+    // The long form of the last release is refused with the key it should be.
+    await expect(createReward({ name: 'math' }, { baseDir: here })).rejects.toThrow(
+      "reward.name: unknown key 'name' ('name' was renamed: use 'type')",
     );
   });
 });
@@ -55,14 +57,14 @@ describe('exact_match', () => {
     });
     expect((await call(strict, 'paris', 'Paris')).reward).toBe(0);
     const loose = await createReward(
-      { name: 'exact_match', params: { caseSensitive: false } },
+      { type: 'exact_match', params: { caseSensitive: false } },
       { baseDir: here },
     );
     expect((await call(loose, 'paris', 'Paris')).reward).toBe(1);
-    const raw = await createReward({ name: 'exact_match', params: { trim: false } }, { baseDir: here });
+    const raw = await createReward({ type: 'exact_match', params: { trim: false } }, { baseDir: here });
     expect((await call(raw, 'Paris ', 'Paris')).reward).toBe(0);
     const ws = await createReward(
-      { name: 'exact_match', params: { normalizeWhitespace: true } },
+      { type: 'exact_match', params: { normalizeWhitespace: true } },
       { baseDir: here },
     );
     expect((await call(ws, 'New   York', 'New York')).reward).toBe(1);
@@ -87,7 +89,7 @@ describe('module reward', () => {
     expect(await call(await load('bareNumber'), 'yes!')).toEqual({ reward: 1 });
     expect(await call(await load(undefined), 'x')).toEqual({ reward: 0.5 });
     const viaName = await createReward(
-      { name: 'module', params: { module: join(here, 'fixtures/user-reward.ts'), export: 'lengthScore' } },
+      { module: join(here, 'fixtures/user-reward.ts'), export: 'lengthScore' },
       { baseDir: '/nonexistent' },
     );
     expect((await call(viaName, 'abc')).reward).toBe(3);
@@ -103,16 +105,16 @@ describe('module reward', () => {
 
   it('says what is wrong with the file or the export', async () => {
     await expect(load('x', './fixtures/missing.ts')).rejects.toThrow(
-      `run.yaml: explorer.reward.module: reward module not found: ${join(here, 'fixtures/missing.ts')}`,
+      `run.yaml: explorer.reward.module: module file ${join(here, 'fixtures/missing.ts')} does not exist`,
     );
     await expect(load('x', './fixtures/broken-reward.ts')).rejects.toThrow(
-      /could not load reward module .*broken on purpose/,
+      /cannot load module .*broken on purpose/,
     );
     await expect(load('nope')).rejects.toThrow(
-      "run.yaml: explorer.reward.export: ./fixtures/user-reward.ts has no export 'nope' (its function exports:",
+      `run.yaml: explorer.reward.export: export 'nope' of ${join(here, 'fixtures/user-reward.ts')} is not a reward function definition`,
     );
     await expect(load('notAFunction')).rejects.toThrow(
-      "explorer.reward.export: export 'notAFunction' of ./fixtures/user-reward.ts is number; expected a function",
+      /explorer\.reward\.export: export 'notAFunction' of .*user-reward\.ts is not a reward function definition .*the module exports: .*notAFunction/,
     );
   });
 

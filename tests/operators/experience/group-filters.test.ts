@@ -266,8 +266,6 @@ describe('duplicate_response_filter', () => {
       'g/1',
       'g/2',
     ]);
-    expect(ids((await run(duplicateResponseFilter, { caseInsensitive: true }, batch)).rows)).toEqual([
-      'g/0',
-    ]);
+    expect(ids((await run(duplicateResponseFilter, { caseInsensitive: true }, batch)).rows)).toEqual(['g/0']);
   });
 });

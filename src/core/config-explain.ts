@@ -233,7 +233,11 @@ function explainIssue(
     if (v !== null && typeof v === 'object' && !Array.isArray(v) && slot.discriminator) {
       // `{ tpye: random }`: the discriminating key itself is misspelt.
       const key = slot.discriminator;
-      if (!(key in (v as object))) {
+      // Only when the value is meant for the discriminated branch (not, say, a branch step).
+      const fits = shapeOf(here.schema);
+      const otherBranch =
+        fits !== undefined && !(key in fits) && Object.keys(v as object).some((k) => k in fits);
+      if (!(key in (v as object)) && !otherBranch) {
         const keys = Object.keys(v as object);
         const renamed = keys.find((k) => RENAMED_KEYS[k] === key);
         if (renamed)

@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, DataError } from '../core/errors.ts';
 import type { ModelBuildContext, ModelHandle } from '../explorer/models/model-definition.ts';
+import { currentBackend } from './backend.ts';
 import type { TinyPolicy } from './policy.ts';
 import { loadTinyPolicy, readTinyWeights, saveTinyPolicy, TINY_MANIFEST } from './weights-file.ts';
 
@@ -23,9 +24,10 @@ export async function createTinyModelHandle(
   const dir = resolve(ctx.baseDir, params.path);
   const trainerPolicy = await loadCheckpoint(dir, ctx);
   const explorerPolicy = trainerPolicy.clone();
+  const backend = await currentBackend();
   return {
     rollout: explorerPolicy,
-    description: `tiny policy (${dir})`,
+    description: `tiny policy (${dir}), tf backend ${backend?.backend ?? 'none'}`,
     trainable: { kind: 'tiny', policy: trainerPolicy },
     async sync(trainerVersion) {
       explorerPolicy.setWeights(trainerPolicy.getWeights());

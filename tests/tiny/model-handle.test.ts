@@ -69,7 +69,7 @@ describe('tiny model entry', () => {
     try {
       expect(handle.description).toMatch(
         new RegExp(
-          `^tiny policy \\(${join(root, 'ckpt')}\\), tf backend (wasm|cpu|tensorflow|node|node-gpu)$`,
+          `^tiny policy \\(${join(root, 'ckpt')}\\), tf backend (tfjs-node-gpu|tfjs-node|wasm|cpu)$`,
         ),
       );
       expect(handle.trainable?.kind).toBe('tiny');

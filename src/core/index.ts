@@ -3,6 +3,7 @@ export * from './config-explain.ts';
 export * from './errors.ts';
 export * from './experience.ts';
 export * from './ids.ts';
+export * from './places.ts';
 export * from './plugin.ts';
 export * from './registry.ts';
 export * from './rejected.ts';

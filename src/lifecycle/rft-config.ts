@@ -66,7 +66,9 @@ export function rftConfigSchema(reg: RunRegistries = defaultRegistries()) {
     runsDir: z
       .string()
       .optional()
-      .describe('Folder holding one folder per run, relative to the config file (default ./.winnow/runs).'),
+      .describe(
+        'Folder holding one folder per run, relative to the config file (default: .winnow/runs in the project folder).',
+      ),
     tasks: TaskSourceSchema,
     heldout: z
       .strictObject({

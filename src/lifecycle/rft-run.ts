@@ -122,6 +122,8 @@ export async function runRft(
     log,
   });
   // ---- validated: from here on, act.
+  log(`database: ${dbDir}`);
+  log(`run folder: ${runDir}`);
   for (const n of plan.notes) log(n);
   if (plan.overwrite) log(describeRemoval(await removeRun(dbDir, plan.overwrite)));
   mkdirSync(runDir, { recursive: true });

@@ -4,6 +4,7 @@ import { connect } from '../buffer/connection.ts';
 import { type RunRecord, RunTable } from '../buffer/run-table.ts';
 import { ConfigError } from '../core/errors.ts';
 import { contentHash, stableStringify } from '../core/ids.ts';
+import { resolveDbDir, resolveRunsDir } from '../core/places.ts';
 import { classifyDiff, meaningOf } from './config-diff.ts';
 import type { RftConfig } from './rft-config.ts';
 
@@ -83,10 +84,8 @@ const holdsRun = (dir: string) =>
  */
 export async function planRun(config: RftConfig, seed: number, o: PlanOptions): Promise<RunPlan> {
   const where = o.configFile ? { file: o.configFile } : {};
-  const dbDir = resolve(o.dbDir ?? (config.db ? resolve(o.baseDir, config.db) : './.winnow/db'));
-  const runsDir = resolve(
-    o.runsDir ?? (config.runsDir ? resolve(o.baseDir, config.runsDir) : './.winnow/runs'),
-  );
+  const dbDir = resolveDbDir({ flag: o.dbDir, configValue: config.db, configDir: o.baseDir });
+  const runsDir = resolveRunsDir({ flag: o.runsDir, configValue: config.runsDir, configDir: o.baseDir });
   const configHash = contentHash(stableStringify(meaningOf({ ...config, seed })));
   const runs = await RunTable.readAll(dbDir);
   const tables = existsSync(dbDir) ? await (await connect(dbDir)).tableNames() : [];

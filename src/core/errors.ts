@@ -42,6 +42,11 @@ export class StrictModeError extends WinnowError {
   override name = 'StrictModeError';
 }
 
+/** A run rejected every row, or more than its configured share: a data-quality failure (exit 3, like strict mode). */
+export class DataQualityError extends StrictModeError {
+  override name = 'DataQualityError';
+}
+
 export function errorMessage(err: unknown): string {
   if (err instanceof Error) return err.message;
   return String(err);

@@ -5,6 +5,8 @@ export * from './json-reader.ts';
 export * from './jsonl-reader.ts';
 export * from './jsonl-writer.ts';
 export * from './mapping.ts';
+export { checkMappingColumns, missingColumns } from './mapping-columns.ts';
+export type { RequiredColumn } from './mapping-refs.ts';
 export * from './parquet-writer.ts';
 export * from './raw-record.ts';
 export * from './read-options.ts';

@@ -4,38 +4,75 @@ import { taskContentId } from '../core/ids.ts';
 import { truncatePayload } from '../core/rejected.ts';
 import { type JsonValue, type Message, MessageSchema, type Task, TaskSchema } from '../core/task.ts';
 import { bigintToJs } from './arrow-values.ts';
-import { columnsOf, compilePath, type FieldGetter, MISSING, RowMappingError } from './field-path.ts';
+import { compilePath, type FieldGetter, MISSING, RowMappingError } from './field-path.ts';
 import { jsonSafe } from './jsonl-writer.ts';
+import {
+  answerGetter,
+  columnUse,
+  describe,
+  getField as get,
+  promptGetter,
+  type RequiredColumn,
+  type TextGetter,
+} from './mapping-refs.ts';
 import type { RawBatch, RawRecord, ReadRejection } from './raw-record.ts';
-import { type CompiledTemplate, compileTemplate } from './template.ts';
+import { compileTemplate } from './template.ts';
 
+/** A column name or dotted path; a trailing `?` marks it optional (rows without it keep going). */
 const ColumnRef = z.string().min(1);
+/** The object form names the column exactly (also a name that ends in `?`). */
+const ColumnSpec = z.strictObject({
+  column: z.string().min(1),
+  optional: z.boolean().default(false).describe('Rows without the column keep going without this key.'),
+});
+const ColumnOrSpec = z.union([ColumnRef, ColumnSpec]);
 const TemplateRef = z.object({ template: z.string().min(1) }).strict();
-const TextRef = z.union([ColumnRef, TemplateRef]);
+const PromptColumnSpec = z.strictObject({
+  column: z.string().min(1),
+  coerce: z
+    .literal('string')
+    .optional()
+    .describe('Accept numbers and booleans as their text (by default a prompt must be text).'),
+  allowEmpty: z.boolean().default(false).describe('Keep rows whose prompt is empty or only whitespace.'),
+});
+const PromptTemplateRef = z.strictObject({
+  template: z.string().min(1),
+  allowEmpty: z.boolean().default(false).describe('Keep rows whose prompt renders empty.'),
+});
 const MessageTemplateSchema = z.object({ role: MessageSchema.shape.role, content: z.string() }).strict();
 
 /**
- * How raw columns become a Task. Column references are names or dotted paths into nested fields;
- * `{ template }` builds text from several fields. See docs/io.md for the full syntax.
+ * How raw columns become a Task. Column references are names or dotted paths into nested fields
+ * (`hint?` marks one optional); `{ template }` builds text from several fields. Every required
+ * column is checked against the first batch of each file before a run writes anything. See
+ * docs/io.md for the full syntax.
  */
 export const FieldMappingSchema = z
   .object({
     /** Literal name of the task set every row goes to. */
     taskset: z.string().min(1),
     /** Column holding a stable id; absent → a content hash of prompt/messages/answer. */
-    id: ColumnRef.optional(),
-    prompt: TextRef.optional(),
-    answer: TextRef.optional(),
+    id: ColumnOrSpec.optional(),
+    /** Text column (numbers are rejected unless `coerce: string`; empty prompts are rejected) or a template. */
+    prompt: z.union([ColumnRef, PromptColumnSpec, PromptTemplateRef]).optional(),
+    /** Reference answer: text, a number or boolean (kept as its text), or a template. */
+    answer: z.union([ColumnRef, ColumnSpec, TemplateRef]).optional(),
     /** A column holding `[{role, content}]`, or a list of turns whose `content` is a template. */
     messages: z.union([ColumnRef, z.array(MessageTemplateSchema).min(1)]).optional(),
     /** feature name → numeric column (numeric text is parsed). */
-    features: z.record(z.string().min(1), ColumnRef).default({}),
+    features: z.record(z.string().min(1), ColumnOrSpec).default({}),
     /** meta key → column, a list of columns (kept under their own names), or `*` for every unmapped column. */
-    meta: z.union([z.literal('*'), z.array(ColumnRef), z.record(z.string().min(1), ColumnRef)]).default({}),
+    meta: z
+      .union([z.literal('*'), z.array(ColumnRef), z.record(z.string().min(1), ColumnOrSpec)])
+      .default({}),
   })
   .strict()
   .refine((m) => m.prompt !== undefined || m.messages !== undefined, {
     message: 'a mapping needs prompt or messages',
+    path: ['prompt'],
+  })
+  .refine((m) => typeof m.prompt !== 'string' || !m.prompt.endsWith('?'), {
+    message: 'the prompt cannot be optional (a task needs one); name the column without a trailing ?',
     path: ['prompt'],
   });
 export type FieldMapping = z.output<typeof FieldMappingSchema>;
@@ -49,46 +86,6 @@ export function parseFieldMapping(input: unknown, path = 'mapping'): FieldMappin
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   throw new ConfigError({ path: [path, ...issue.path.map(String)].join('.'), message: issue.message });
-}
-
-type TextGetter = (f: Record<string, unknown>) => string;
-
-function describe(v: unknown): string {
-  if (Array.isArray(v)) return 'an array';
-  if (v === null) return 'null';
-  if (typeof v === 'object') return 'an object';
-  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
-  return String(v);
-}
-
-function get(getter: FieldGetter, f: Record<string, unknown>, what: string, column: string): unknown {
-  const v = getter(f);
-  if (v === MISSING) {
-    const kind = column.includes('.') ? 'field' : 'column';
-    throw new RowMappingError(`${what}: missing ${kind} '${column}' (${columnsOf(f)})`);
-  }
-  return v;
-}
-
-function textGetter(ref: string | { template: string }, what: string, configPath: string): TextGetter {
-  if (typeof ref !== 'string') {
-    const t: CompiledTemplate = compileTemplate(ref.template, `${configPath}.${what}.template`);
-    return (f) => {
-      try {
-        return t.render(f);
-      } catch (err) {
-        if (err instanceof RowMappingError) throw new RowMappingError(`${what}: ${err.message}`);
-        throw err;
-      }
-    };
-  }
-  const g = compilePath(ref);
-  return (f) => {
-    const v = get(g, f, what, ref);
-    if (typeof v === 'string') return v;
-    if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
-    throw new RowMappingError(`${what}: column '${ref}' holds ${describe(v)}, expected text`);
-  };
 }
 
 function toNumber(v: unknown): number | undefined {
@@ -176,12 +173,14 @@ export interface CompileMappingOptions {
  */
 export class CompiledMapping {
   readonly mapping: FieldMapping;
-  private readonly id: FieldGetter | undefined;
+  /** Columns and template fields every row must have (checked against each file's first batch). */
+  readonly required: readonly RequiredColumn[];
+  private readonly id: { column: string; optional: boolean; get: FieldGetter } | undefined;
   private readonly prompt: TextGetter | undefined;
   private readonly answer: TextGetter | undefined;
   private readonly messages: ((f: Record<string, unknown>) => Message[]) | undefined;
-  private readonly features: Array<{ name: string; column: string; get: FieldGetter }>;
-  private readonly meta: Array<{ key: string; column: string; get: FieldGetter }>;
+  private readonly features: Array<{ name: string; column: string; optional: boolean; get: FieldGetter }>;
+  private readonly meta: Array<{ key: string; column: string; optional: boolean; get: FieldGetter }>;
   /** For `meta: '*'`: columns already used by other keys. */
   private readonly used: Set<string> | undefined;
   private readonly validate: boolean;
@@ -192,30 +191,44 @@ export class CompiledMapping {
     const m = parseFieldMapping(input, path);
     this.mapping = m;
     const refs: string[] = [];
+    const required: RequiredColumn[] = [];
+    const use = (key: string, ref: string | { column: string; optional?: boolean }) => {
+      const u = columnUse(ref);
+      refs.push(u.column);
+      if (!u.optional) required.push({ key, column: u.column });
+      return u;
+    };
+    const useTemplate = (key: string, template: string) => {
+      const t = compileTemplate(template, `${path}.${key}`);
+      refs.push(...t.fields);
+      for (const column of t.requiredFields) required.push({ key, column, template });
+    };
     if (m.id !== undefined) {
-      this.id = compilePath(m.id);
-      refs.push(m.id);
+      const u = use('id', m.id);
+      this.id = { ...u, get: compilePath(u.column) };
     }
-    for (const key of ['prompt', 'answer'] as const) {
-      const ref = m[key];
-      if (ref === undefined) continue;
-      const getter = textGetter(ref, key, path);
-      if (key === 'prompt') this.prompt = getter;
-      else this.answer = getter;
-      if (typeof ref === 'string') refs.push(ref);
-      else refs.push(...compileTemplate(ref.template, `${path}.${key}.template`).fields);
+    if (m.prompt !== undefined) {
+      this.prompt = promptGetter(m.prompt, path);
+      if (typeof m.prompt !== 'string' && 'template' in m.prompt)
+        useTemplate('prompt.template', m.prompt.template);
+      else use('prompt', { column: typeof m.prompt === 'string' ? m.prompt : m.prompt.column });
+    }
+    if (m.answer !== undefined) {
+      this.answer = answerGetter(m.answer, path);
+      if (typeof m.answer !== 'string' && 'template' in m.answer)
+        useTemplate('answer.template', m.answer.template);
+      else use('answer', m.answer);
     }
     const msgs = m.messages;
     if (typeof msgs === 'string') {
       const g = compilePath(msgs);
       this.messages = (f) => messagesFromColumn(get(g, f, 'messages', msgs), msgs);
-      refs.push(msgs);
+      use('messages', { column: msgs });
     } else if (msgs !== undefined) {
-      const turns = msgs.map((t, i) => ({
-        role: t.role,
-        content: compileTemplate(t.content, `${path}.messages[${i}].content`),
-      }));
-      for (const t of turns) refs.push(...t.content.fields);
+      const turns = msgs.map((t, i) => {
+        useTemplate(`messages[${i}].content`, t.content);
+        return { role: t.role, content: compileTemplate(t.content, `${path}.messages[${i}].content`) };
+      });
       this.messages = (f) =>
         turns.map((t, i) => {
           try {
@@ -226,19 +239,23 @@ export class CompiledMapping {
           }
         });
     }
-    this.features = Object.entries(m.features).map(([name, column]) => ({
-      name,
-      column,
-      get: compilePath(column),
-    }));
-    refs.push(...Object.values(m.features));
+    this.features = Object.entries(m.features).map(([name, ref]) => {
+      const u = use(`features.${name}`, ref);
+      return { name, ...u, get: compilePath(u.column) };
+    });
     if (m.meta === '*') {
       this.meta = [];
       this.used = new Set(refs.flatMap(topLevelNames));
     } else {
-      const pairs = Array.isArray(m.meta) ? m.meta.map((c) => [c, c] as const) : Object.entries(m.meta);
-      this.meta = pairs.map(([key, column]) => ({ key, column, get: compilePath(column) }));
+      const pairs = Array.isArray(m.meta)
+        ? m.meta.map((c, i) => [columnUse(c).column, c, `meta[${i}]`] as const)
+        : Object.entries(m.meta).map(([k, c]) => [k, c, `meta.${k}`] as const);
+      this.meta = pairs.map(([key, ref, configKey]) => {
+        const u = use(configKey, ref);
+        return { key, ...u, get: compilePath(u.column) };
+      });
     }
+    this.required = required;
   }
 
   map(record: RawRecord): MapResult {
@@ -247,10 +264,14 @@ export class CompiledMapping {
       const task: Record<string, unknown> = { id: '', taskset: this.mapping.taskset };
       if (this.prompt) task.prompt = this.prompt(f);
       if (this.messages) task.messages = this.messages(f);
-      if (this.answer) task.answer = this.answer(f);
+      if (this.answer) {
+        const answer = this.answer(f);
+        if (answer !== undefined) task.answer = answer;
+      }
       task.id = this.idOf(f, task);
       const features: Record<string, number> = {};
-      for (const { name, column, get: g } of this.features) {
+      for (const { name, column, optional, get: g } of this.features) {
+        if (optional && g(f) === MISSING) continue;
         const v = get(g, f, `features.${name}`, column);
         const n = toNumber(v);
         if (n === undefined) {
@@ -282,16 +303,16 @@ export class CompiledMapping {
   }
 
   private idOf(f: Record<string, unknown>, task: Record<string, unknown>): string {
-    const column = this.mapping.id;
-    if (this.id === undefined || column === undefined) {
+    const id = this.id;
+    if (id === undefined || (id.optional && id.get(f) === MISSING)) {
       return taskContentId(task as { prompt?: string; messages?: unknown; answer?: string });
     }
-    const v = get(this.id, f, 'id', column);
+    const v = get(id.get, f, 'id', id.column);
     if (typeof v === 'string' && v.length > 0) return v;
     if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
     if (typeof v === 'bigint') return v.toString();
     throw new RowMappingError(
-      `id: column '${column}' holds ${describe(v)}, expected non-empty text or an integer`,
+      `id: column '${id.column}' holds ${describe(v)}, expected non-empty text or an integer`,
     );
   }
 
@@ -301,7 +322,10 @@ export class CompiledMapping {
       for (const key of Object.keys(f)) if (!this.used.has(key)) meta[key] = toJson(f[key]);
       return meta;
     }
-    for (const { key, column, get: g } of this.meta) meta[key] = toJson(get(g, f, `meta.${key}`, column));
+    for (const { key, column, optional, get: g } of this.meta) {
+      if (optional && g(f) === MISSING) continue;
+      meta[key] = toJson(get(g, f, `meta.${key}`, column));
+    }
     return meta;
   }
 }

@@ -4,16 +4,19 @@ import { jsonSafe } from './jsonl-writer.ts';
 
 /**
  * `"{question}\n{choices}"`: text with `{field}` placeholders (dotted paths reach nested fields;
- * `{{` and `}}` are literal braces). Parsed once; rendering is a join.
+ * `{hint?}` is optional: a missing or null field renders as nothing; `{{` and `}}` are literal
+ * braces). Parsed once; rendering is a join.
  */
 export interface CompiledTemplate {
   readonly source: string;
-  /** Field paths in order of appearance. */
+  /** Field paths in order of appearance (without the `?` of optional ones). */
   readonly fields: readonly string[];
+  /** The fields every row must have (the placeholders not marked `?`). */
+  readonly requiredFields: readonly string[];
   render(fields: Record<string, unknown>): string;
 }
 
-type Part = string | { path: string; get: FieldGetter };
+type Part = string | { path: string; optional: boolean; get: FieldGetter };
 
 /** Compile a template; syntax errors throw a ConfigError at `configPath`. */
 export function compileTemplate(source: string, configPath: string): CompiledTemplate {
@@ -35,12 +38,14 @@ export function compileTemplate(source: string, configPath: string): CompiledTem
         throw new ConfigError({
           path: configPath,
           message: `bad placeholder at character ${i + 1} of template ${JSON.stringify(source)}`,
-          hint: "write {column} or {a.b}; use '{{' and '}}' for literal braces",
+          hint: "write {column}, {a.b} or {optional?}; use '{{' and '}}' for literal braces",
         });
       }
       if (text) parts.push(text);
       text = '';
-      parts.push({ path: inner, get: compilePath(inner) });
+      const optional = inner.endsWith('?') && inner.length > 1;
+      const path = optional ? inner.slice(0, -1).trim() : inner;
+      parts.push({ path, optional, get: compilePath(path) });
       i = close + 1;
     } else if (c === '}') {
       throw new ConfigError({
@@ -54,15 +59,20 @@ export function compileTemplate(source: string, configPath: string): CompiledTem
     }
   }
   if (text) parts.push(text);
-  const fields = parts.filter((p) => typeof p !== 'string').map((p) => p.path);
+  const placeholders = parts.filter((p) => typeof p !== 'string');
   return {
     source,
-    fields,
+    fields: placeholders.map((p) => p.path),
+    requiredFields: placeholders.filter((p) => !p.optional).map((p) => p.path),
     render(row) {
       let out = '';
       for (const p of parts) {
         if (typeof p === 'string') out += p;
-        else out += renderValue(p.get(row), p.path, row);
+        else {
+          const v = p.get(row);
+          if (p.optional && (v === MISSING || v === null || v === undefined)) continue;
+          out += renderValue(v, p.path, row);
+        }
       }
       return out;
     },

@@ -55,6 +55,14 @@ export function taskPipelineConfigSchema(
           .default(50_000)
           .describe('Tasks per LanceDB commit (large commits, few versions).'),
         compact: z.boolean().default(true).describe('Merge small fragments after the run.'),
+        maxRejectedShare: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0.5)
+          .describe(
+            'Most share of rows read that may fail to read or map before the run fails (exit 3) and lands nothing; a run that rejects every row always fails.',
+          ),
       })
       .prefault({}),
   });

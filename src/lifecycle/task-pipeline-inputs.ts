@@ -1,6 +1,10 @@
 import { ConfigError, DataError } from '../core/errors.ts';
+import type { RejectedInput } from '../core/rejected.ts';
+import type { CompiledMapping } from '../io/mapping.ts';
+import { mapRecord } from '../io/mapping.ts';
+import { checkMappingColumns } from '../io/mapping-columns.ts';
 import { DATASET_FORMATS, type ReadOptions } from '../io/read-options.ts';
-import { detectFormat } from '../io/reader.ts';
+import { detectFormat, readDataset } from '../io/reader.ts';
 import type { TaskPipelineConfig } from './task-pipeline-config.ts';
 import { checkInputFile } from './task-source.ts';
 
@@ -32,4 +36,69 @@ export function checkInputs(files: readonly string[], config: TaskPipelineConfig
       });
     }
   });
+}
+
+/**
+ * Check the mapping against the first batch (with records) of every input before anything is
+ * opened or written: a misspelt column or template field fails the run with a ConfigError naming
+ * the key, the column and the nearest real columns, instead of rejecting every row. Reads one
+ * batch per file; the run reads the files again from the start.
+ */
+export async function checkMappingAgainstInputs(
+  files: readonly string[],
+  config: TaskPipelineConfig,
+  mapping: CompiledMapping,
+  configFile?: string,
+): Promise<void> {
+  for (const file of files) {
+    for await (const batch of readDataset(file, readOptionsOf(config.input))) {
+      if (batch.records.length === 0) continue;
+      checkMappingColumns(mapping, batch.records, { file, ...(configFile ? { configFile } : {}) });
+      break; // leaving the loop closes the reader
+    }
+  }
+}
+
+function payloadOf(row: unknown): string {
+  try {
+    return typeof row === 'string' ? row : JSON.stringify(row);
+  } catch {
+    return String(row);
+  }
+}
+
+/**
+ * Strict mode's first pass: read and map every input row without writing, recording each row that
+ * cannot be read or mapped. Returns how many there were.
+ */
+export async function precheckInputs(
+  files: readonly string[],
+  config: TaskPipelineConfig,
+  mapping: CompiledMapping,
+  reject: (r: RejectedInput) => void,
+): Promise<number> {
+  let bad = 0;
+  for (const file of files) {
+    const batches = readDataset(file, readOptionsOf(config.input));
+    for await (const batch of batches) {
+      for (const r of batch.rejected) {
+        bad++;
+        reject({ step: r.step, reason: r.reason, file: r.file, row: r.row, payload: r.payload });
+      }
+      for (const record of batch.records) {
+        const mapped = mapRecord(record, mapping);
+        if ('error' in mapped) {
+          bad++;
+          reject({
+            step: 'map',
+            reason: mapped.error,
+            file: record.source.file,
+            row: record.source.row,
+            payload: payloadOf(record.fields),
+          });
+        }
+      }
+    }
+  }
+  return bad;
 }

@@ -14,10 +14,16 @@ import { readDataset } from '../io/reader.ts';
 import { OperatorGraph } from '../operators/graph.ts';
 import { buildGraph } from '../operators/graph-spec.ts';
 import type { OperatorDefinition } from '../operators/operator.ts';
-import { emptyMetrics, reasonClass, type StepMetrics } from '../operators/step-metrics.ts';
+import { countReason as count, emptyMetrics, type StepMetrics } from '../operators/step-metrics.ts';
 import { Hooks } from './hooks.ts';
 import { type TaskPipelineConfig, taskPipelineConfigSchema } from './task-pipeline-config.ts';
-import { checkInputs, readOptionsOf } from './task-pipeline-inputs.ts';
+import {
+  checkInputs,
+  checkMappingAgainstInputs,
+  precheckInputs,
+  readOptionsOf,
+} from './task-pipeline-inputs.ts';
+import { rejectionVerdict } from './task-pipeline-quality.ts';
 
 /** Checkpoints of a task pipeline run. Events with `rows` can be transformed or vetoed by hooks. */
 export interface TaskPipelineEvents {
@@ -44,7 +50,10 @@ export interface RunTaskPipelineOptions {
   configFile?: string;
   dbDir?: string;
   seed?: number;
-  /** Fail (and roll the task table back) when any input row could not be read or mapped. */
+  /**
+   * Fail (and land nothing) when any input row could not be read or mapped. Without it a run still
+   * fails (exit 3, nothing landed) when it rejects every row or more than `output.maxRejectedShare`.
+   */
   strict?: boolean;
   registry: Registry<OperatorDefinition<Task, unknown>>;
   hooks?: Hooks<TaskPipelineEvents>;
@@ -121,6 +130,7 @@ export async function runTaskPipeline(
   });
   const graph = new OperatorGraph<Task>(nodes, { seed, runId, onWarn: (step, m) => warn(`${step}: ${m}`) });
   const mapping = compileMapping(config.mapping);
+  await checkMappingAgainstInputs(files, config, mapping, opts.configFile);
   const hooks = opts.hooks ?? new Hooks<TaskPipelineEvents>();
 
   const store = await TaskStore.open(dbDir, config.output.table);
@@ -142,11 +152,6 @@ export async function runTaskPipeline(
   const mapStep = emptyMetrics('map', 'map', 'map');
   const hookStep = emptyMetrics('hooks', 'hooks', 'hook');
   const writeStep = emptyMetrics('write', 'write', 'write');
-  const count = (m: StepMetrics, reason: string) => {
-    m.dropped++;
-    const c = reasonClass(reason);
-    m.reasons[c] = (m.reasons[c] ?? 0) + 1;
-  };
 
   let rowsRead = 0;
   let inputErrors = 0;
@@ -230,7 +235,7 @@ export async function runTaskPipeline(
 
   const strictError = (n: number) =>
     new StrictModeError(
-      `${n} input row(s) could not be read or mapped (strict mode): nothing was landed; see \`winnow inspect --table ${config.output.rejectedTable}\` (run ${runId})`,
+      `${n} input row(s) could not be read or mapped (strict mode): nothing was landed; see: winnow inspect --db ${dbDir} --table ${config.output.rejectedTable} --run ${runId}`,
     );
 
   try {
@@ -302,6 +307,35 @@ export async function runTaskPipeline(
     const tail = await graph.flush();
     recordGraphRejections(tail.rejected);
     if (tail.rows.length > 0) await land(tail.rows);
+    const steps = [
+      readStep,
+      mapStep,
+      ...graph.metrics(),
+      ...(hooks.count('afterIngest') + hooks.count('afterTaskOps') > 0 ? [hookStep] : []),
+      writeStep,
+    ];
+    // Decided before the last commit: a run that fits in one commit (output.commitRows) never
+    // touches the task table when it fails; a longer one is rolled back below.
+    const verdict = rejectionVerdict({
+      runId,
+      dbDir,
+      rejectedTable: config.output.rejectedTable,
+      rowsRead,
+      inputErrors,
+      tasksOut,
+      maxRejectedShare: config.output.maxRejectedShare,
+      steps,
+    });
+    if (verdict) {
+      pending = [];
+      await inFlight;
+      await rejectedStore.flush();
+      if ((await store.version()) !== startVersion) {
+        await store.table.checkout(startVersion);
+        await store.table.restore();
+      }
+      throw verdict;
+    }
     await commit(true);
     await rejectedStore.flush();
 
@@ -314,13 +348,6 @@ export async function runTaskPipeline(
 
     if (config.output.compact && totals.inserted + totals.updated > 0) await store.compact();
     const tableVersion = await store.tagRun(runId);
-    const steps = [
-      readStep,
-      mapStep,
-      ...graph.metrics(),
-      ...(hooks.count('afterIngest') + hooks.count('afterTaskOps') > 0 ? [hookStep] : []),
-      writeStep,
-    ];
     const report: TaskPipelineReport = {
       runId,
       name: config.name,
@@ -356,42 +383,6 @@ export async function runTaskPipeline(
     await hooks.emit('onError', { runId, error: err as Error }).catch(() => undefined);
     throw err;
   }
-}
-
-/**
- * Strict mode's first pass: read and map every input row without writing, recording each row that
- * cannot be read or mapped. Returns how many there were.
- */
-async function precheckInputs(
-  files: readonly string[],
-  config: TaskPipelineConfig,
-  mapping: ReturnType<typeof compileMapping>,
-  reject: (r: RejectedInput) => void,
-): Promise<number> {
-  let bad = 0;
-  for (const file of files) {
-    const batches = readDataset(file, readOptionsOf(config.input));
-    for await (const batch of batches) {
-      for (const r of batch.rejected) {
-        bad++;
-        reject({ step: r.step, reason: r.reason, file: r.file, row: r.row, payload: r.payload });
-      }
-      for (const record of batch.records) {
-        const mapped = mapRecord(record, mapping);
-        if ('error' in mapped) {
-          bad++;
-          reject({
-            step: 'map',
-            reason: mapped.error,
-            file: record.source.file,
-            row: record.source.row,
-            payload: payloadOf(record.fields),
-          });
-        }
-      }
-    }
-  }
-  return bad;
 }
 
 /** Load a pipeline file and run it, resolving relative paths against the file's folder. */

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
+import { badRows, describeBadRow } from '../buffer/bad-cell.ts';
 import { connect } from '../buffer/connection.ts';
 import { TaskStore } from '../buffer/task-store.ts';
 import { ConfigError } from '../core/errors.ts';
@@ -7,6 +8,7 @@ import type { RejectedInput } from '../core/rejected.ts';
 import { closestNames } from '../core/suggest.ts';
 import type { Task } from '../core/task.ts';
 import { compileMapping, mapRecord } from '../io/mapping.ts';
+import { checkMappingColumns } from '../io/mapping-columns.ts';
 import { readDataset } from '../io/reader.ts';
 import { compilePredicate } from '../operators/predicate.ts';
 import type { TaskSource } from './rft-config.ts';
@@ -26,7 +28,17 @@ export async function loadTaskSource(
     checkInputFile(file, `${opts.path ?? opts.step}.path`, opts.file);
     const mapping = compileMapping(source.mapping);
     const tasks: Task[] = [];
+    let checked = false;
     for await (const batch of readDataset(file, source.read ?? {})) {
+      // A mapping naming a column the file lacks is a config error, not a file of bad rows.
+      if (!checked && batch.records.length > 0) {
+        checkMappingColumns(mapping, batch.records, {
+          file,
+          path: `${opts.path ?? opts.step}.mapping`,
+          configFile: opts.file,
+        });
+        checked = true;
+      }
       for (const r of batch.rejected)
         rejected.push({
           step: `${opts.step}:${r.step}`,
@@ -63,11 +75,14 @@ export async function loadTaskSource(
         names.length > 0 ? `tables there: ${names.join(', ')}` : 'land a task set first with a task pipeline',
     });
   const store = await TaskStore.open(opts.dbDir, source.table);
-  const tasks = await store.read({
+  const { tasks, bad } = await store.readChecked({
     ...(source.taskset ? { taskset: source.taskset } : {}),
     ...(source.version !== undefined ? { version: source.version } : {}),
     ...(source.limit !== undefined ? { limit: source.limit } : {}),
   });
+  // Rows another tool wrote with malformed cells are quarantined, not fatal: one rejected row each.
+  for (const cells of badRows(bad))
+    rejected.push({ step: `${opts.step}:decode`, reason: describeBadRow(cells), rowId: cells[0]!.id });
   // Table order is not guaranteed across compactions: sort by id so runs are reproducible.
   const kept = tasks.filter(keep);
   kept.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

@@ -12,15 +12,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { closeAllConnections, connect } from '../src/buffer/connection.ts';
 import { ExperienceBuffer } from '../src/buffer/experience-buffer.ts';
 import type { ExperienceBufferConfigInput } from '../src/buffer/experience-config.ts';
 import { encodeExperiences } from '../src/buffer/experience-table.ts';
 import { sqlIn } from '../src/buffer/sql.ts';
+import { parseCommand } from '../src/cli/command-spec.ts';
 import { formatTable } from '../src/cli/table.ts';
 import type { Experience } from '../src/core/experience.ts';
 import { Rng } from '../src/core/rng.ts';
+import { BUFFER_BENCH_SPEC } from './bench-specs.ts';
 
 const TOKENS = 64;
 const PROMPT_TOKENS = 16;
@@ -258,19 +259,9 @@ async function sampleBench(dir: string, rows: number, samples: number, seed: num
 }
 
 export async function bufferBenchMain(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      rows: { type: 'string', default: '1000000' },
-      'write-rows': { type: 'string', default: '100000' },
-      samples: { type: 'string', default: '40' },
-      seed: { type: 'string', default: '1' },
-    },
-  });
-  const rows = Number(values.rows);
-  const writeRows = Number(values['write-rows']);
-  const samples = Number(values.samples);
-  const seed = Number(values.seed);
+  const parsed = parseCommand(BUFFER_BENCH_SPEC, argv);
+  if (!parsed) return 0;
+  const { rows, 'write-rows': writeRows, samples, seed } = parsed.values;
   const dir = mkdtempSync(join(tmpdir(), 'winnow-bench-buffer-'));
   try {
     log(`writes: ${writeRows.toLocaleString('en-US')} experiences with ${TOKENS}-token arrays…`);

@@ -6,8 +6,8 @@ import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { closeAllConnections } from '../src/buffer/connection.ts';
+import { parseCommand } from '../src/cli/command-spec.ts';
 import { formatTable } from '../src/cli/table.ts';
 import { Rng } from '../src/core/rng.ts';
 import type { Task } from '../src/core/task.ts';
@@ -16,6 +16,7 @@ import { TaskPipelineConfigSchema } from '../src/lifecycle/task-pipeline-config.
 import { OperatorGraph } from '../src/operators/graph.ts';
 import { buildGraph } from '../src/operators/graph-spec.ts';
 import { taskOperatorRegistry } from '../src/operators/registries.ts';
+import { INGEST_BENCH_SPEC } from './bench-specs.ts';
 
 const WORDS =
   'apple basket carries dozen eggs farmer garden hours invoice jar kilometre litre market number orange price quarter ribbon sells ticket'.split(
@@ -127,17 +128,9 @@ async function nearDedupRate(docs: number, seed: number) {
 }
 
 export async function ingestBenchMain(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      rows: { type: 'string', default: '1000000' },
-      docs: { type: 'string', default: '100000' },
-      seed: { type: 'string', default: '1' },
-    },
-  });
-  const rows = Number(values.rows);
-  const docs = Number(values.docs);
-  const seed = Number(values.seed);
+  const parsed = parseCommand(INGEST_BENCH_SPEC, argv);
+  if (!parsed) return 0;
+  const { rows, docs, seed } = parsed.values;
   const dir = mkdtempSync(join(tmpdir(), 'winnow-bench-ingest-'));
   try {
     const file = join(dir, 'tasks.jsonl');

@@ -6,33 +6,30 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommand } from '../src/cli/command-spec.ts';
 import { formatTable } from '../src/cli/table.ts';
+import { LEARNING_BENCH_SPEC, type LEARNING_SELECTORS } from './bench-specs.ts';
 import { type Curve, fmt, meanSd, reach, runCurve } from './rft-curves.ts';
 
 const PIPELINE = resolve(import.meta.dirname, '..', 'pipelines', 'arithmetic-bots.yaml');
 
-const SELECTORS: Record<string, { type: string; params: Record<string, unknown> }> = {
+const SELECTORS: Record<
+  (typeof LEARNING_SELECTORS)[number],
+  { type: string; params: Record<string, unknown> }
+> = {
   random: { type: 'random', params: {} },
   bots: { type: 'bots', params: { m: 8, lambda: 0.1, rho: 0, target: 0.5 } },
   shared_ability: { type: 'shared_ability', params: {} },
 };
 
 export async function learningBenchMain(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      seeds: { type: 'string', default: '3' },
-      steps: { type: 'string', default: '80' },
-      every: { type: 'string', default: '5' },
-      selectors: { type: 'string', default: 'random,bots,shared_ability' },
-      json: { type: 'boolean', default: false },
-    },
-  });
-  const seeds = Array.from({ length: Number(values.seeds) }, (_, i) => i + 1);
-  const steps = Number(values.steps);
-  const every = Number(values.every);
-  const selectors = values.selectors.split(',');
+  const parsed = parseCommand(LEARNING_BENCH_SPEC, argv);
+  if (!parsed) return 0;
+  const { values } = parsed;
+  const seeds = Array.from({ length: values.seeds }, (_, i) => i + 1);
+  const { steps, every } = values;
+  // The spec checked every name against LEARNING_SELECTORS.
+  const selectors = values.selectors as Array<(typeof LEARNING_SELECTORS)[number]>;
   if (!selectors.includes('random')) selectors.unshift('random');
   const dir = mkdtempSync(join(tmpdir(), 'winnow-bench-learning-'));
   try {

@@ -8,9 +8,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommand } from '../src/cli/command-spec.ts';
 import { formatTable } from '../src/cli/table.ts';
 import type { RftConfig } from '../src/lifecycle/rft-config.ts';
+import { REPLAY_BENCH_SPEC } from './bench-specs.ts';
 import { type Curve, fmt, meanSd, runCurve } from './rft-curves.ts';
 
 const PIPELINE = resolve(import.meta.dirname, '..', 'pipelines', 'arithmetic-replay.yaml');
@@ -38,18 +39,11 @@ const VARIANTS: Record<string, (c: RftConfig) => RftConfig> = {
 };
 
 export async function replayBenchMain(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      seeds: { type: 'string', default: '3' },
-      steps: { type: 'string', default: '60' },
-      every: { type: 'string', default: '10' },
-      json: { type: 'boolean', default: false },
-    },
-  });
-  const seeds = Array.from({ length: Number(values.seeds) }, (_, i) => i + 1);
-  const steps = Number(values.steps);
-  const every = Number(values.every);
+  const parsed = parseCommand(REPLAY_BENCH_SPEC, argv);
+  if (!parsed) return 0;
+  const { values } = parsed;
+  const seeds = Array.from({ length: values.seeds }, (_, i) => i + 1);
+  const { steps, every } = values;
   const dir = mkdtempSync(join(tmpdir(), 'winnow-bench-replay-'));
   try {
     const curves: Curve[] = [];

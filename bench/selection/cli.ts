@@ -1,4 +1,5 @@
-import { parseArgs } from 'node:util';
+import { parseCommand } from '../../src/cli/command-spec.ts';
+import { SELECTION_BENCH_SPEC } from '../bench-specs.ts';
 import { formatSelectionTable } from './format.ts';
 import { runSelectionBench } from './runner.ts';
 
@@ -7,24 +8,14 @@ import { runSelectionBench } from './runner.ts';
  * Prints one table per scenario (or JSON); exit code 0.
  */
 export async function selectionBenchMain(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      scenario: { type: 'string', default: 'default' },
-      seeds: { type: 'string', default: '5' },
-      steps: { type: 'string' },
-      selectors: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      quiet: { type: 'boolean', default: false },
-    },
-  });
+  const parsed = parseCommand(SELECTION_BENCH_SPEC, argv);
+  if (!parsed) return 0;
+  const { values } = parsed;
   const result = await runSelectionBench({
     scenario: values.scenario,
-    seeds: Number(values.seeds),
-    ...(values.steps !== undefined ? { steps: Number(values.steps) } : {}),
-    ...(values.selectors !== undefined
-      ? { selectors: values.selectors.split(',').map((s) => s.trim()) }
-      : {}),
+    seeds: values.seeds,
+    ...(values.steps !== undefined ? { steps: values.steps } : {}),
+    ...(values.selectors !== undefined ? { selectors: values.selectors } : {}),
     json: values.json,
     ...(values.quiet ? {} : { onProgress: (m: string) => process.stderr.write(`${m}\n`) }),
   });

@@ -1,11 +1,15 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { WinnowError } from '../core/errors.ts';
 
+/** A bad command line: one line on stderr, exit 2. */
 export class UsageError extends WinnowError {
   override name = 'UsageError';
 }
 
-/** parseArgs with our error type, so a bad flag prints usage and exits 2. */
+/**
+ * parseArgs with our error type, so a bad flag is one line and exits 2. Commands defined by a
+ * CommandSpec use `parseCommand` (command-spec.ts) instead, which also checks values and answers --help.
+ */
 export function parseCommandArgs<O extends NonNullable<ParseArgsConfig['options']>>(
   argv: string[],
   options: O,
@@ -14,13 +18,14 @@ export function parseCommandArgs<O extends NonNullable<ParseArgsConfig['options'
   try {
     return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (err) {
-    throw new UsageError(`${(err as Error).message}\n\nusage: ${usage}`);
+    const first = ((err as Error).message.split('\n')[0] ?? '').replace(/\. To specify a positional.*$/, '');
+    throw new UsageError(`${first} (usage: ${usage})`);
   }
 }
 
 export function intOption(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
+  const n = value.trim() === '' ? Number.NaN : Number(value);
   if (!Number.isInteger(n)) throw new UsageError(`--${name} expects an integer, got '${value}'`);
   return n;
 }

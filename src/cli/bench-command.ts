@@ -1,35 +1,65 @@
+import {
+  BENCH_SPECS,
+  BUFFER_BENCH_SPEC,
+  INGEST_BENCH_SPEC,
+  LEARNING_BENCH_SPEC,
+  REPLAY_BENCH_SPEC,
+  SELECTION_BENCH_SPEC,
+} from '../../bench/bench-specs.ts';
 import { UsageError } from './args.ts';
+import {
+  type CommandGroup,
+  type CommandSpec,
+  groupHelpText,
+  parseCommand,
+  unknownName,
+} from './command-spec.ts';
 
-/**
- * `winnow bench <name> [...]`: benchmarks live in bench/ (they are not part of the library);
- * the CLI loads them on demand.
- */
+/** `winnow bench`: its benchmarks' specs live in bench/bench-specs.ts, beside the benchmarks. */
+export const BENCH_GROUP: CommandGroup = {
+  name: 'bench',
+  summary:
+    'Run a benchmark. Each one measures against a baseline run in the same process and prints a table (or JSON).',
+  subcommands: BENCH_SPECS,
+  examples: ['winnow bench selection --seeds 3', 'winnow bench ingest --help'],
+};
+
+type BenchMain = (argv: string[]) => Promise<number>;
+
+/** Benchmarks live in bench/ (they are not part of the library); the CLI loads them on demand. */
+const LOADERS: ReadonlyArray<readonly [CommandSpec, () => Promise<BenchMain>]> = [
+  [INGEST_BENCH_SPEC, async () => (await import('../../bench/ingest.ts')).ingestBenchMain],
+  [BUFFER_BENCH_SPEC, async () => (await import('../../bench/buffer.ts')).bufferBenchMain],
+  [REPLAY_BENCH_SPEC, async () => (await import('../../bench/replay.ts')).replayBenchMain],
+  [LEARNING_BENCH_SPEC, async () => (await import('../../bench/learning.ts')).learningBenchMain],
+  [SELECTION_BENCH_SPEC, async () => (await import('../../bench/selection/index.ts')).selectionBenchMain],
+];
+
+const benchName = (spec: CommandSpec) => spec.name.replace(/^bench /, '');
+
+/** The spec of benchmark `name`, or a UsageError with the nearest names. */
+export function benchSpec(name: string): CommandSpec {
+  const spec = BENCH_SPECS.find((s) => benchName(s) === name);
+  if (!spec) {
+    const names = BENCH_SPECS.map(benchName);
+    throw new UsageError(unknownName('benchmark', name, names, `available: ${names.join(', ')}`));
+  }
+  return spec;
+}
+
 export async function benchCommand(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  switch (name) {
-    case 'ingest': {
-      const { ingestBenchMain } = await import('../../bench/ingest.ts');
-      return ingestBenchMain(rest);
-    }
-    case 'buffer': {
-      const { bufferBenchMain } = await import('../../bench/buffer.ts');
-      return bufferBenchMain(rest);
-    }
-    case 'replay': {
-      const { replayBenchMain } = await import('../../bench/replay.ts');
-      return replayBenchMain(rest);
-    }
-    case 'learning': {
-      const { learningBenchMain } = await import('../../bench/learning.ts');
-      return learningBenchMain(rest);
-    }
-    case 'selection': {
-      const { selectionBenchMain } = await import('../../bench/selection/index.ts');
-      return selectionBenchMain(rest);
-    }
-    default:
-      throw new UsageError(
-        `unknown benchmark '${name ?? ''}'; available: ingest, selection, learning, buffer, replay`,
-      );
+  if (name === undefined)
+    throw new UsageError(
+      `winnow bench needs a benchmark: ${BENCH_SPECS.map(benchName).join(', ')} (winnow bench --help)`,
+    );
+  if (name === '--help' || name === '-h') {
+    process.stdout.write(`${groupHelpText(BENCH_GROUP)}\n`);
+    return 0;
   }
+  const spec = benchSpec(name);
+  // Check the flags before loading the benchmark (and --help without loading it).
+  if (!parseCommand(spec, rest)) return 0;
+  const load = LOADERS.find(([s]) => s === spec)![1];
+  return (await load())(rest);
 }

@@ -1,111 +1,246 @@
-import { ConfigError, DataError, StrictModeError, WinnowError } from '../core/errors.ts';
+import { ConfigError, StrictModeError, WinnowError } from '../core/errors.ts';
 import { UsageError } from './args.ts';
-import { type CommandSpec, usageLine } from './command-spec.ts';
-import { exportCommand } from './export-command.ts';
+import { BENCH_GROUP, benchCommand, benchSpec } from './bench-command.ts';
+import {
+  asksForHelp,
+  type CommandGroup,
+  type CommandSpec,
+  firstSentence,
+  groupHelpText,
+  helpText,
+  unknownName,
+  usageLine,
+} from './command-spec.ts';
+import * as exportModule from './export-command.ts';
 import { GC_SPEC, gcCommand } from './gc-command.ts';
-import { inspectCommand } from './inspect-command.ts';
-import { runCommand } from './run-command.ts';
+import * as inspectModule from './inspect-command.ts';
+import { RUN_SPEC, runCommand } from './run-command.ts';
 import { RUNS_SPEC, runsCommand } from './runs-command.ts';
 import { SCHEMA_SPEC, schemaCommand } from './schema-command.ts';
 
-/**
- * Help for the commands whose parser predates command-spec.ts (their options live in their own
- * files); the newer commands' lines come from their specs.
- */
-const LEGACY_HELP: Record<string, string> = {
-  run: `winnow run <pipeline.yaml> [--db DIR] [--seed N] [--strict] [--json] [--quiet]
-    RFT runs (kind: rft) also: [--steps N] [--run ID] [--resume] [--overwrite RUN] [--runs-dir DIR] [--run-dir DIR]
-    --steps N        explorer steps (overrides lifecycle.steps)
-    --run ID         name the new run, or the run --resume continues (default <name>-<n>)
-    --resume         continue the latest run of this config's name (or --run ID) from its last checkpoint;
-                     refused when the config differs in a key that changes results
-    --overwrite RUN  delete run RUN (tables, rejected rows, folder, record) and reuse its id
-    --runs-dir DIR   folder holding one folder per run (default ./.winnow/runs)
-    --run-dir DIR    this run's exact folder
-    --strict         task pipelines: land nothing if any input row cannot be read or mapped (exit 3)
-    --quiet          no progress or report on stdout
-  example: winnow run pipelines/arithmetic-bots.yaml --steps 10 --run-dir /tmp/bots`,
-  inspect: `winnow inspect [--db DIR] [--table T] [--version N|TAG] [--limit N] [--json]
-    tables, versions, schema, column stats and sample rows
-  example: winnow inspect --table tasks --limit 3`,
-  export: `winnow export --out FILE.jsonl|FILE.parquet [--db DIR] [--table T] [--version N|TAG] [--taskset NAME] [--where SQL]
-    export a table
-  example: winnow export --table tasks --out tasks.jsonl`,
-  bench: `winnow bench <ingest|selection|learning|buffer|replay> [...]
-    run a benchmark (see bench/)
-  example: winnow bench selection --seeds 3`,
-};
-
-const SPECS: readonly CommandSpec[] = [SCHEMA_SPEC, RUNS_SPEC, GC_SPEC];
-
-const HELP = `winnow — the data side of reinforcement fine-tuning
-
-usage:
-  ${LEGACY_HELP.run!.split('\n').slice(0, 2).join('\n  ')}
-  ${LEGACY_HELP.inspect!.split('\n')[0]}
-  ${LEGACY_HELP.export!.split('\n')[0]}
-${SPECS.map((s) => `  ${usageLine(s)}`).join('\n')}
-  ${LEGACY_HELP.bench!.split('\n')[0]}
-
-winnow <command> --help shows a command's options and an example.
-
-exit codes: 0 ok (warnings on stderr), 1 run failed, 2 bad usage or config, 3 strict mode found bad input rows`;
-
 type Command = (argv: string[]) => Promise<number>;
 
-const commands: Record<string, Command> = {
-  run: runCommand,
-  inspect: inspectCommand,
-  export: exportCommand,
-  schema: schemaCommand,
-  runs: runsCommand,
-  gc: gcCommand,
-  bench: async (argv) => (await import('./bench-command.ts')).benchCommand(argv),
+/** One command of `winnow`: its definition (help, docs) and what runs it. */
+export interface CommandEntry {
+  name: string;
+  spec: CommandSpec | CommandGroup;
+  run: Command;
+}
+
+// ---- FALLBACK (remove once both files export their specs) -------------------------------------
+// inspect-command.ts and export-command.ts move to command-spec.ts in parallel work; main.ts uses
+// their exported spec (`inspectSpec` / `exportSpec`, or INSPECT_SPEC / EXPORT_SPEC) when present,
+// and until then these help-only specs describe the options their own parsers accept.
+const FALLBACK_INSPECT: CommandSpec = {
+  name: 'inspect',
+  args: '',
+  summary:
+    'Show the tables of a database, or one table: schema, versions, tags, column statistics and sample rows.',
+  options: {
+    db: { type: 'string', value: 'DIR', description: 'database folder (default ./.winnow/db)' },
+    table: { type: 'string', value: 'T', description: 'the table to show' },
+    version: { type: 'string', value: 'N|TAG', description: 'a version number or tag of the table' },
+    limit: { type: 'int', value: 'N', min: 0, description: 'sample rows to show (default 5)' },
+    json: { type: 'boolean', description: 'print JSON' },
+  },
+  examples: ['winnow inspect --table tasks --limit 3'],
+};
+const FALLBACK_EXPORT: CommandSpec = {
+  name: 'export',
+  args: '',
+  summary: 'Export a table (tasks by default) to JSONL (Task objects) or Parquet (the stored columns).',
+  options: {
+    out: { type: 'string', value: 'FILE', description: 'FILE.jsonl or FILE.parquet' },
+    db: { type: 'string', value: 'DIR', description: 'database folder (default ./.winnow/db)' },
+    table: { type: 'string', value: 'T', description: 'the table to export (default tasks)' },
+    version: { type: 'string', value: 'N|TAG', description: 'a version number or tag of the table' },
+    taskset: { type: 'string', value: 'NAME', description: 'only tasks of this task set' },
+    where: { type: 'string', value: 'SQL', description: 'only rows matching this filter' },
+  },
+  examples: ['winnow export --table tasks --out tasks.jsonl'],
 };
 
-const isHelp = (a: string | undefined) => a === '--help' || a === '-h';
+function exportedSpec(mod: object, names: readonly string[], fallback: CommandSpec): CommandSpec {
+  const exported = mod as Record<string, unknown>;
+  for (const n of names) {
+    const s = exported[n];
+    if (s !== null && typeof s === 'object' && 'options' in s && 'examples' in s) return s as CommandSpec;
+  }
+  return fallback;
+}
+// ---- end of FALLBACK ----------------------------------------------------------------------------
 
-export async function main(argv: string[]): Promise<number> {
+/** Every command, in the order `winnow --help` and docs/cli.md list them. */
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: 'run', spec: RUN_SPEC, run: runCommand },
+  {
+    name: 'inspect',
+    spec: exportedSpec(inspectModule, ['inspectSpec', 'INSPECT_SPEC'], FALLBACK_INSPECT),
+    run: inspectModule.inspectCommand,
+  },
+  {
+    name: 'export',
+    spec: exportedSpec(exportModule, ['exportSpec', 'EXPORT_SPEC'], FALLBACK_EXPORT),
+    run: exportModule.exportCommand,
+  },
+  { name: 'schema', spec: SCHEMA_SPEC, run: schemaCommand },
+  { name: 'runs', spec: RUNS_SPEC, run: runsCommand },
+  { name: 'gc', spec: GC_SPEC, run: gcCommand },
+  { name: 'bench', spec: BENCH_GROUP, run: benchCommand },
+];
+
+const isGroup = (s: CommandSpec | CommandGroup): s is CommandGroup => 'subcommands' in s;
+
+export const GLOBAL_OPTIONS: ReadonlyArray<readonly [string, string]> = [
+  ['--debug', 'print the stack trace of an unexpected error (anywhere on the line; or WINNOW_DEBUG=1)'],
+  ['--version', 'print the version'],
+  ['-h, --help', 'print this help; winnow help <command> (or winnow <command> --help) for one command'],
+];
+
+export const EXIT_CODES: ReadonlyArray<readonly [number, string]> = [
+  [0, 'ok (also --help, and winnow gc without --yes); warnings go to stderr'],
+  [1, 'the run failed (unreadable file, database error, unexpected error)'],
+  [2, 'bad usage or bad config: an unknown command, option or key, a bad value, a flag that does not apply'],
+  [3, 'a data-quality failure: strict mode found bad input rows, or too many rows were rejected'],
+];
+
+export function globalHelp(): string {
+  const lines: string[] = [];
+  for (const c of COMMANDS) {
+    if (isGroup(c.spec)) {
+      lines.push(`  winnow ${c.name} <name> [options]`, `      ${firstSentence(c.spec.summary)}`);
+      for (const s of c.spec.subcommands) lines.push(`      ${usageLine(s)}`);
+    } else lines.push(`  ${usageLine(c.spec)}`, `      ${firstSentence(c.spec.summary)}`);
+  }
+  const width = Math.max(...GLOBAL_OPTIONS.map(([f]) => f.length));
+  return [
+    'winnow — the data side of reinforcement fine-tuning',
+    '',
+    'usage:',
+    ...lines,
+    '',
+    'global options:',
+    ...GLOBAL_OPTIONS.map(([f, d]) => `  ${f.padEnd(width)}  ${d}`),
+    '',
+    'exit codes:',
+    ...EXIT_CODES.map(([c, d]) => `  ${c}  ${d}`),
+  ].join('\n');
+}
+
+function findCommand(name: string): CommandEntry {
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry)
+    throw new UsageError(
+      unknownName(
+        'command',
+        name,
+        COMMANDS.map((c) => c.name),
+        `commands: ${COMMANDS.map((c) => c.name).join(', ')}`,
+      ),
+    );
+  return entry;
+}
+
+/** The help of `winnow <path…>` (`['run']`, `['bench']`, `['bench', 'ingest']`); the same text --help prints. */
+export function helpFor(path: readonly string[]): string {
+  const [name, sub, ...extra] = path;
+  if (name === undefined) return globalHelp();
+  const entry = findCommand(name);
+  if (!isGroup(entry.spec)) {
+    if (sub !== undefined) throw new UsageError(`winnow ${name} has no subcommands, got '${sub}' after it`);
+    return helpText(entry.spec);
+  }
+  if (sub === undefined) return groupHelpText(entry.spec);
+  if (extra.length > 0)
+    throw new UsageError(`winnow help ${name} ${sub} takes nothing more, got '${extra[0]}'`);
+  return helpText(benchSpec(sub));
+}
+
+/** `--debug` may stand anywhere before `--`; it is taken out before the command parses its flags. */
+function takeDebugFlag(argv: readonly string[]): { argv: string[]; debug: boolean } {
+  const end = argv.indexOf('--');
+  const head = end === -1 ? [...argv] : argv.slice(0, end);
+  const tail = end === -1 ? [] : argv.slice(end);
+  const kept = head.filter((a) => a !== '--debug');
+  return { argv: [...kept, ...tail], debug: kept.length !== head.length };
+}
+
+const debugFromEnv = () => ['1', 'true', 'yes'].includes((process.env.WINNOW_DEBUG ?? '').toLowerCase());
+
+export async function main(rawArgv: string[]): Promise<number> {
+  const { argv, debug: debugFlag } = takeDebugFlag(rawArgv);
+  const debug = debugFlag || debugFromEnv();
+  try {
+    return await dispatch(argv);
+  } catch (err) {
+    return reportError(err, debug);
+  }
+}
+
+async function dispatch(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(`${HELP}\n`);
-    return name ? 0 : 2;
+  if (name === undefined) {
+    process.stdout.write(`${globalHelp()}\n`);
+    return 2;
+  }
+  if (name === '--help' || name === '-h') {
+    process.stdout.write(`${globalHelp()}\n`);
+    return 0;
+  }
+  if (name === 'help') {
+    process.stdout.write(`${helpFor(rest)}\n`);
+    return 0;
   }
   if (name === '--version') {
     process.stdout.write('winnow 0.1.0\n');
     return 0;
   }
-  const cmd = commands[name];
-  const legacy = LEGACY_HELP[name];
-  // The older parsers do not know --help: answer it here (bench passes it on after a benchmark name).
-  if (legacy && (name === 'bench' ? isHelp(rest[0]) : rest.some(isHelp))) {
-    process.stdout.write(`usage: ${legacy}\n`);
+  const entry = findCommand(name);
+  if (asksForHelp(rest)) {
+    // `winnow bench ingest --help`: the benchmark's help; `winnow bench --help`: the list.
+    const sub = isGroup(entry.spec) && rest[0] !== undefined && !rest[0].startsWith('-') ? [rest[0]] : [];
+    process.stdout.write(`${helpFor([name, ...sub])}\n`);
     return 0;
   }
-  if (!cmd) {
-    process.stderr.write(`unknown command '${name}'\n\n${HELP}\n`);
-    return 2;
-  }
-  try {
-    return await cmd(rest);
-  } catch (err) {
-    return reportError(err);
-  }
+  return entry.run(rest);
 }
 
-function reportError(err: unknown): number {
-  if (err instanceof StrictModeError) {
-    process.stderr.write(`error: ${err.message}\n`);
-    return 3;
-  }
-  if (err instanceof UsageError || err instanceof ConfigError) {
-    process.stderr.write(`error: ${err.message}\n`);
-    return 2;
-  }
-  if (err instanceof DataError || err instanceof WinnowError) {
-    process.stderr.write(`error: ${err.message}\n`);
-    return 1;
-  }
-  process.stderr.write(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+/** The exit code an error stands for (the table in docs/cli.md). */
+export function exitCodeOf(err: unknown): number {
+  if (err instanceof StrictModeError) return 3;
+  // A Winnow error may carry its own code (data-quality failures: 3).
+  const own = err instanceof WinnowError ? (err as { exitCode?: unknown }).exitCode : undefined;
+  if (typeof own === 'number' && Number.isInteger(own) && own > 0) return own;
+  if (err instanceof UsageError || err instanceof ConfigError) return 2;
   return 1;
+}
+
+const oneLine = (s: string) =>
+  s
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .join(' ');
+
+/**
+ * Every error is one line on stderr: our own errors say what and where (and a hint); anything
+ * else is a bug or an engine failure, shown by its first line — its stack only with --debug.
+ */
+export function reportError(err: unknown, debug = false): number {
+  const code = exitCodeOf(err);
+  if (debug) {
+    process.stderr.write(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    return code;
+  }
+  if (err instanceof WinnowError) {
+    process.stderr.write(`error: ${oneLine(err.message)}\n`);
+    return code;
+  }
+  const first = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.trim();
+  const text = first.length > 300 ? `${first.slice(0, 300)}…` : first;
+  const kind = err instanceof Error && err.name !== 'Error' ? `${err.name}: ` : '';
+  process.stderr.write(
+    `error: ${kind}${text || 'unexpected failure'} (run with --debug for the stack trace)\n`,
+  );
+  return code;
 }

@@ -5,38 +5,87 @@ import type { RftConfig } from '../lifecycle/rft-config.ts';
 import type { RftReport } from '../lifecycle/rft-run.ts';
 import { runTaskPipelineFile, type TaskPipelineReport } from '../lifecycle/task-pipeline.ts';
 import { taskOperatorRegistry } from '../operators/registries.ts';
-import { intOption, parseCommandArgs, UsageError } from './args.ts';
+import { UsageError } from './args.ts';
+import { type CommandSpec, type OptionValues, parseCommand, refuseInapplicable } from './command-spec.ts';
 import { Progress } from './progress.ts';
 import { formatTable } from './table.ts';
 
-const USAGE =
-  'winnow run <pipeline.yaml> [--db DIR] [--seed N] [--strict] [--json] [--quiet]\n' +
-  '           RFT runs also: [--steps N] [--run ID] [--resume] [--overwrite RUN] [--runs-dir DIR] [--run-dir DIR]';
+export const RUN_SPEC = {
+  name: 'run',
+  args: 'PIPELINE.yaml',
+  maxArgs: 1,
+  summary:
+    'Run a pipeline. A task pipeline (kind: tasks, the default) reads, cleans and lands a task set; ' +
+    'an RFT run (kind: rft) explores, keeps experiences in a buffer and trains.',
+  options: {
+    db: {
+      type: 'string',
+      value: 'DIR',
+      description: "database folder (default: the config's db:, relative to the YAML, else ./.winnow/db)",
+    },
+    seed: {
+      type: 'int',
+      value: 'N',
+      description: "seed for every random choice (overrides the config's seed)",
+    },
+    strict: {
+      type: 'boolean',
+      only: 'tasks',
+      description: 'land nothing if any input row cannot be read or mapped (exit 3)',
+    },
+    json: { type: 'boolean', description: 'print the full report as JSON on stdout' },
+    quiet: { type: 'boolean', description: 'no progress or report on stdout' },
+    steps: {
+      type: 'int',
+      value: 'N',
+      min: 1,
+      only: 'rft',
+      description: 'explorer steps (overrides lifecycle.steps)',
+    },
+    run: {
+      type: 'string',
+      value: 'ID',
+      only: 'rft',
+      description: 'name the new run, or the run --resume continues (default <name>-<n>)',
+    },
+    resume: {
+      type: 'boolean',
+      only: 'rft',
+      description:
+        "continue the latest run of the config's name (or --run ID) from its last checkpoint; refused when the config differs in a key that changes results",
+    },
+    overwrite: {
+      type: 'string',
+      value: 'RUN',
+      only: 'rft',
+      description: 'delete run RUN (tables, rejected rows, folder, record) and reuse its id',
+    },
+    'runs-dir': {
+      type: 'string',
+      value: 'DIR',
+      only: 'rft',
+      description: 'folder holding one folder per run (default ./.winnow/runs)',
+    },
+    'run-dir': { type: 'string', value: 'DIR', only: 'rft', description: "this run's exact folder" },
+  },
+  notes: ["Paths in a pipeline resolve against the YAML file's folder; the report prints them resolved."],
+  examples: [
+    'winnow run pipelines/gsm8k-tasks.yaml --db .winnow/db',
+    'winnow run pipelines/arithmetic-bots.yaml --steps 10 --run-dir /tmp/bots',
+  ],
+} as const satisfies CommandSpec;
+
+type RunValues = OptionValues<typeof RUN_SPEC.options>;
 
 export async function runCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
-    argv,
-    {
-      db: { type: 'string' },
-      seed: { type: 'string' },
-      strict: { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
-      quiet: { type: 'boolean', default: false },
-      resume: { type: 'boolean', default: false },
-      steps: { type: 'string' },
-      'run-dir': { type: 'string' },
-      'runs-dir': { type: 'string' },
-      run: { type: 'string' },
-      overwrite: { type: 'string' },
-    },
-    USAGE,
-  );
+  const parsed = parseCommand(RUN_SPEC, argv);
+  if (!parsed) return 0;
+  const { values, positionals, given } = parsed;
   const file = positionals[0];
-  if (!file) throw new UsageError(`missing the pipeline file\n\nusage: ${USAGE}`);
-  if (positionals.length > 1)
-    throw new UsageError(`run takes one pipeline file, got ${positionals.length}: ${positionals.join(', ')}`);
+  if (!file)
+    throw new UsageError('winnow run needs the pipeline file: winnow run PIPELINE.yaml (winnow run --help)');
   try {
-    return await runFile(file, values);
+    return await runFile(file, values, given);
   } catch (err) {
     throw withConfigFile(err, file);
   }
@@ -63,32 +112,13 @@ function readConfigFile(file: string): unknown {
   }
 }
 
-interface RunValues {
-  db?: string | undefined;
-  seed?: string | undefined;
-  strict: boolean;
-  json: boolean;
-  quiet: boolean;
-  resume: boolean;
-  steps?: string | undefined;
-  'run-dir'?: string | undefined;
-  'runs-dir'?: string | undefined;
-  run?: string | undefined;
-  overwrite?: string | undefined;
-}
-
-/** Flags that only mean something for an RFT run. */
-const RFT_ONLY = ['steps', 'run-dir', 'runs-dir', 'run', 'overwrite'] as const;
-
-async function runFile(file: string, values: RunValues): Promise<number> {
+async function runFile(file: string, values: RunValues, given: ReadonlySet<string>): Promise<number> {
   const raw = readConfigFile(file);
   const kind = raw && typeof raw === 'object' && 'kind' in raw ? (raw as { kind: unknown }).kind : 'tasks';
   const progress = new Progress({ enabled: !values.json && !values.quiet });
-  const seed = intOption(values.seed, 'seed');
+  const { seed, steps } = values;
   if (kind === 'rft') {
-    const steps = intOption(values.steps, 'steps');
-    if (steps !== undefined && steps < 1)
-      throw new UsageError(`--steps expects a positive integer, got ${steps}`);
+    refuseInapplicable(RUN_SPEC, given, 'rft', `${file} is an RFT run (kind: rft)`);
     return runRftCommand(
       file,
       raw,
@@ -115,10 +145,7 @@ async function runFile(file: string, values: RunValues): Promise<number> {
       hint: "expected 'tasks' or 'rft'",
     });
   }
-  for (const flag of [...RFT_ONLY, 'resume'] as const) {
-    if (values[flag] !== undefined && values[flag] !== false)
-      throw new UsageError(`--${flag} applies to RFT runs (kind: rft); ${file} is a task pipeline`);
-  }
+  refuseInapplicable(RUN_SPEC, given, 'tasks', `${file} is a task pipeline (kind: tasks)`);
   const warnings: string[] = [];
   const report = await runTaskPipelineFile(file, {
     registry: taskOperatorRegistry(),

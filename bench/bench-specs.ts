@@ -1,0 +1,165 @@
+// The command line of every benchmark, in one light module: `winnow bench --help`, each bench's
+// --help, its parser and docs/cli.md read these, without loading the benchmarks themselves.
+import type { CommandSpec } from '../src/cli/command-spec.ts';
+import { ALL_SELECTORS } from './selection/lineup.ts';
+import { SCENARIO_NAMES } from './selection/scenarios.ts';
+
+const seed = {
+  type: 'int',
+  value: 'N',
+  min: 0,
+  default: 1,
+  description: 'seed of the synthetic data',
+} as const;
+const json = { type: 'boolean', description: 'print the results as JSON on stdout' } as const;
+
+export const INGEST_BENCH_SPEC = {
+  name: 'bench ingest',
+  args: '',
+  maxArgs: 0,
+  summary:
+    'Task-pipeline throughput: a synthetic task file through read → 5 cleaning/filter operators → exact dedup → LanceDB, ' +
+    'against a baseline with no operators measured in the same run; also MinHash near-dedup throughput.',
+  options: {
+    rows: {
+      type: 'int',
+      value: 'N',
+      min: 1,
+      default: 1_000_000,
+      description: 'rows in the synthetic task file',
+    },
+    docs: {
+      type: 'int',
+      value: 'N',
+      min: 1,
+      default: 100_000,
+      description: 'documents for the near-dedup comparison',
+    },
+    seed,
+  },
+  examples: ['winnow bench ingest --rows 100000 --docs 20000'],
+} as const satisfies CommandSpec;
+
+export const BUFFER_BENCH_SPEC = {
+  name: 'bench buffer',
+  args: '',
+  maxArgs: 0,
+  summary:
+    'Experience-buffer writes and sampling on LanceDB, each sampler against raw LanceDB queries measured in the same run.',
+  options: {
+    rows: {
+      type: 'int',
+      value: 'N',
+      min: 256,
+      default: 1_000_000,
+      description: 'rows in the table sampled from',
+    },
+    'write-rows': {
+      type: 'int',
+      value: 'N',
+      min: 1,
+      default: 100_000,
+      description: 'experiences written in the write test',
+    },
+    samples: {
+      type: 'int',
+      value: 'N',
+      min: 1,
+      default: 40,
+      description: 'sample(256) calls timed per sampler',
+    },
+    seed,
+  },
+  examples: ['winnow bench buffer --rows 100000 --write-rows 20000 --samples 10'],
+} as const satisfies CommandSpec;
+
+export const SELECTION_BENCH_SPEC = {
+  name: 'bench selection',
+  args: '',
+  maxArgs: 0,
+  summary:
+    'Online task selection on the learner simulator: every selector against random, over several seeds and scenarios.',
+  options: {
+    scenario: {
+      type: 'string',
+      value: 'NAME',
+      choices: ['all', ...SCENARIO_NAMES],
+      default: 'default',
+      description: 'the scenario to run, or all',
+    },
+    seeds: { type: 'int', value: 'K', min: 1, default: 5, description: 'seeds per selector' },
+    steps: { type: 'int', value: 'T', min: 1, description: "steps per run (default: the scenario's)" },
+    selectors: {
+      type: 'list',
+      value: 'A,B',
+      choices: ALL_SELECTORS.map((s) => s.name),
+      description: 'selectors to compare (random always runs; default: the standard line-up)',
+    },
+    json,
+    quiet: { type: 'boolean', description: 'no progress lines on stderr' },
+  },
+  examples: ['winnow bench selection --seeds 3', 'winnow bench selection --scenario all --json'],
+} as const satisfies CommandSpec;
+
+/** The selectors bench/learning knows how to configure. */
+export const LEARNING_SELECTORS = ['random', 'bots', 'shared_ability'] as const;
+
+export const LEARNING_BENCH_SPEC = {
+  name: 'bench learning',
+  args: '',
+  maxArgs: 0,
+  summary:
+    'Task selection on the real tiny learner: the arithmetic RFT loop with each selector over several seeds; ' +
+    "steps and rollouts to reach random's final held-out accuracy, relative to random.",
+  options: {
+    seeds: { type: 'int', value: 'K', min: 1, default: 3, description: 'seeds per selector (seeds 1…K)' },
+    steps: { type: 'int', value: 'N', min: 1, default: 80, description: 'explorer steps per run' },
+    every: {
+      type: 'int',
+      value: 'N',
+      min: 1,
+      default: 5,
+      description: 'measure held-out accuracy every N steps',
+    },
+    selectors: {
+      type: 'list',
+      value: 'A,B',
+      choices: LEARNING_SELECTORS,
+      default: LEARNING_SELECTORS.join(','),
+      description: 'selectors to compare (random, the baseline, always runs)',
+    },
+    json,
+  },
+  examples: ['winnow bench learning --seeds 2 --steps 40 --selectors random,bots'],
+} as const satisfies CommandSpec;
+
+export const REPLAY_BENCH_SPEC = {
+  name: 'bench replay',
+  args: '',
+  maxArgs: 0,
+  summary:
+    'Experience replay on the real tiny learner (version_priority and advantage_priority samplers) against no replay; ' +
+    'final held-out accuracy, accuracy per 1,000 rollouts and per second.',
+  options: {
+    seeds: { type: 'int', value: 'K', min: 1, default: 3, description: 'seeds per variant (seeds 1…K)' },
+    steps: { type: 'int', value: 'N', min: 1, default: 60, description: 'explorer steps per run' },
+    every: {
+      type: 'int',
+      value: 'N',
+      min: 1,
+      default: 10,
+      description: 'measure held-out accuracy every N steps',
+    },
+    json,
+  },
+  examples: ['winnow bench replay --seeds 2 --steps 30'],
+} as const satisfies CommandSpec;
+
+/** Every benchmark, in the order `winnow bench --help` lists them. */
+export const BENCH_SPECS = [
+  INGEST_BENCH_SPEC,
+  SELECTION_BENCH_SPEC,
+  LEARNING_BENCH_SPEC,
+  BUFFER_BENCH_SPEC,
+  REPLAY_BENCH_SPEC,
+] as const;

@@ -1,7 +1,9 @@
 import * as arrow from 'apache-arrow';
+import { DataError } from '../core/errors.ts';
 import type { Experience } from '../core/experience.ts';
 import type { JsonObject, Message } from '../core/task.ts';
 import { type ColumnSpec, schemaOf } from './arrow-codec.ts';
+import { type BadCell, describeBadRow, parseJsonCell } from './bad-cell.ts';
 import { encodeRowsFast } from './experience-arrow.ts';
 
 /**
@@ -181,6 +183,29 @@ export function encodeExperiences(rows: readonly StoredExperience[]): arrow.Tabl
   return encodeRowsFast(rows, EXPERIENCE_COLUMNS);
 }
 
+/**
+ * Parse a JSON payload cell (`info`, `messages`) of a row another tool may have written. A bad cell
+ * goes to `bad` when the caller collects them (the row is then left out); otherwise it is a
+ * one-line DataError naming the table, row and column, never a bare SyntaxError.
+ */
+function jsonPayload<T>(
+  text: unknown,
+  where: { table: string; id: string; column: string },
+  bad: BadCell[] | undefined,
+  check: (v: unknown) => boolean,
+  expected: string,
+): { ok: true; value: T } | { ok: false } {
+  const parsed = parseJsonCell(String(text));
+  const reason = !parsed.ok ? parsed.reason : check(parsed.value) ? null : `expected ${expected}`;
+  if (reason === null && parsed.ok) return { ok: true, value: parsed.value as T };
+  const cell: BadCell = { ...where, reason: reason ?? 'unreadable' };
+  if (!bad) throw new DataError({ message: describeBadRow([cell]) });
+  bad.push(cell);
+  return { ok: false };
+}
+
+const isObject = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
 /** Row i of a List<number> column as a plain array (reads the Arrow buffers directly). */
 function listReader(vec: arrow.Vector | null): (i: number) => number[] | null {
   if (!vec) return () => null;
@@ -216,6 +241,7 @@ function listReader(vec: arrow.Vector | null): (i: number) => number[] | null {
 export function decodePayloads(
   table: arrow.Table,
   identity: (rowId: number) => RowIdentity,
+  tableName = 'experiences',
 ): Map<number, Experience> {
   const col = (name: string) => table.getChild(name);
   const rowIds = col('_rowid');
@@ -232,19 +258,31 @@ export function decodePayloads(
   const out = new Map<number, Experience>();
   for (let i = 0; i < table.numRows; i++) {
     const rowId = Number(rowIds?.get(i));
+    const known = identity(rowId);
+    const at = (column: string) => ({ table: tableName, id: known.id, column });
+    const info = jsonPayload<JsonObject>(
+      c.info?.get(i) ?? '{}',
+      at('info'),
+      undefined,
+      isObject,
+      'a JSON object',
+    );
     const exp: Experience = {
-      ...identity(rowId),
+      ...known,
       response: String(c.response?.get(i) ?? ''),
       tokens: tokens(i) ?? [],
       logprobs: logprobs(i) ?? [],
       actionMask: [],
-      info: JSON.parse(String(c.info?.get(i) ?? '{}')) as JsonObject,
+      info: info.ok ? info.value : {},
     };
     exp.actionMask = actionMask(i) ?? standardMask(exp.tokens.length, exp.promptLength);
     const prompt = c.prompt?.get(i);
     if (prompt !== null && prompt !== undefined) exp.prompt = String(prompt);
     const messages = c.messages?.get(i);
-    if (messages !== null && messages !== undefined) exp.messages = JSON.parse(String(messages)) as Message[];
+    if (messages !== null && messages !== undefined) {
+      const m = jsonPayload<Message[]>(messages, at('messages'), undefined, Array.isArray, 'a JSON array');
+      if (m.ok) exp.messages = m.value;
+    }
     const adv = advantages(i);
     if (adv) exp.advantages = adv;
     out.set(rowId, exp);
@@ -252,8 +290,15 @@ export function decodePayloads(
   return out;
 }
 
-/** Decode stored rows (any subset of rows, all columns) back into experiences plus bookkeeping. */
-export function decodeExperiences(table: arrow.Table): StoredExperience[] {
+/**
+ * Decode stored rows (any subset of rows, all columns) back into experiences plus bookkeeping.
+ * With `bad`, a row whose `info`/`messages` cell is malformed is left out and its cell recorded
+ * there; without it such a row is a one-line DataError.
+ */
+export function decodeExperiences(
+  table: arrow.Table,
+  opts: { bad?: BadCell[]; tableName?: string } = {},
+): StoredExperience[] {
   const col = (name: string) => table.getChild(name);
   const c = {
     id: col('id'),
@@ -289,10 +334,25 @@ export function decodeExperiences(table: arrow.Table): StoredExperience[] {
   const logprobs = listReader(c.logprobs);
   const actionMask = listReader(c.actionMask);
   const advantagesOf = listReader(c.advantages);
-  const out: StoredExperience[] = new Array(table.numRows);
+  const out: StoredExperience[] = [];
   for (let i = 0; i < table.numRows; i++) {
+    const id = String(c.id?.get(i));
+    const at = (column: string) => ({ table: opts.tableName ?? 'experiences', id, column });
+    const info = jsonPayload<JsonObject>(
+      c.info?.get(i) ?? '{}',
+      at('info'),
+      opts.bad,
+      isObject,
+      'a JSON object',
+    );
+    const rawMessages = c.messages?.get(i);
+    const messages =
+      rawMessages === null || rawMessages === undefined
+        ? null
+        : jsonPayload<Message[]>(rawMessages, at('messages'), opts.bad, Array.isArray, 'a JSON array');
+    if (!info.ok || messages?.ok === false) continue;
     const exp: Experience = {
-      id: String(c.id?.get(i)),
+      id,
       taskId: String(c.taskId?.get(i)),
       taskset: String(c.taskset?.get(i)),
       groupId: String(c.groupId?.get(i)),
@@ -308,7 +368,7 @@ export function decodeExperiences(table: arrow.Table): StoredExperience[] {
       reward: Number(c.reward?.get(i) ?? Number.NaN),
       advantage: Number(c.advantage?.get(i) ?? 0),
       truncated: Boolean(c.truncated?.get(i)),
-      info: JSON.parse(String(c.info?.get(i) ?? '{}')) as JsonObject,
+      info: info.value,
       useCount: Number(c.useCount?.get(i) ?? 0),
       priority: Number(c.priority?.get(i) ?? 0),
       createdAt: Number(c.createdAt?.get(i) ?? 0),
@@ -316,11 +376,10 @@ export function decodeExperiences(table: arrow.Table): StoredExperience[] {
     };
     const prompt = c.prompt?.get(i);
     if (prompt !== null && prompt !== undefined) exp.prompt = String(prompt);
-    const messages = c.messages?.get(i);
-    if (messages !== null && messages !== undefined) exp.messages = JSON.parse(String(messages)) as Message[];
+    if (messages?.ok) exp.messages = messages.value;
     const advantages = advantagesOf(i);
     if (advantages) exp.advantages = advantages;
-    out[i] = {
+    out.push({
       exp,
       seq: Number(c.seq?.get(i) ?? -1),
       useCount: exp.useCount,
@@ -328,7 +387,7 @@ export function decodeExperiences(table: arrow.Table): StoredExperience[] {
       lastUsedStep: Number(c.lastUsedStep?.get(i) ?? -1),
       lastUsedAt: Number(c.lastUsedAt?.get(i) ?? 0),
       consumed: Boolean(c.consumed?.get(i)),
-    };
+    });
   }
   return out;
 }

@@ -1,9 +1,23 @@
 import type { Table } from '@lancedb/lancedb';
+import type * as arrow from 'apache-arrow';
 import type { Task } from '../core/task.ts';
 import { encodeRows } from './arrow-codec.ts';
 import { connect, openOrCreateTable } from './connection.ts';
 import { sqlString } from './sql.ts';
-import { decodeTasks, TASK_COLUMNS, TASK_SCHEMA, taskContentHash } from './task-table.ts';
+import {
+  type DecodedTasks,
+  decodeTaskRows,
+  decodeTasks,
+  TASK_COLUMNS,
+  TASK_SCHEMA,
+  taskContentHash,
+} from './task-table.ts';
+
+export interface TaskReadOptions {
+  taskset?: string;
+  version?: number | string;
+  limit?: number;
+}
 
 export interface TaskWriteResult {
   inserted: number;
@@ -65,13 +79,22 @@ export class TaskStore {
   }
 
   /** Read tasks, optionally of one task set and as of a version number or run tag. */
-  async read(opts: { taskset?: string; version?: number | string; limit?: number } = {}): Promise<Task[]> {
+  async read(opts: TaskReadOptions = {}): Promise<Task[]> {
+    return decodeTasks(await this.readRaw(opts), this.table.name);
+  }
+
+  /** Like `read`, but rows with malformed cells (written by other tools) come back as bad cells. */
+  async readChecked(opts: TaskReadOptions = {}): Promise<DecodedTasks> {
+    return decodeTaskRows(await this.readRaw(opts), this.table.name);
+  }
+
+  private async readRaw(opts: TaskReadOptions): Promise<arrow.Table> {
     if (opts.version !== undefined) await this.table.checkout(opts.version);
     try {
       let q = this.table.query();
       if (opts.taskset) q = q.where(`taskset = ${sqlString(opts.taskset)}`);
       if (opts.limit !== undefined) q = q.limit(opts.limit);
-      return decodeTasks(await q.toArrow());
+      return await q.toArrow();
     } finally {
       if (opts.version !== undefined) await this.table.checkoutLatest();
     }

@@ -1,7 +1,10 @@
 import * as arrow from 'apache-arrow';
+import { z } from 'zod';
+import { DataError } from '../core/errors.ts';
 import { fastHash64 } from '../core/ids.ts';
-import { type Task, TaskSchema } from '../core/task.ts';
+import { JsonObjectSchema, MessageSchema, type Task, TaskSchema } from '../core/task.ts';
 import { type ColumnSpec, decodeRows, schemaOf } from './arrow-codec.ts';
+import { type BadCell, badRows, describeBadRow, parseJsonCell } from './bad-cell.ts';
 
 /** A task as stored: the Task plus bookkeeping (which run wrote it, a hash of its content). */
 export interface StoredTask {
@@ -58,19 +61,69 @@ export function taskContentHash(task: Task): string {
   );
 }
 
-export function decodeTasks(table: arrow.Table): Task[] {
-  return decodeRows(table, (c, i) => {
-    const row: Record<string, unknown> = {
-      id: c.id![i],
-      taskset: c.taskset![i],
-      features: JSON.parse(String(c.features?.[i] ?? '{}')),
-      meta: JSON.parse(String(c.meta?.[i] ?? '{}')),
+/** Tasks decoded from stored rows: the good ones, and the cells that kept the others out. */
+export interface DecodedTasks {
+  tasks: Task[];
+  bad: BadCell[];
+}
+
+const FeaturesSchema = z.record(z.string(), z.number());
+const MessagesSchema = z.array(MessageSchema);
+
+/** Why a zod check failed, in a few words naming the key (`feature 'difficulty': expected number`). */
+function zodReason(error: z.ZodError, what: string): string {
+  const issue = error.issues[0];
+  if (!issue) return `not a valid ${what}`;
+  const key = issue.path.length > 0 ? `${what} '${issue.path.join('.')}': ` : '';
+  return `${key}${issue.message}`;
+}
+
+/**
+ * Decode stored task rows defensively: rows may come from other tools, so each JSON cell is parsed
+ * and checked on its own, and a bad cell names its column instead of failing the whole read.
+ */
+export function decodeTaskRows(table: arrow.Table, tableName = 'tasks'): DecodedTasks {
+  const tasks: Task[] = [];
+  const bad: BadCell[] = [];
+  decodeRows(table, (c, i) => {
+    const id = c.id?.[i] == null ? '' : String(c.id[i]);
+    const cells: BadCell[] = [];
+    const fail = (column: string, reason: string) => cells.push({ table: tableName, id, column, reason });
+    const jsonCell = <T>(column: string, fallback: string, schema: z.ZodType<T>, what: string) => {
+      const raw = c[column]?.[i];
+      const parsed = parseJsonCell(raw == null ? fallback : String(raw));
+      if (!parsed.ok) return fail(column, parsed.reason);
+      const checked = schema.safeParse(parsed.value);
+      if (!checked.success) return fail(column, zodReason(checked.error, what));
+      return checked.data;
     };
-    if (c.prompt?.[i] != null) row.prompt = c.prompt[i];
-    if (c.messages?.[i] != null) row.messages = JSON.parse(String(c.messages[i]));
-    if (c.answer?.[i] != null) row.answer = c.answer[i];
+    const row: Record<string, unknown> = { id, taskset: c.taskset?.[i] ?? '' };
+    if (id === '') fail('id', 'missing');
+    if (row.taskset === '') fail('taskset', 'missing');
+    row.features = jsonCell('features', '{}', FeaturesSchema, 'feature');
+    row.meta = jsonCell('meta', '{}', JsonObjectSchema, 'meta key');
+    if (c.prompt?.[i] != null) row.prompt = String(c.prompt[i]);
+    if (c.messages?.[i] != null) row.messages = jsonCell('messages', '[]', MessagesSchema, 'message');
+    if (c.answer?.[i] != null) row.answer = String(c.answer[i]);
     const file = c.source_file?.[i];
     if (typeof file === 'string' && file !== '') row.source = { file, row: Number(c.source_row?.[i] ?? 0) };
-    return TaskSchema.parse(row);
+    if (cells.length === 0) {
+      const task = TaskSchema.safeParse(row);
+      if (task.success) tasks.push(task.data);
+      else fail(String(task.error.issues[0]?.path[0] ?? 'row'), zodReason(task.error, 'field'));
+    }
+    bad.push(...cells);
   });
+  return { tasks, bad };
+}
+
+/** Decode stored task rows, refusing (one line naming table, row and column) if any cell is bad. */
+export function decodeTasks(table: arrow.Table, tableName = 'tasks'): Task[] {
+  const { tasks, bad } = decodeTaskRows(table, tableName);
+  const rows = badRows(bad);
+  if (rows.length > 0)
+    throw new DataError({
+      message: `${describeBadRow(rows[0]!)}${rows.length > 1 ? ` (and ${rows.length - 1} more rows)` : ''}`,
+    });
+  return tasks;
 }

@@ -1,11 +1,57 @@
 import type * as arrow from 'apache-arrow';
 import * as aq from 'arquero';
-import { connect, DEFAULT_DB_DIR, openTableIfExists } from '../buffer/connection.ts';
+import { type BadCell, badRows, describeBadRow, parseJsonCell } from '../buffer/bad-cell.ts';
+import { connect } from '../buffer/connection.ts';
+import { decodeTaskRows } from '../buffer/task-table.ts';
 import { reasonClass } from '../operators/step-metrics.ts';
-import { intOption, parseCommandArgs, UsageError } from './args.ts';
+import { UsageError } from './args.ts';
+import { type CommandSpec, parseCommand } from './command-spec.ts';
 import { formatTable } from './table.ts';
+import {
+  checkoutChecked,
+  defaultTableOf,
+  engineError,
+  findRun,
+  openExisting,
+  readableDbDir,
+  rowFilter,
+} from './table-target.ts';
 
-const USAGE = 'winnow inspect [--db DIR] [--table T] [--version N|TAG] [--limit N] [--json]';
+export const inspectSpec = {
+  name: 'inspect',
+  args: '',
+  maxArgs: 0,
+  summary:
+    'Show the tables of a database, or one table: schema, versions and tags, column stats and sample rows. Reads only.',
+  options: {
+    db: { type: 'string', value: 'DIR', description: 'database folder (default: .winnow/db in the project)' },
+    table: {
+      type: 'string',
+      value: 'T',
+      description: "table to show (default: all tables; with --run, the run's buffer or 'tasks')",
+    },
+    version: { type: 'string', value: 'N|TAG', description: 'read the table as of this version or tag' },
+    run: { type: 'string', value: 'RUN', description: "only this run's rows (RFT runs: its buffer table)" },
+    taskset: { type: 'string', value: 'NAME', description: 'only rows of this task set' },
+    where: {
+      type: 'string',
+      value: 'EXPR',
+      description: 'only rows matching EXPR (see docs/cli-filters.md)',
+    },
+    limit: { type: 'int', min: 0, default: 5, description: 'sample rows to show' },
+    json: { type: 'boolean', description: 'print JSON instead of text' },
+  },
+  notes: [
+    '--where takes a small filter language: columns, = != < <= > >=, AND OR NOT, ( ), IS [NOT] NULL,',
+    "IN ('a', 'b'), LIKE 'pat%' and 'single-quoted' strings; it is checked against the table's columns first.",
+    'Rows with malformed cells (written by other tools) are reported on stderr, one warning line per row.',
+  ],
+  examples: [
+    'winnow inspect',
+    'winnow inspect --table tasks --limit 3',
+    'winnow inspect --table rejected --run gsm8k-tasks-1 --where "step LIKE \'read%\'"',
+  ],
+} as const satisfies CommandSpec;
 
 export interface ColumnStats {
   column: string;
@@ -27,9 +73,13 @@ export function columnStats(table: arrow.Table, expandJson: readonly string[] = 
   // JSON bag columns (features, meta) are expanded into one column per numeric key.
   for (const col of expandJson) {
     if (!dt.columnNames().includes(col)) continue;
-    const parsed = Array.from(dt.array(col) as ArrayLike<unknown>, (v) =>
-      typeof v === 'string' ? (JSON.parse(v) as Record<string, unknown>) : {},
-    );
+    // A malformed cell (another tool's row) counts as empty here; the command warns about it.
+    const parsed = Array.from(dt.array(col) as ArrayLike<unknown>, (v) => {
+      const p = typeof v === 'string' ? parseJsonCell(v) : null;
+      return p?.ok && p.value !== null && typeof p.value === 'object'
+        ? (p.value as Record<string, unknown>)
+        : {};
+    });
     const keys = new Set<string>();
     for (const obj of parsed)
       for (const [k, v] of Object.entries(obj)) if (typeof v === 'number') keys.add(k);
@@ -92,63 +142,94 @@ export function rejectedSummary(table: arrow.Table): Array<{ step: string; reaso
     .objects() as Array<{ step: string; reason: string; count: number }>;
 }
 
-export async function inspectCommand(argv: string[]): Promise<number> {
-  const { values } = parseCommandArgs(
-    argv,
-    {
-      db: { type: 'string' },
-      table: { type: 'string' },
-      version: { type: 'string' },
-      limit: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-    USAGE,
-  );
-  const dbDir = values.db ?? DEFAULT_DB_DIR;
+/** Bad cells of a task-shaped table (JSON features/meta), for the warnings; none for other tables. */
+export function taskTableBadCells(data: arrow.Table, tableName: string): BadCell[] {
+  const names = new Set(data.schema.fields.map((f) => f.name));
+  if (!names.has('features') || !names.has('meta') || !names.has('id')) return [];
+  return decodeTaskRows(data, tableName).bad;
+}
+
+/** One `warning:` line per row with malformed cells, on stderr. */
+export function warnBadRows(bad: readonly BadCell[]): number {
+  const rows = badRows(bad);
+  for (const cells of rows) process.stderr.write(`warning: ${describeBadRow(cells)}\n`);
+  return rows.length;
+}
+
+async function listTables(dbDir: string, json: boolean): Promise<number> {
   const conn = await connect(dbDir);
-  const out = values.json ? (x: unknown) => process.stdout.write(`${JSON.stringify(x, null, 2)}\n`) : null;
-
-  if (!values.table) {
-    const names = await conn.tableNames();
-    const tables = [];
-    for (const name of names) {
-      const t = await conn.openTable(name);
-      const versions = await t.listVersions();
-      const tags = await (await t.tags()).list();
-      tables.push({
-        table: name,
-        rows: await t.countRows(),
-        version: await t.version(),
-        versions: versions.length,
-        tags: Object.keys(tags).length,
-      });
-    }
-    if (out) out({ db: dbDir, tables });
-    else {
-      if (tables.length === 0) process.stdout.write(`no tables in ${dbDir}\n`);
-      else
-        process.stdout.write(
-          `${formatTable(
-            ['table', 'rows', 'version', 'versions', 'tags'],
-            tables.map((t) => [t.table, t.rows, t.version, t.versions, t.tags]),
-          )}\n`,
-        );
-    }
-    return 0;
+  const tables = [];
+  for (const name of await conn.tableNames()) {
+    const t = await conn.openTable(name);
+    tables.push({
+      table: name,
+      rows: await t.countRows(),
+      version: await t.version(),
+      versions: (await t.listVersions()).length,
+      tags: Object.keys(await (await t.tags()).list()).length,
+    });
   }
-
-  const table = await openTableIfExists(conn, values.table);
-  if (!table) {
-    throw new UsageError(
-      `no table '${values.table}' in ${dbDir}; tables: ${(await conn.tableNames()).join(', ') || 'none'}`,
+  if (json) process.stdout.write(`${JSON.stringify({ db: dbDir, tables }, null, 2)}\n`);
+  else if (tables.length === 0) process.stdout.write(`no tables in ${dbDir}\n`);
+  else
+    process.stdout.write(
+      `${formatTable(
+        ['table', 'rows', 'version', 'versions', 'tags'],
+        tables.map((t) => [t.table, t.rows, t.version, t.versions, t.tags]),
+      )}\n`,
     );
+  return 0;
+}
+
+export async function inspectCommand(argv: string[]): Promise<number> {
+  const parsed = parseCommand(inspectSpec, argv);
+  if (!parsed) return 0;
+  const { values } = parsed;
+  const dbDir = readableDbDir(values.db);
+  try {
+    const run = values.run !== undefined ? await findRun(dbDir, values.run) : undefined;
+    const filtered = run !== undefined || values.taskset !== undefined || values.where !== undefined;
+    const tableName = values.table ?? (filtered ? defaultTableOf(run, 'tasks') : undefined);
+    if (tableName === undefined) {
+      if (values.version !== undefined)
+        throw new UsageError('--version needs --table T (versions belong to a table)');
+      return await listTables(dbDir, values.json);
+    }
+    const table = await openExisting(dbDir, tableName);
+    const version = values.version !== undefined ? await checkoutChecked(table, values.version) : undefined;
+    try {
+      return await showTable(table, {
+        dbDir,
+        tableName,
+        version,
+        run,
+        limit: values.limit,
+        json: values.json,
+        flags: values,
+      });
+    } finally {
+      if (version !== undefined) await table.checkoutLatest();
+    }
+  } catch (err) {
+    throw engineError(err, `inspect ${dbDir}`);
   }
-  if (values.version !== undefined) {
-    const v = /^\d+$/.test(values.version) ? Number(values.version) : values.version;
-    await table.checkout(v);
-  }
-  const limit = intOption(values.limit, 'limit') ?? 5;
-  const data = await table.query().toArrow();
+}
+
+async function showTable(
+  table: Awaited<ReturnType<typeof openExisting>>,
+  o: {
+    dbDir: string;
+    tableName: string;
+    version: number | undefined;
+    run: Awaited<ReturnType<typeof findRun>> | undefined;
+    limit: number;
+    json: boolean;
+    flags: { taskset?: string | undefined; where?: string | undefined };
+  },
+): Promise<number> {
+  const filter = await rowFilter(table, { run: o.run, taskset: o.flags.taskset, where: o.flags.where });
+  const data = await (filter ? table.query().where(filter) : table.query()).toArrow();
+  const version = o.version ?? (await table.version());
   const schema = data.schema.fields.map((f) => ({
     name: f.name,
     type: String(f.type),
@@ -161,30 +242,34 @@ export async function inspectCommand(argv: string[]): Promise<number> {
     tag,
     version: c.version,
   }));
+  const bad = taskTableBadCells(data, o.tableName);
+  warnBadRows(bad);
   const stats = columnStats(data, ['features']);
   const sample = data
     .toArray()
-    .slice(0, limit)
+    .slice(0, o.limit)
     .map((r) => r.toJSON());
-  const rejected = values.table.startsWith('rejected') ? rejectedSummary(data) : undefined;
-  if (values.version !== undefined) await table.checkoutLatest();
+  const rejected = o.tableName.startsWith('rejected') ? rejectedSummary(data) : undefined;
 
-  if (out) {
-    out({
-      table: values.table,
+  if (o.json) {
+    const out = {
+      table: o.tableName,
       rows: data.numRows,
-      version: await table.version(),
+      version,
+      ...(filter ? { filter } : {}),
       schema,
       versions,
       tags,
       stats,
       sample,
+      badCells: bad,
       ...(rejected ? { rejected } : {}),
-    });
+    };
+    process.stdout.write(`${JSON.stringify(out, (_k, v) => (typeof v === 'bigint' ? Number(v) : v), 2)}\n`);
     return 0;
   }
   const lines = [
-    `table '${values.table}' in ${dbDir}: ${data.numRows.toLocaleString('en-US')} rows, version ${await table.version()}`,
+    `table '${o.tableName}' in ${o.dbDir}: ${data.numRows.toLocaleString('en-US')} rows, version ${version}${filter ? ` (filter: ${filter})` : ''}`,
     '',
     'schema:',
     ...schema.map((f) => `  ${f.name}: ${f.type}${f.nullable ? ' (nullable)' : ''}`),
@@ -209,7 +294,7 @@ export async function inspectCommand(argv: string[]): Promise<number> {
       ]),
     ),
   ];
-  if (rejected) {
+  if (rejected)
     lines.push(
       '',
       'rejected by step and reason:',
@@ -218,7 +303,6 @@ export async function inspectCommand(argv: string[]): Promise<number> {
         rejected.map((r) => [r.step, r.reason, r.count]),
       ),
     );
-  }
   lines.push('', `sample (${sample.length} rows):`);
   for (const row of sample) {
     const short = Object.fromEntries(

@@ -1,0 +1,298 @@
+import { closestNames } from '../core/suggest.ts';
+import { UsageError } from './args.ts';
+
+/**
+ * `--where` for inspect/export: a small, safe filter language checked against the table's columns
+ * before anything reaches LanceDB. The SQL handed to LanceDB is printed from the parsed tree, never
+ * the user's text, so a bad expression is our one-line error and not the engine's.
+ *
+ *   expr    := or
+ *   or      := and ('OR' and)*
+ *   and     := not ('AND' not)*
+ *   not     := 'NOT' not | '(' expr ')' | test
+ *   test    := column ( cmp value | 'IS' ['NOT'] 'NULL' | ['NOT'] 'IN' '(' literal (',' literal)* ')'
+ *                     | ['NOT'] 'LIKE' string )
+ *   value   := literal | column
+ *   cmp     := '=' | '!=' | '<>' | '<' | '<=' | '>' | '>='
+ *   literal := 'single-quoted string' | number | TRUE | FALSE
+ */
+
+/** What a column holds, as far as filtering goes. */
+export type ColumnKind = 'string' | 'number' | 'boolean' | 'other';
+
+type Literal =
+  | { kind: 'string'; value: string }
+  | { kind: 'number'; value: number }
+  | { kind: 'boolean'; value: boolean };
+
+export type WhereNode =
+  | { type: 'and' | 'or'; left: WhereNode; right: WhereNode }
+  | { type: 'not'; expr: WhereNode }
+  | { type: 'compare'; column: string; op: string; value: Literal | { kind: 'column'; name: string } }
+  | { type: 'null'; column: string; negated: boolean }
+  | { type: 'in'; column: string; values: Literal[]; negated: boolean }
+  | { type: 'like'; column: string; pattern: string; negated: boolean };
+
+interface Token {
+  kind: 'word' | 'string' | 'number' | 'op' | 'lparen' | 'rparen' | 'comma' | 'end';
+  text: string;
+  /** 1-based character position in the expression. */
+  pos: number;
+}
+
+const KEYWORDS = new Set(['AND', 'OR', 'NOT', 'IS', 'NULL', 'IN', 'LIKE', 'TRUE', 'FALSE']);
+const COMPARISONS = new Set(['=', '!=', '<>', '<', '<=', '>', '>=']);
+
+function fail(message: string, pos: number, hint?: string): never {
+  throw new UsageError(`--where: ${message} at ${pos}${hint ? ` (${hint})` : ''}`);
+}
+
+export function tokenize(text: string): Token[] {
+  const tokens: Token[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const ch = text[i]!;
+    const pos = i + 1;
+    if (/\s/.test(ch)) {
+      i++;
+    } else if (ch === "'") {
+      let value = '';
+      i++;
+      for (;;) {
+        if (i >= text.length) fail('unterminated string', pos, "close it with '");
+        if (text[i] === "'") {
+          if (text[i + 1] === "'") {
+            value += "'";
+            i += 2;
+            continue;
+          }
+          i++;
+          break;
+        }
+        value += text[i];
+        i++;
+      }
+      tokens.push({ kind: 'string', text: value, pos });
+    } else if (ch === '"') {
+      fail('double quotes are not allowed', pos, "write strings in single quotes: taskset = 'gsm8k'");
+    } else if (/[0-9]/.test(ch) || (ch === '-' && /[0-9.]/.test(text[i + 1] ?? ''))) {
+      const m = /^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?/.exec(text.slice(i))!;
+      tokens.push({ kind: 'number', text: m[0], pos });
+      i += m[0].length;
+    } else if (/[A-Za-z_]/.test(ch)) {
+      const m = /^[A-Za-z_][A-Za-z0-9_]*/.exec(text.slice(i))!;
+      tokens.push({ kind: 'word', text: m[0], pos });
+      i += m[0].length;
+    } else if ('=<>!'.includes(ch)) {
+      const two = text.slice(i, i + 2);
+      const op = COMPARISONS.has(two) ? two : ch;
+      if (!COMPARISONS.has(op)) fail(`unknown operator '${op}'`, pos, 'use = != <> < <= > >=');
+      tokens.push({ kind: 'op', text: op, pos });
+      i += op.length;
+    } else if (ch === '(' || ch === ')' || ch === ',') {
+      tokens.push({ kind: ch === '(' ? 'lparen' : ch === ')' ? 'rparen' : 'comma', text: ch, pos });
+      i++;
+    } else {
+      fail(`unexpected character '${ch}'`, pos);
+    }
+  }
+  tokens.push({ kind: 'end', text: '', pos: text.length + 1 });
+  return tokens;
+}
+
+const isKeyword = (t: Token, kw: string) => t.kind === 'word' && t.text.toUpperCase() === kw;
+const describe = (t: Token) => (t.kind === 'end' ? 'end of expression' : `'${t.text}'`);
+
+/** Parse `text` against `columns` (name → kind); throws a one-line UsageError naming the position. */
+export function parseWhere(text: string, columns: ReadonlyMap<string, ColumnKind>): WhereNode {
+  if (text.trim() === '') fail('empty expression', 1, 'e.g. --where "reward > 0 AND taskset = \'gsm8k\'"');
+  const tokens = tokenize(text);
+  let k = 0;
+  const peek = () => tokens[k]!;
+  const next = () => tokens[k++]!;
+  const expect = (kind: Token['kind'], what: string) => {
+    const t = next();
+    if (t.kind !== kind) fail(`expected ${what}, got ${describe(t)}`, t.pos);
+    return t;
+  };
+
+  const column = (): { name: string; kind: ColumnKind; pos: number } => {
+    const t = next();
+    if (t.kind !== 'word' || KEYWORDS.has(t.text.toUpperCase()))
+      fail(`expected a column name, got ${describe(t)}`, t.pos);
+    const kind = columns.get(t.text);
+    if (kind === undefined) {
+      const near = closestNames(t.text, [...columns.keys()]);
+      fail(
+        `unknown column '${t.text}'`,
+        t.pos,
+        near.length > 0
+          ? `did you mean ${near.map((n) => `'${n}'`).join(', ')}?`
+          : `columns: ${[...columns.keys()].join(', ')}`,
+      );
+    }
+    return { name: t.text, kind, pos: t.pos };
+  };
+
+  const literal = (): Literal & { pos: number } => {
+    const t = next();
+    if (t.kind === 'string') return { kind: 'string', value: t.text, pos: t.pos };
+    if (t.kind === 'number') return { kind: 'number', value: Number(t.text), pos: t.pos };
+    if (isKeyword(t, 'TRUE') || isKeyword(t, 'FALSE'))
+      return { kind: 'boolean', value: t.text.toUpperCase() === 'TRUE', pos: t.pos };
+    return fail(`expected a value ('text', a number, TRUE or FALSE), got ${describe(t)}`, t.pos);
+  };
+
+  /** A literal must suit the column it is compared with (a number column takes numbers…). */
+  const checkType = (col: { name: string; kind: ColumnKind }, lit: Literal & { pos: number }) => {
+    if (col.kind === 'other') fail(`column '${col.name}' can only be tested with IS [NOT] NULL`, lit.pos);
+    if (lit.kind !== col.kind)
+      fail(`column '${col.name}' holds ${col.kind}s, got ${lit.kind} ${JSON.stringify(lit.value)}`, lit.pos);
+  };
+
+  const test = (): WhereNode => {
+    const col = column();
+    const t = peek();
+    if (isKeyword(t, 'IS')) {
+      next();
+      const negated = isKeyword(peek(), 'NOT');
+      if (negated) next();
+      const n = next();
+      if (!isKeyword(n, 'NULL')) fail(`expected NULL after IS, got ${describe(n)}`, n.pos);
+      return { type: 'null', column: col.name, negated };
+    }
+    const negated = isKeyword(t, 'NOT');
+    if (negated) next();
+    const op = next();
+    if (isKeyword(op, 'IN')) {
+      expect('lparen', "'(' after IN");
+      const values: Literal[] = [];
+      for (;;) {
+        const lit = literal();
+        checkType(col, lit);
+        values.push({ kind: lit.kind, value: lit.value } as Literal);
+        const sep = next();
+        if (sep.kind === 'rparen') break;
+        if (sep.kind !== 'comma') fail(`expected ',' or ')' in the IN list, got ${describe(sep)}`, sep.pos);
+      }
+      return { type: 'in', column: col.name, values, negated };
+    }
+    if (isKeyword(op, 'LIKE')) {
+      const p = next();
+      if (p.kind !== 'string') fail(`LIKE takes a 'pattern' in single quotes, got ${describe(p)}`, p.pos);
+      if (col.kind !== 'string') fail(`LIKE needs a text column, '${col.name}' holds ${col.kind}s`, op.pos);
+      return { type: 'like', column: col.name, pattern: p.text, negated };
+    }
+    if (negated) fail(`expected IN or LIKE after NOT, got ${describe(op)}`, op.pos);
+    if (op.kind !== 'op')
+      fail(
+        `expected an operator after '${col.name}', got ${describe(op)}`,
+        op.pos,
+        'use = != < <= > >= IS IN LIKE',
+      );
+    const v = peek();
+    if (v.kind === 'word' && !KEYWORDS.has(v.text.toUpperCase())) {
+      const other = column();
+      if (other.kind !== col.kind)
+        fail(`cannot compare '${col.name}' (${col.kind}) with '${other.name}' (${other.kind})`, other.pos);
+      return { type: 'compare', column: col.name, op: op.text, value: { kind: 'column', name: other.name } };
+    }
+    const lit = literal();
+    checkType(col, lit);
+    return {
+      type: 'compare',
+      column: col.name,
+      op: op.text,
+      value: { kind: lit.kind, value: lit.value } as Literal,
+    };
+  };
+
+  const not = (): WhereNode => {
+    if (isKeyword(peek(), 'NOT')) {
+      next();
+      return { type: 'not', expr: not() };
+    }
+    if (peek().kind === 'lparen') {
+      next();
+      const e = or();
+      expect('rparen', "')'");
+      return e;
+    }
+    return test();
+  };
+  const and = (): WhereNode => {
+    let left = not();
+    while (isKeyword(peek(), 'AND')) {
+      next();
+      left = { type: 'and', left, right: not() };
+    }
+    return left;
+  };
+  const or = (): WhereNode => {
+    let left = and();
+    while (isKeyword(peek(), 'OR')) {
+      next();
+      left = { type: 'or', left, right: and() };
+    }
+    return left;
+  };
+
+  const tree = or();
+  const rest = peek();
+  if (rest.kind !== 'end') fail(`unexpected ${describe(rest)}`, rest.pos, 'join tests with AND / OR');
+  return tree;
+}
+
+const sqlIdent = (name: string) => (/^[a-z_][a-z0-9_]*$/.test(name) ? name : `\`${name}\``);
+
+function sqlLiteral(l: Literal): string {
+  if (l.kind === 'string') return `'${l.value.replace(/'/g, "''")}'`;
+  if (l.kind === 'boolean') return l.value ? 'TRUE' : 'FALSE';
+  return String(l.value);
+}
+
+/** The SQL filter for a parsed tree (fully parenthesised; only names and values from the tree). */
+export function toSql(node: WhereNode): string {
+  switch (node.type) {
+    case 'and':
+    case 'or':
+      return `(${toSql(node.left)} ${node.type.toUpperCase()} ${toSql(node.right)})`;
+    case 'not':
+      return `(NOT ${toSql(node.expr)})`;
+    case 'null':
+      return `(${sqlIdent(node.column)} IS ${node.negated ? 'NOT ' : ''}NULL)`;
+    case 'in':
+      return `(${sqlIdent(node.column)} ${node.negated ? 'NOT ' : ''}IN (${node.values.map(sqlLiteral).join(', ')}))`;
+    case 'like':
+      return `(${sqlIdent(node.column)} ${node.negated ? 'NOT ' : ''}LIKE ${sqlLiteral({ kind: 'string', value: node.pattern })})`;
+    case 'compare': {
+      const op = node.op === '<>' ? '!=' : node.op;
+      const v = node.value.kind === 'column' ? sqlIdent(node.value.name) : sqlLiteral(node.value);
+      return `(${sqlIdent(node.column)} ${op} ${v})`;
+    }
+  }
+}
+
+/** Column kinds of an Arrow schema (any object with `fields: { name, type }[]`). */
+export function columnKinds(schema: {
+  fields: readonly { name: string; type: unknown }[];
+}): Map<string, ColumnKind> {
+  const kinds = new Map<string, ColumnKind>();
+  for (const f of schema.fields) {
+    const t = String(f.type);
+    const kind: ColumnKind = /^(Large)?Utf8$/i.test(t)
+      ? 'string'
+      : /^(U?Int\d+|Float\d+|Float|Double|Decimal)/i.test(t)
+        ? 'number'
+        : /^Bool$/i.test(t)
+          ? 'boolean'
+          : 'other';
+    kinds.set(f.name, kind);
+  }
+  return kinds;
+}
+
+/** Validate `text` against `columns` and return the SQL to hand LanceDB. */
+export function whereToSql(text: string, columns: ReadonlyMap<string, ColumnKind>): string {
+  return toSql(parseWhere(text, columns));
+}

@@ -110,7 +110,13 @@ export function decodeTaskRows(table: arrow.Table, tableName = 'tasks'): Decoded
     if (cells.length === 0) {
       const task = TaskSchema.safeParse(row);
       if (task.success) tasks.push(task.data);
-      else fail(String(task.error.issues[0]?.path[0] ?? 'row'), zodReason(task.error, 'field'));
+      else {
+        // The issue's first path element is the column; the rest (if any) says where inside it.
+        const issue = task.error.issues[0];
+        const inner = issue?.path.slice(1) ?? [];
+        const where = inner.length > 0 ? `'${inner.join('.')}': ` : '';
+        fail(String(issue?.path[0] ?? 'row'), `${where}${issue?.message ?? 'not a valid task'}`);
+      }
     }
     bad.push(...cells);
   });

@@ -22,8 +22,8 @@ registerHooks({
 });
 try {
   const target = process.argv[1];
-  // Bare 'winnow…' names go through package.json "exports" (a package may import itself by name).
-  await import(target.startsWith('winnow') ? target : pathToFileURL(target).href);
+  // The package's own name goes through package.json "exports" (a package may import itself by name).
+  await import(target.startsWith('@winnow-rft/') ? target : pathToFileURL(target).href);
   console.log(JSON.stringify({ ok: true, urls }));
 } catch (err) {
   console.log(JSON.stringify({ ok: false, error: String(err && err.message || err), urls }));
@@ -37,8 +37,9 @@ interface Loaded {
 }
 
 function loadedBy(target: string): Loaded {
-  const arg = target.startsWith('winnow') ? target : join(REPO_ROOT, target);
-  const r = spawnSync(NODE, ['--input-type=module', '-e', CHILD, arg], {
+  const arg = target.startsWith('@winnow-rft/') ? target : join(REPO_ROOT, target);
+  // --conditions=winnow-source: the package name maps to the .ts sources (no build), see package.json.
+  const r = spawnSync(NODE, ['--conditions=winnow-source', '--input-type=module', '-e', CHILD, arg], {
     cwd: REPO_ROOT,
     encoding: 'utf8',
     timeout: 120_000,
@@ -54,8 +55,8 @@ function loadedBy(target: string): Loaded {
 const tensorflow = (l: Loaded) => l.urls.filter((u) => u.includes('@tensorflow'));
 
 describe('the core import loads no TensorFlow', () => {
-  it("import 'winnow' resolves many modules, none of them under @tensorflow", () => {
-    const l = loadedBy('winnow');
+  it("import '@winnow-rft/winnow' resolves many modules, none of them under @tensorflow", () => {
+    const l = loadedBy('@winnow-rft/winnow');
     expect(l.error).toBeUndefined();
     expect(l.ok).toBe(true);
     // The hook really saw the graph: the core pulls in LanceDB, Arrow, zod and our own modules.
@@ -78,8 +79,8 @@ describe('the core import loads no TensorFlow', () => {
     }
   });
 
-  it("positive control: import 'winnow/tiny' does load @tensorflow/tfjs", () => {
-    const l = loadedBy('winnow/tiny');
+  it("positive control: import '@winnow-rft/winnow/tiny' does load @tensorflow/tfjs", () => {
+    const l = loadedBy('@winnow-rft/winnow/tiny');
     expect(l.error).toBeUndefined();
     expect(l.ok).toBe(true);
     expect(l.urls.some((u) => u.endsWith('/src/tiny/index.ts'))).toBe(true);

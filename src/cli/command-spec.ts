@@ -66,8 +66,10 @@ export type OptionValues<O extends Record<string, OptionSpec>> = {
 
 const placeholder = (o: OptionSpec) =>
   o.value ?? (o.type === 'int' || o.type === 'number' ? 'N' : o.type === 'list' ? 'A,B' : 'VALUE');
-const flag = (name: string, o: OptionSpec) =>
+/** `--db DIR`, `--json`: a flag as usage lines, --help and docs/cli.md show it. */
+export const flagText = (name: string, o: OptionSpec) =>
   o.type === 'boolean' ? `--${name}` : `--${name} ${placeholder(o)}`;
+const flag = flagText;
 const helpHint = (name: string) => `winnow ${name} --help lists them`;
 
 /** `winnow gc RUN [RUN…] [--db DIR] [--yes]` */

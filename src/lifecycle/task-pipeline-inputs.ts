@@ -3,6 +3,7 @@ import type { RejectedInput } from '../core/rejected.ts';
 import type { CompiledMapping } from '../io/mapping.ts';
 import { mapRecord } from '../io/mapping.ts';
 import { checkMappingColumns } from '../io/mapping-columns.ts';
+import type { RawRecord } from '../io/raw-record.ts';
 import { DATASET_FORMATS, type ReadOptions } from '../io/read-options.ts';
 import { detectFormat, readDataset } from '../io/reader.ts';
 import type { TaskPipelineConfig } from './task-pipeline-config.ts';
@@ -51,11 +52,20 @@ export async function checkMappingAgainstInputs(
   configFile?: string,
 ): Promise<void> {
   for (const file of files) {
-    for await (const batch of readDataset(file, readOptionsOf(config.input))) {
-      if (batch.records.length === 0) continue;
-      checkMappingColumns(mapping, batch.records, { file, ...(configFile ? { configFile } : {}) });
-      break; // leaving the loop closes the reader
+    let first: RawRecord[] = [];
+    try {
+      for await (const batch of readDataset(file, readOptionsOf(config.input))) {
+        if (batch.records.length === 0) continue;
+        first = batch.records;
+        break; // leaving the loop closes the reader
+      }
+    } catch (err) {
+      // An unreadable file is the run's to report (it fails, recorded as failed); this pass only
+      // looks at columns.
+      if (err instanceof DataError) continue;
+      throw err;
     }
+    checkMappingColumns(mapping, first, { file, ...(configFile ? { configFile } : {}) });
   }
 }
 

@@ -1,0 +1,3 @@
+export * from './collector.ts';
+export * from './histogram.ts';
+export * from './render.ts';

@@ -52,11 +52,19 @@ export const FieldMappingSchema = z
     /** Literal name of the task set every row goes to. */
     taskset: z.string().min(1),
     /** Column holding a stable id; absent → a content hash of prompt/messages/answer. */
-    id: ColumnOrSpec.optional(),
+    id: ColumnOrSpec.optional().describe('Column of a stable id (text or integer); absent → a content hash.'),
     /** Text column (numbers are rejected unless `coerce: string`; empty prompts are rejected) or a template. */
-    prompt: z.union([ColumnRef, PromptColumnSpec, PromptTemplateRef]).optional(),
+    prompt: z
+      .union([ColumnRef, PromptColumnSpec, PromptTemplateRef])
+      .optional()
+      .describe(
+        'Non-empty text column, { column, coerce: string, allowEmpty }, or { template }; see docs/io.md.',
+      ),
     /** Reference answer: text, a number or boolean (kept as its text), or a template. */
-    answer: z.union([ColumnRef, ColumnSpec, TemplateRef]).optional(),
+    answer: z
+      .union([ColumnRef, ColumnSpec, TemplateRef])
+      .optional()
+      .describe('Column (text or number; `name?` optional) or { template }.'),
     /** A column holding `[{role, content}]`, or a list of turns whose `content` is a template. */
     messages: z.union([ColumnRef, z.array(MessageTemplateSchema).min(1)]).optional(),
     /** feature name → numeric column (numeric text is parsed). */

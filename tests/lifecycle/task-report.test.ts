@@ -6,6 +6,7 @@ import {
   OTHER_REASONS,
   type RejectedRowInput,
   TaskReportCollector,
+  textLength,
 } from '../../src/lifecycle/task-report/collector.ts';
 import {
   LENGTH_BINS,
@@ -15,6 +16,7 @@ import {
 } from '../../src/lifecycle/task-report/histogram.ts';
 import { renderTaskReport } from '../../src/lifecycle/task-report/render.ts';
 import { emptyMetrics, reasonClass, type StepMetrics } from '../../src/operators/step-metrics.ts';
+import { countChars, countWords } from '../../src/operators/task/text-stats.ts';
 
 const task = (id: string, text: Partial<Task>, difficulty?: number, taskset = 'a'): Task => ({
   id,
@@ -70,6 +72,22 @@ describe('task report collector', () => {
     expect(lengthBinRange(46)).toEqual([1000, 1500]);
     expect(LENGTH_BINS).toBe(10 + 8 * 18 + 1);
     expect(lengthBinRange(LENGTH_BINS - 1)).toEqual([1e9, Number.POSITIVE_INFINITY]);
+  });
+
+  it('counts characters and words exactly as length_filter does', () => {
+    const texts = [
+      '',
+      ' ',
+      'a',
+      '  two  words ',
+      'tab\tand\nnewline',
+      'nbsp\u00a0ideographic\u3000space',
+      '🙂🙂 x',
+      'é\u0301',
+    ];
+    expect(texts.map(textLength)).toEqual(texts.map((t) => ({ chars: countChars(t), words: countWords(t) })));
+    expect(texts.map((t) => textLength(t).words)).toEqual([0, 0, 1, 2, 3, 3, 2, 1]);
+    expect(textLength('🙂🙂 x').chars).toBe(4);
   });
 
   it('summarises landed tasks: exact bins, stats, difficulty out of range, tasksets', () => {

@@ -1,7 +1,7 @@
 import type { Task } from '../../core/task.ts';
 import { taskText } from '../../core/task.ts';
 import { reasonClass } from '../../operators/step-metrics.ts';
-import { countChars, countWords } from '../../operators/task/text-stats.ts';
+import { isSpaceCode } from '../../operators/task/text-stats.ts';
 import {
   type HistogramSummary,
   LengthHistogram,
@@ -72,6 +72,29 @@ export const OTHER_TASKSETS = '(other tasksets)';
 
 const cap = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, n)}… [${s.length - n} more chars]`);
 
+/**
+ * Characters (code points) and words (runs of non-whitespace) as `length_filter` counts them
+ * (`countChars`, `countWords`), in one pass with a fast path for printable ASCII: this runs on every
+ * landed task, and two passes cost a 10M-row run about ten seconds more.
+ */
+export function textLength(text: string): { chars: number; words: number } {
+  let chars = 0;
+  let words = 0;
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // A surrogate pair is one character: count only its high half.
+    if (c < 0xdc00 || c > 0xdfff) chars++;
+    if ((c > 32 && c < 0x7f) || !isSpaceCode(c)) {
+      if (!inWord) {
+        inWord = true;
+        words++;
+      }
+    } else inWord = false;
+  }
+  return { chars, words };
+}
+
 interface StepState {
   count: number;
   groups: Map<string, ReasonGroup>;
@@ -98,10 +121,9 @@ export class TaskReportCollector {
   landed(tasks: readonly Task[]): void {
     for (const task of tasks) {
       this.tasks++;
-      // The same counts `length_filter` uses, so its limits read directly off the histograms.
-      const text = taskText(task);
-      this.chars.add(countChars(text));
-      this.words.add(countWords(text));
+      const { chars, words } = textLength(taskText(task));
+      this.chars.add(chars);
+      this.words.add(words);
       const d = task.features?.difficulty;
       if (typeof d === 'number' && Number.isFinite(d)) this.difficulty.add(d);
       else this.withoutDifficulty++;

@@ -228,7 +228,8 @@ const oneLine = (s: string) =>
  */
 export function reportError(err: unknown, debug = false): number {
   const code = exitCodeOf(err);
-  if (debug) {
+  // A bad command line is never a bug: its stack would say nothing, even with --debug.
+  if (debug && !(err instanceof UsageError)) {
     process.stderr.write(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     return code;
   }

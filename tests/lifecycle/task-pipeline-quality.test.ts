@@ -6,7 +6,9 @@ import { RunTable } from '../../src/buffer/run-table.ts';
 import { TaskStore } from '../../src/buffer/task-store.ts';
 import { ConfigError, DataQualityError, StrictModeError } from '../../src/core/errors.ts';
 import { writeParquet } from '../../src/io/parquet-writer.ts';
+import { TaskSourceSchema } from '../../src/lifecycle/rft-config.ts';
 import { runTaskPipelineFile } from '../../src/lifecycle/task-pipeline.ts';
+import { loadTaskSource } from '../../src/lifecycle/task-source.ts';
 import { taskOperatorRegistry } from '../../src/operators/registries.ts';
 import { winnow } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -107,6 +109,37 @@ describe('a mapping naming a column the file lacks fails before anything is writ
       `error: ${file}: mapping.prompt: column 'questoin' is in no row of the first batch of qa.csv (did you mean 'question'?; the file has: id, question, answer, level, topic)`,
     );
     expect(existsSync(db)).toBe(false);
+  });
+});
+
+describe('an RFT task source read from a file', () => {
+  it('checks its mapping against the first batch too, naming the config path', async () => {
+    const source = TaskSourceSchema.parse({ path: 'qa.csv', mapping: { taskset: 'qa', prompt: 'questoin' } });
+    const err = await loadTaskSource(source, {
+      baseDir: dir,
+      dbDir: join(dir, 'rft-db'),
+      step: 'tasks',
+      file: '/p/rft.yaml',
+    }).then(
+      () => new Error('expected a ConfigError'),
+      (e: Error) => e,
+    );
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.message).toBe(
+      "/p/rft.yaml: tasks.mapping.prompt: column 'questoin' is in no row of the first batch of qa.csv (did you mean 'question'?; the file has: id, question, answer, level, topic)",
+    );
+    const ok = await loadTaskSource(
+      TaskSourceSchema.parse({ path: 'qa.csv', mapping: { taskset: 'qa', prompt: 'question' } }),
+      { baseDir: dir, dbDir: join(dir, 'rft-db'), step: 'tasks' },
+    );
+    expect([ok.tasks.length, ok.rejected.map((r) => r.reason)]).toEqual([
+      7,
+      [
+        "empty prompt (column 'question')",
+        "empty prompt (column 'question')",
+        "prompt: column 'question' holds a number (12345), expected text (coerce: string accepts it)",
+      ],
+    ]);
   });
 });
 

@@ -170,7 +170,8 @@ export function engineError(err: unknown, doing: string): unknown {
     raw
       .split('\n')[0]!
       .replace(/,?\s*[\w/.-]*\.cargo[\w/.@-]*\.rs:\d+:\d+/g, '')
-      .replace(/\s*\{.*$/, '')
+      .replace(/\s*(\w+\s*)?\{.*$/, '')
+      .replace(/[:,]\s*$/, '')
       .trim() || 'unknown error';
   return new WinnowError(`${doing}: ${first.length > 200 ? `${first.slice(0, 200)}…` : first}`);
 }

@@ -49,7 +49,7 @@ export const inspectSpec = {
   examples: [
     'winnow inspect',
     'winnow inspect --table tasks --limit 3',
-    'winnow inspect --table rejected --run gsm8k-tasks-1 --where "step LIKE \'read%\'"',
+    'winnow inspect --run arithmetic-bots-1 --where "reward > 0 AND taskset IN (\'arithmetic\')"',
   ],
 } as const satisfies CommandSpec;
 

@@ -101,6 +101,20 @@ export const SELECTION_BENCH_SPEC = {
   examples: ['winnow bench selection --seeds 3', 'winnow bench selection --scenario all --json'],
 } as const satisfies CommandSpec;
 
+/** The flags bench/learning and bench/replay share: seeds, steps and how often accuracy is measured. */
+const curveOptions = <S extends number, E extends number>(what: string, steps: S, every: E) =>
+  ({
+    seeds: { type: 'int', value: 'K', min: 1, default: 3, description: `seeds per ${what} (seeds 1…K)` },
+    steps: { type: 'int', value: 'N', min: 1, default: steps, description: 'explorer steps per run' },
+    every: {
+      type: 'int',
+      value: 'N',
+      min: 1,
+      default: every,
+      description: 'measure held-out accuracy every N steps',
+    },
+  }) as const;
+
 /** The selectors bench/learning knows how to configure. */
 export const LEARNING_SELECTORS = ['random', 'bots', 'shared_ability'] as const;
 
@@ -112,15 +126,7 @@ export const LEARNING_BENCH_SPEC = {
     'Task selection on the real tiny learner: the arithmetic RFT loop with each selector over several seeds; ' +
     "steps and rollouts to reach random's final held-out accuracy, relative to random.",
   options: {
-    seeds: { type: 'int', value: 'K', min: 1, default: 3, description: 'seeds per selector (seeds 1…K)' },
-    steps: { type: 'int', value: 'N', min: 1, default: 80, description: 'explorer steps per run' },
-    every: {
-      type: 'int',
-      value: 'N',
-      min: 1,
-      default: 5,
-      description: 'measure held-out accuracy every N steps',
-    },
+    ...curveOptions('selector', 80, 5),
     selectors: {
       type: 'list',
       value: 'A,B',
@@ -141,15 +147,7 @@ export const REPLAY_BENCH_SPEC = {
     'Experience replay on the real tiny learner (version_priority and advantage_priority samplers) against no replay; ' +
     'final held-out accuracy, accuracy per 1,000 rollouts and per second.',
   options: {
-    seeds: { type: 'int', value: 'K', min: 1, default: 3, description: 'seeds per variant (seeds 1…K)' },
-    steps: { type: 'int', value: 'N', min: 1, default: 60, description: 'explorer steps per run' },
-    every: {
-      type: 'int',
-      value: 'N',
-      min: 1,
-      default: 10,
-      description: 'measure held-out accuracy every N steps',
-    },
+    ...curveOptions('variant', 60, 10),
     json,
   },
   examples: ['winnow bench replay --seeds 2 --steps 30'],

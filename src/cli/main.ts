@@ -11,9 +11,9 @@ import {
   unknownName,
   usageLine,
 } from './command-spec.ts';
-import * as exportModule from './export-command.ts';
+import { exportCommand, exportSpec } from './export-command.ts';
 import { GC_SPEC, gcCommand } from './gc-command.ts';
-import * as inspectModule from './inspect-command.ts';
+import { inspectCommand, inspectSpec } from './inspect-command.ts';
 import { RUN_SPEC, runCommand } from './run-command.ts';
 import { RUNS_SPEC, runsCommand } from './runs-command.ts';
 import { SCHEMA_SPEC, schemaCommand } from './schema-command.ts';
@@ -27,62 +27,11 @@ export interface CommandEntry {
   run: Command;
 }
 
-// ---- FALLBACK (remove once both files export their specs) -------------------------------------
-// inspect-command.ts and export-command.ts move to command-spec.ts in parallel work; main.ts uses
-// their exported spec (`inspectSpec` / `exportSpec`, or INSPECT_SPEC / EXPORT_SPEC) when present,
-// and until then these help-only specs describe the options their own parsers accept.
-const FALLBACK_INSPECT: CommandSpec = {
-  name: 'inspect',
-  args: '',
-  summary:
-    'Show the tables of a database, or one table: schema, versions, tags, column statistics and sample rows.',
-  options: {
-    db: { type: 'string', value: 'DIR', description: 'database folder (default ./.winnow/db)' },
-    table: { type: 'string', value: 'T', description: 'the table to show' },
-    version: { type: 'string', value: 'N|TAG', description: 'a version number or tag of the table' },
-    limit: { type: 'int', value: 'N', min: 0, description: 'sample rows to show (default 5)' },
-    json: { type: 'boolean', description: 'print JSON' },
-  },
-  examples: ['winnow inspect --table tasks --limit 3'],
-};
-const FALLBACK_EXPORT: CommandSpec = {
-  name: 'export',
-  args: '',
-  summary: 'Export a table (tasks by default) to JSONL (Task objects) or Parquet (the stored columns).',
-  options: {
-    out: { type: 'string', value: 'FILE', description: 'FILE.jsonl or FILE.parquet' },
-    db: { type: 'string', value: 'DIR', description: 'database folder (default ./.winnow/db)' },
-    table: { type: 'string', value: 'T', description: 'the table to export (default tasks)' },
-    version: { type: 'string', value: 'N|TAG', description: 'a version number or tag of the table' },
-    taskset: { type: 'string', value: 'NAME', description: 'only tasks of this task set' },
-    where: { type: 'string', value: 'SQL', description: 'only rows matching this filter' },
-  },
-  examples: ['winnow export --table tasks --out tasks.jsonl'],
-};
-
-function exportedSpec(mod: object, names: readonly string[], fallback: CommandSpec): CommandSpec {
-  const exported = mod as Record<string, unknown>;
-  for (const n of names) {
-    const s = exported[n];
-    if (s !== null && typeof s === 'object' && 'options' in s && 'examples' in s) return s as CommandSpec;
-  }
-  return fallback;
-}
-// ---- end of FALLBACK ----------------------------------------------------------------------------
-
 /** Every command, in the order `winnow --help` and docs/cli.md list them. */
 export const COMMANDS: readonly CommandEntry[] = [
   { name: 'run', spec: RUN_SPEC, run: runCommand },
-  {
-    name: 'inspect',
-    spec: exportedSpec(inspectModule, ['inspectSpec', 'INSPECT_SPEC'], FALLBACK_INSPECT),
-    run: inspectModule.inspectCommand,
-  },
-  {
-    name: 'export',
-    spec: exportedSpec(exportModule, ['exportSpec', 'EXPORT_SPEC'], FALLBACK_EXPORT),
-    run: exportModule.exportCommand,
-  },
+  { name: 'inspect', spec: inspectSpec, run: inspectCommand },
+  { name: 'export', spec: exportSpec, run: exportCommand },
   { name: 'schema', spec: SCHEMA_SPEC, run: schemaCommand },
   { name: 'runs', spec: RUNS_SPEC, run: runsCommand },
   { name: 'gc', spec: GC_SPEC, run: gcCommand },

@@ -1,11 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { COMMANDS, main } from '../../src/cli/main.ts';
+import { COMMANDS } from '../../src/cli/main.ts';
 import { DataQualityError, StrictModeError } from '../../src/core/errors.ts';
 import { winnow } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { treeHashes } from '../lifecycle/rft-files.ts';
+import { captureMain } from './capture.ts';
 
 const dir = tempDir('winnow-bad-args-');
 const db = join(dir, 'db');
@@ -13,24 +14,6 @@ const runs = join(dir, 'runs');
 const tasksYaml = join(dir, 'tasks.yaml');
 const otherYaml = join(dir, 'other.yaml');
 const rftYaml = join(dir, 'rft.yaml');
-
-async function capture(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    stdout += String(chunk);
-    return true;
-  });
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    stderr += String(chunk);
-    return true;
-  });
-  try {
-    return { code: await main(argv), stdout, stderr };
-  } finally {
-    vi.restoreAllMocks();
-  }
-}
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -55,7 +38,7 @@ beforeAll(async () => {
   writeFileSync(otherYaml, pipeline('other'));
   // Refused before the RFT config is even parsed, so a stub is enough.
   writeFileSync(rftYaml, 'name: bad-args-rft\nkind: rft\n');
-  const r = await capture(['run', tasksYaml, '--db', db, '--quiet']);
+  const r = await captureMain(['run', tasksYaml, '--db', db, '--quiet']);
   expect(r.code, r.stderr).toBe(0);
 }, 120_000);
 
@@ -158,7 +141,7 @@ describe('bad invocations: exit 2, one line, no stack, the database untouched', 
   for (const [args, pattern] of CASES) {
     it(`winnow ${args.join(' ')}`, async () => {
       const before = treeHashes(db);
-      const r = await capture(fill(args));
+      const r = await captureMain(fill(args));
       const lines = r.stderr.split('\n').filter((l) => l !== '');
       expect({ code: r.code, lines }).toEqual({ code: 2, lines: [expect.stringMatching(pattern)] });
       expect(r.stderr).not.toMatch(/^\s+at /m);
@@ -177,21 +160,21 @@ describe('errors and exit codes', () => {
       throw new TypeError("Cannot read properties of undefined (reading 'x')\n    at somewhere");
     };
     vi.spyOn(runEntry, 'run').mockImplementation(async () => boom());
-    const plain = await capture(['runs', '--db', db]);
+    const plain = await captureMain(['runs', '--db', db]);
     expect(plain.code).toBe(1);
     expect(plain.stderr).toBe(
       "error: TypeError: Cannot read properties of undefined (reading 'x') (run with --debug for the stack trace)\n",
     );
 
     vi.spyOn(runEntry, 'run').mockImplementation(async () => boom());
-    const debug = await capture(['runs', '--db', db, '--debug']);
+    const debug = await captureMain(['runs', '--db', db, '--debug']);
     expect(debug.code).toBe(1);
     expect(debug.stderr).toMatch(/^error: TypeError: Cannot read/);
     expect(debug.stderr).toMatch(/^\s+at /m);
 
     vi.stubEnv('WINNOW_DEBUG', '1');
     vi.spyOn(runEntry, 'run').mockImplementation(async () => boom());
-    const env = await capture(['runs', '--db', db]);
+    const env = await captureMain(['runs', '--db', db]);
     expect(env.code).toBe(1);
     expect(env.stderr).toMatch(/^\s+at /m);
     vi.unstubAllEnvs();
@@ -204,7 +187,7 @@ describe('errors and exit codes', () => {
       new DataQualityError('all rows rejected'),
     ]) {
       vi.spyOn(runEntry, 'run').mockRejectedValue(err);
-      const r = await capture(['runs', '--db', db]);
+      const r = await captureMain(['runs', '--db', db]);
       expect(r.code).toBe(3);
       expect(r.stderr).toBe(`error: ${err.message}\n`);
     }
@@ -230,7 +213,7 @@ describe('errors and exit codes', () => {
         '',
       ].join('\n'),
     );
-    const r = await capture(['run', yaml, '--db', strictDir, '--strict', '--quiet']);
+    const r = await captureMain(['run', yaml, '--db', strictDir, '--strict', '--quiet']);
     expect(r.code).toBe(3);
     expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^error: .*strict/)]);
   }, 60_000);

@@ -9,28 +9,10 @@ import {
   parseCommand,
   usageLine,
 } from '../../src/cli/command-spec.ts';
-import { COMMANDS, main } from '../../src/cli/main.ts';
+import { COMMANDS } from '../../src/cli/main.ts';
 import { CLI_DOC_FILE, cliReference, referenceIn } from '../../tools/cli-doc.ts';
 import { winnow } from '../helpers/cli.ts';
-
-/** Run the CLI in-process and capture what it writes. */
-async function capture(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    stdout += String(chunk);
-    return true;
-  });
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    stderr += String(chunk);
-    return true;
-  });
-  try {
-    return { code: await main(argv), stdout, stderr };
-  } finally {
-    vi.restoreAllMocks();
-  }
-}
+import { captureMain } from './capture.ts';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -63,9 +45,9 @@ describe('--help and winnow help, for every command the registry lists', () => {
 
   for (const spec of SINGLE) {
     it(`winnow ${spec.name} --help, -h and winnow help ${spec.name} print the same full help, exit 0`, async () => {
-      const a = await capture([spec.name, '--help']);
-      const b = await capture(['help', spec.name]);
-      const c = await capture([spec.name, '-h']);
+      const a = await captureMain([spec.name, '--help']);
+      const b = await captureMain(['help', spec.name]);
+      const c = await captureMain([spec.name, '-h']);
       for (const r of [a, b, c]) {
         expect(r.code).toBe(0);
         expect(r.stderr).toBe('');
@@ -80,8 +62,8 @@ describe('--help and winnow help, for every command the registry lists', () => {
   for (const spec of BENCHES) {
     const name = benchName(spec);
     it(`winnow bench ${name} --help and winnow help bench ${name}: every flag the parser takes, exit 0`, async () => {
-      const a = await capture(['bench', name, '--help']);
-      const b = await capture(['help', 'bench', name]);
+      const a = await captureMain(['bench', name, '--help']);
+      const b = await captureMain(['help', 'bench', name]);
       expect([a.code, b.code, a.stderr, b.stderr]).toEqual([0, 0, '', '']);
       expect(a.stdout).toBe(`${helpText(spec)}\n`);
       expect(b.stdout).toBe(a.stdout);
@@ -97,8 +79,8 @@ describe('--help and winnow help, for every command the registry lists', () => {
   }
 
   it('winnow bench --help and winnow help bench list the 5 benchmarks, exit 0', async () => {
-    const a = await capture(['bench', '--help']);
-    const b = await capture(['help', 'bench']);
+    const a = await captureMain(['bench', '--help']);
+    const b = await captureMain(['help', 'bench']);
     expect([a.code, b.code]).toEqual([0, 0]);
     const group = COMMANDS.find((c) => c.name === 'bench')!.spec;
     expect('subcommands' in group && `${groupHelpText(group)}\n`).toBe(a.stdout);
@@ -109,20 +91,20 @@ describe('--help and winnow help, for every command the registry lists', () => {
   });
 
   it('winnow --help, -h and winnow help print the usage of every command and benchmark with all their flags', async () => {
-    const runs = await Promise.all([capture(['--help']), capture(['-h']), capture(['help'])]);
+    const runs = await Promise.all([captureMain(['--help']), captureMain(['-h']), captureMain(['help'])]);
     for (const r of runs) expect([r.code, r.stdout]).toEqual([0, runs[0]!.stdout]);
     const out = runs[0]!.stdout;
     for (const spec of [...SINGLE, ...BENCHES]) expect(out).toContain(usageLine(spec));
     for (const f of ['--debug', '--version', 'exit codes:']) expect(out).toContain(f);
     for (const code of [0, 1, 2, 3]) expect(out).toMatch(new RegExp(`^ {2}${code} {2}\\S`, 'm'));
     // With no command at all: the same text, but exit 2 (nothing was asked).
-    const none = await capture([]);
+    const none = await captureMain([]);
     expect([none.code, none.stdout]).toEqual([2, out]);
   });
 
   it('--debug anywhere does not change help', async () => {
-    const a = await capture(['--debug', 'gc', '--help']);
-    const b = await capture(['gc', '--help', '--debug']);
+    const a = await captureMain(['--debug', 'gc', '--help']);
+    const b = await captureMain(['gc', '--help', '--debug']);
     expect([a.code, b.code]).toEqual([0, 0]);
     expect(a.stdout).toBe(b.stdout);
     expect(a.stdout).toContain('usage: winnow gc');

@@ -67,5 +67,13 @@ if (!existsSync(entry)) {
   process.exit(1);
 }
 
+// `winnow … | head` closes the pipe early: that is the reader's choice, not an error to report.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err) => {
+    if (err && err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+}
+
 const { main } = await import(pathToFileURL(entry).href);
 process.exitCode = await main(process.argv.slice(2));

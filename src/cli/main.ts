@@ -14,6 +14,7 @@ import {
 import { exportCommand, exportSpec } from './export-command.ts';
 import { GC_SPEC, gcCommand } from './gc-command.ts';
 import { inspectCommand, inspectSpec } from './inspect-command.ts';
+import { packageVersion } from './package-version.ts';
 import { RUN_SPEC, runCommand } from './run-command.ts';
 import { RUNS_SPEC, runsCommand } from './runs-command.ts';
 import { SCHEMA_SPEC, schemaCommand } from './schema-command.ts';
@@ -141,7 +142,7 @@ async function dispatch(argv: string[]): Promise<number> {
     return 0;
   }
   if (name === '--version') {
-    process.stdout.write('winnow 0.1.0\n');
+    process.stdout.write(`winnow ${packageVersion()}\n`);
     return 0;
   }
   const entry = findCommand(name);

@@ -190,9 +190,11 @@ export function formatTaskReport(r: TaskPipelineReport): string {
     '',
     formatTable(['step', 'in', 'out', 'dropped', 'ms', 'top reasons'], rows),
     '',
-    `landed ${r.tasksOut.toLocaleString('en-US')} tasks in ${r.dbDir} table '${r.table}': ${r.inserted} new, ${r.updated} updated, ${r.unchanged} unchanged; table now holds ${r.totalTasks.toLocaleString('en-US')} (version ${r.tableVersion}, tag ${r.tag})`,
+    // "landed" counts what reached the table; unchanged tasks were already there (a re-run adds 0).
+    `${r.tasksOut.toLocaleString('en-US')} tasks passed the operators; table '${r.table}' in ${r.dbDir}: ${r.inserted.toLocaleString('en-US')} new, ${r.updated.toLocaleString('en-US')} updated, ${r.unchanged.toLocaleString('en-US')} already there; it now holds ${r.totalTasks.toLocaleString('en-US')} (version ${r.tableVersion}, tag ${r.tag})`,
     `${r.rowsRead.toLocaleString('en-US')} rows read in ${secs.toFixed(1)} s (${Math.round(r.rowsRead / Math.max(secs, 1e-3)).toLocaleString('en-US')} rows/s); ${r.rejected} rejected`,
     ...(r.warnings.length > 0 ? [`${r.warnings.length} warning(s), first: ${r.warnings[0]}`] : []),
+    ...(r.reportFile ? [`report: ${r.reportFile}`] : []),
   ].join('\n');
 }
 

@@ -17,4 +17,5 @@ export * from './run-registries.ts';
 export * from './run-removal.ts';
 export * from './task-pipeline.ts';
 export * from './task-pipeline-config.ts';
+export * from './task-report/index.ts';
 export * from './task-source.ts';

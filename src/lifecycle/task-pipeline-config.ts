@@ -38,7 +38,15 @@ export function taskPipelineConfigSchema(
     db: z
       .string()
       .optional()
-      .describe('Database folder, relative to the config file (default ./.winnow/db; --db overrides).'),
+      .describe(
+        'Database folder, relative to the config file (default: .winnow/db in the project folder; --db overrides).',
+      ),
+    runsDir: z
+      .string()
+      .optional()
+      .describe(
+        'Folder holding one folder per run (the report), relative to the config file (default: .winnow/runs in the project folder).',
+      ),
     input: TaskInputSchema,
     mapping: FieldMappingSchema,
     operators: operatorListSchema(registry)
@@ -55,6 +63,10 @@ export function taskPipelineConfigSchema(
           .default(50_000)
           .describe('Tasks per LanceDB commit (large commits, few versions).'),
         compact: z.boolean().default(true).describe('Merge small fragments after the run.'),
+        report: z
+          .boolean()
+          .default(true)
+          .describe('Write <runsDir>/<run id>/report.html (docs/task-report.md).'),
         maxRejectedShare: z
           .number()
           .min(0)

@@ -6,6 +6,7 @@ import { runTag, TaskStore } from '../buffer/task-store.ts';
 import { parseConfig, readYamlFile } from '../core/config.ts';
 import { StrictModeError } from '../core/errors.ts';
 import { contentHash, stableStringify } from '../core/ids.ts';
+import { resolveDbDir, resolveRunsDir } from '../core/places.ts';
 import type { Registry } from '../core/registry.ts';
 import type { RejectedInput } from '../core/rejected.ts';
 import type { Task } from '../core/task.ts';
@@ -24,6 +25,8 @@ import {
   readOptionsOf,
 } from './task-pipeline-inputs.ts';
 import { rejectionVerdict } from './task-pipeline-quality.ts';
+import { TaskReportCollector } from './task-report/collector.ts';
+import { writeTaskReport } from './task-report/write.ts';
 
 /** Checkpoints of a task pipeline run. Events with `rows` can be transformed or vetoed by hooks. */
 export interface TaskPipelineEvents {
@@ -49,6 +52,8 @@ export interface RunTaskPipelineOptions {
   baseDir: string;
   configFile?: string;
   dbDir?: string;
+  /** Folder for the run's report folder (default: the config's runsDir, then .winnow/runs in the project). */
+  runsDir?: string;
   seed?: number;
   /**
    * Fail (and land nothing) when any input row could not be read or mapped. Without it a run still
@@ -83,6 +88,8 @@ export interface TaskPipelineReport {
   steps: StepMetrics[];
   durationMs: number;
   warnings: string[];
+  /** `<runsDir>/<runId>/report.html`, or null with `output.report: false`. */
+  reportFile: string | null;
 }
 
 /** Read and validate a pipeline file in one pass (operator params included: `registry` types them). */
@@ -108,7 +115,13 @@ export async function runTaskPipeline(
 ): Promise<TaskPipelineReport> {
   const t0 = performance.now();
   const seed = opts.seed ?? config.seed;
-  const dbDir = resolve(opts.dbDir ?? (config.db ? resolve(opts.baseDir, config.db) : './.winnow/db'));
+  const dbDir = resolveDbDir({ flag: opts.dbDir, configValue: config.db, configDir: opts.baseDir });
+  const runsDir = resolveRunsDir({
+    flag: opts.runsDir,
+    configValue: config.runsDir,
+    configDir: opts.baseDir,
+  });
+  const reportData = new TaskReportCollector();
   const files = (Array.isArray(config.input.path) ? config.input.path : [config.input.path]).map((p) =>
     resolve(opts.baseDir, p),
   );
@@ -162,6 +175,7 @@ export async function runTaskPipeline(
   let pending: Task[] = [];
 
   const reject = (r: RejectedInput) => {
+    reportData.rejected([r]);
     rejectedStore.add([{ runId, ...r }]);
     rejectedCount++;
   };
@@ -222,6 +236,7 @@ export async function runTaskPipeline(
         continue;
       }
       seenIds.set(task.id, task.source ?? null);
+      reportData.landed([task]);
       pending.push(task);
       tasksOut++;
       writeStep.rowsOut++;
@@ -366,7 +381,9 @@ export async function runTaskPipeline(
       steps,
       durationMs: performance.now() - t0,
       warnings,
+      reportFile: null,
     };
+    if (config.output.report) report.reportFile = writeTaskReport(report, reportData, config, runsDir);
     await recorder.mark('completed', tableVersion, {
       rowsRead,
       inputErrors,

@@ -72,7 +72,7 @@ describe('winnow run on a messy JSONL file', () => {
     }
     expect(rejected[1]!.reason).toContain('question');
     expect(rejected[3]!.reason).toContain('expected a JSON object');
-    expect(r.stdout).toContain('landed 5 tasks');
+    expect(r.stdout).toContain('5 tasks passed the operators');
   });
 
   it('exits non-zero under --strict and lands nothing', async () => {

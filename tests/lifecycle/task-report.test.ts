@@ -226,6 +226,7 @@ const metrics = (step: string, op: string, rowsIn: number, rowsOut: number, reas
 function reportOf(c: TaskReportCollector, config: unknown = { name: 'demo' }) {
   const report: TaskPipelineReport = {
     runId: '20260101T000000-abcdef12-7',
+    reportFile: null,
     name: 'demo <pipeline>',
     dbDir: '/data/db',
     table: 'tasks',

@@ -179,7 +179,9 @@ describe('paths are resolved and reported', () => {
     const r = await spawnWinnow(['run', 'pipelines/rel.yaml', '--db', 'out/db'], { cwd });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`files: ${join(dir, 'ok.csv')}\n`);
-    expect(r.stdout).toContain(`2 tasks passed the operators; table 'tasks' in ${join(cwd, 'out', 'db')}: 2 new`);
+    expect(r.stdout).toContain(
+      `2 tasks passed the operators; table 'tasks' in ${join(cwd, 'out', 'db')}: 2 new`,
+    );
     const json = await spawnWinnow(['run', 'pipelines/rel.yaml', '--db', 'out/db', '--json'], { cwd });
     const report = JSON.parse(json.stdout) as { files: string[]; dbDir: string };
     expect(report.files).toEqual([join(dir, 'ok.csv')]);

@@ -126,7 +126,13 @@ export async function runTaskPipeline(
     resolve(opts.baseDir, p),
   );
   const configHash = contentHash(stableStringify(config));
-  const runId = `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${configHash.slice(0, 8)}-${seed}`;
+  // Unique among this database's runs (the runs table, the run tag): two runs in one millisecond
+  // get -2, -3… instead of one overwriting the other's record.
+  const stamp = new Date().toISOString().replace(/[-:.]/g, '').replace('Z', '');
+  const base = `${stamp}-${configHash.slice(0, 8)}-${seed}`;
+  const taken = new Set((await RunTable.readAll(dbDir)).map((r) => r.runId));
+  let runId = base;
+  for (let k = 2; taken.has(runId); k++) runId = `${base}-${k}`;
   const warnings: string[] = [];
   const warn = (m: string) => {
     warnings.push(m);

@@ -303,6 +303,7 @@ describe('winnow schema', () => {
       'description',
       'seed',
       'db',
+      'runsDir',
       'input',
       'mapping',
       'operators',

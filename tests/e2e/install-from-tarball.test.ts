@@ -124,7 +124,7 @@ describe(`${NAME} installed from its tarball into a project outside the reposito
     if (skipReason) ctx.skip();
     const pkg = join(scratch, 'node_modules', '@winnow-rft', 'winnow');
     const top = readdirSync(pkg).sort();
-    expect(top).toEqual(['README.md', 'bin', 'dist', 'docs', 'package.json']);
+    expect(top).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'docs', 'package.json']);
     expect(readdirSync(join(pkg, 'dist')).sort()).toEqual(['bench', 'datasets', 'src']);
   });
 

@@ -137,6 +137,7 @@ describe('task pipeline JSON Schema', () => {
       'description',
       'seed',
       'db',
+      'runsDir',
       'input',
       'mapping',
       'operators',

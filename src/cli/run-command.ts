@@ -153,6 +153,9 @@ async function runFile(file: string, values: RunValues, given: ReadonlySet<strin
     ...(values.db ? { dbDir: values.db } : {}),
     ...(seed !== undefined ? { seed } : {}),
     onWarn: (m) => warnings.push(m),
+    onStart: (w) => {
+      if (!values.json && !values.quiet) process.stderr.write(`run ${w.runId}\ndatabase: ${w.dbDir}\n`);
+    },
     onProgress: (p) => {
       const rate = p.rowsRead / Math.max(1e-3, p.elapsedMs / 1000);
       progress.update(

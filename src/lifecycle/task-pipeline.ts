@@ -64,6 +64,8 @@ export interface RunTaskPipelineOptions {
   hooks?: Hooks<TaskPipelineEvents>;
   onProgress?: (p: TaskPipelineProgress) => void;
   onWarn?: (message: string) => void;
+  /** Called once the run is validated, before it writes: where it writes (absolute paths). */
+  onStart?: (where: { runId: string; dbDir: string; runsDir: string }) => void;
 }
 
 export interface TaskPipelineReport {
@@ -152,6 +154,7 @@ export async function runTaskPipeline(
   await checkMappingAgainstInputs(files, config, mapping, opts.configFile);
   const hooks = opts.hooks ?? new Hooks<TaskPipelineEvents>();
 
+  opts.onStart?.({ runId, dbDir, runsDir });
   const store = await TaskStore.open(dbDir, config.output.table);
   const rejectedStore = await RejectedStore.open(dbDir, config.output.rejectedTable);
   const recorder = new RunRecorder(await RunTable.open(dbDir), {

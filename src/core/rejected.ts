@@ -28,3 +28,13 @@ export function truncatePayload(text: string): string {
   if (text.length <= MAX_REJECTED_PAYLOAD) return text;
   return `${text.slice(0, MAX_REJECTED_PAYLOAD)}… [${text.length - MAX_REJECTED_PAYLOAD} more chars]`;
 }
+
+/** A rejected row as payload text: strings as they are, anything else as JSON (or its string form). */
+export function rejectedPayload(row: unknown): string {
+  if (typeof row === 'string') return row;
+  try {
+    return JSON.stringify(row);
+  } catch {
+    return String(row);
+  }
+}

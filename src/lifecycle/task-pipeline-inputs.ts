@@ -1,5 +1,5 @@
 import { ConfigError, DataError } from '../core/errors.ts';
-import type { RejectedInput } from '../core/rejected.ts';
+import { type RejectedInput, rejectedPayload } from '../core/rejected.ts';
 import type { CompiledMapping } from '../io/mapping.ts';
 import { mapRecord } from '../io/mapping.ts';
 import { checkMappingColumns } from '../io/mapping-columns.ts';
@@ -69,14 +69,6 @@ export async function checkMappingAgainstInputs(
   }
 }
 
-function payloadOf(row: unknown): string {
-  try {
-    return typeof row === 'string' ? row : JSON.stringify(row);
-  } catch {
-    return String(row);
-  }
-}
-
 /**
  * Strict mode's first pass: read and map every input row without writing, recording each row that
  * cannot be read or mapped. Returns how many there were.
@@ -104,7 +96,7 @@ export async function precheckInputs(
             reason: mapped.error,
             file: record.source.file,
             row: record.source.row,
-            payload: payloadOf(record.fields),
+            payload: rejectedPayload(record.fields),
           });
         }
       }

@@ -8,7 +8,7 @@ import { StrictModeError } from '../core/errors.ts';
 import { contentHash, stableStringify } from '../core/ids.ts';
 import { resolveDbDir, resolveRunsDir } from '../core/places.ts';
 import type { Registry } from '../core/registry.ts';
-import type { RejectedInput } from '../core/rejected.ts';
+import { type RejectedInput, rejectedPayload } from '../core/rejected.ts';
 import type { Task } from '../core/task.ts';
 import { compileMapping, mapRecord } from '../io/mapping.ts';
 import { readDataset } from '../io/reader.ts';
@@ -102,14 +102,6 @@ export async function loadTaskPipeline(
   return parseConfig(taskPipelineConfigSchema(registry), readYamlFile(file), { file: resolve(file) });
 }
 
-function payloadOf(row: unknown): string {
-  try {
-    return typeof row === 'string' ? row : JSON.stringify(row);
-  } catch {
-    return String(row);
-  }
-}
-
 /** Run a task-set pipeline end to end. */
 export async function runTaskPipeline(
   config: TaskPipelineConfig,
@@ -195,7 +187,7 @@ export async function runTaskPipeline(
       file: task.source?.file ?? '',
       row: task.source?.row ?? -1,
       rowId: task.id,
-      payload: payloadOf(task),
+      payload: rejectedPayload(task),
     });
 
   // Commits are pipelined: LanceDB writes on its own threads while we process the next batches;
@@ -300,7 +292,7 @@ export async function runTaskPipeline(
               reason: mapped.error,
               file: record.source.file,
               row: record.source.row,
-              payload: payloadOf(record.fields),
+              payload: rejectedPayload(record.fields),
             });
           }
         }

@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import type { Experience } from '../../core/experience.ts';
 import type { RejectedInput } from '../../core/rejected.ts';
+import { rejectedPayload } from '../../core/rejected.ts';
 import type { Task } from '../../core/task.ts';
 import { groupIdOf } from '../../explorer/workflow.ts';
 import { collectTaskRewards } from '../../operators/experience/pass-rate.ts';
-import { payloadOf } from './payload.ts';
 import type { RunState } from './run-state.ts';
 import type { ExploreNumbers } from './types.ts';
 
@@ -68,7 +68,7 @@ export async function exploreStep(run: RunState, atStep: number): Promise<Explor
       rowId: f.groupId,
       file: task?.source?.file ?? '',
       row: task?.source?.row ?? -1,
-      payload: payloadOf({ taskId: f.taskId, groupId: f.groupId }),
+      payload: rejectedPayload({ taskId: f.taskId, groupId: f.groupId }),
     });
   }
   const rolled = await hooks.emit('afterRollout', {
@@ -97,7 +97,7 @@ export async function exploreStep(run: RunState, atStep: number): Promise<Explor
       step: `exp:${r.step}`,
       reason: r.reason,
       rowId: r.row.id,
-      payload: payloadOf({ ...r.row, tokens: undefined, logprobs: undefined, actionMask: undefined }),
+      payload: rejectedPayload({ ...r.row, tokens: undefined, logprobs: undefined, actionMask: undefined }),
     });
   }
   const afterOps = await hooks.emit('afterExperienceOps', { step: atStep, rows: processed.rows });

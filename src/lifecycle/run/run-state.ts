@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Experience } from '../../core/experience.ts';
 import type { RejectedInput } from '../../core/rejected.ts';
+import { rejectedPayload } from '../../core/rejected.ts';
 import type { Task } from '../../core/task.ts';
 import { CheckpointStore } from '../checkpoints.ts';
 import { Hooks } from '../hooks.ts';
@@ -10,7 +11,6 @@ import type { RftConfig } from '../rft-config.ts';
 import type { RftEvents } from '../rft-events.ts';
 import type { RftParts } from '../rft-parts.ts';
 import { restoreLatestCheckpoint, saveCheckpoint } from './checkpoint.ts';
-import { payloadOf } from './payload.ts';
 import type { TrainedStep } from './train-step.ts';
 import type { ExploreNumbers, RftRunOptions, RftRunResult, StepRecord } from './types.ts';
 
@@ -102,7 +102,7 @@ export class RunState {
         rowId: row?.id ?? '',
         file: row?.source?.file ?? '',
         row: row?.source?.row ?? -1,
-        payload: payloadOf(r.row),
+        payload: rejectedPayload(r.row),
       };
     });
   }

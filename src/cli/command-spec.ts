@@ -28,6 +28,13 @@ export interface OptionSpec {
  * A command's whole interface in one place: the parser, `--help`, `winnow help` and docs/cli.md all
  * read it, so none of them can drift from what the command accepts.
  */
+/** `--db DIR` for the commands that read a database (the run command's own says more). */
+export const DB_OPTION = {
+  type: 'string',
+  value: 'DIR',
+  description: 'database folder (default: .winnow/db in the project folder, or $WINNOW_DB)',
+} as const satisfies OptionSpec;
+
 export interface CommandSpec<O extends Record<string, OptionSpec> = Record<string, OptionSpec>> {
   /** As typed after `winnow` (`gc`, `bench ingest`). */
   name: string;

@@ -6,7 +6,7 @@ import { decodeTaskRows } from '../buffer/task-table.ts';
 import { writeJsonl } from '../io/jsonl-writer.ts';
 import { writeParquet } from '../io/parquet-writer.ts';
 import { UsageError } from './args.ts';
-import { type CommandSpec, parseCommand } from './command-spec.ts';
+import { type CommandSpec, DB_OPTION, parseCommand } from './command-spec.ts';
 import { taskTableBadCells, warnBadRows } from './inspect-command.ts';
 import {
   checkoutChecked,
@@ -30,7 +30,7 @@ export const exportSpec = {
       value: 'FILE',
       description: 'output file, ending in .jsonl, .ndjson or .parquet (required)',
     },
-    db: { type: 'string', value: 'DIR', description: 'database folder (default: .winnow/db in the project)' },
+    db: DB_OPTION,
     table: {
       type: 'string',
       value: 'T',

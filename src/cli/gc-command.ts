@@ -1,13 +1,14 @@
 import { existsSync } from 'node:fs';
-import { connect, DEFAULT_DB_DIR } from '../buffer/connection.ts';
+import { connect } from '../buffer/connection.ts';
 import { type RunRecord, RunTable } from '../buffer/run-table.ts';
 import { sqlString } from '../buffer/sql.ts';
 import { closestNames } from '../core/suggest.ts';
 import { runPlaces } from '../lifecycle/run-plan.ts';
 import { describeRemoval, type RemovedRun, removeRun } from '../lifecycle/run-removal.ts';
 import { UsageError } from './args.ts';
-import { type CommandSpec, parseCommand } from './command-spec.ts';
-import { existingDbDir, statusText, viewRun } from './runs-command.ts';
+import { type CommandSpec, DB_OPTION, parseCommand } from './command-spec.ts';
+import { statusText, viewRun } from './runs-command.ts';
+import { readableDbDir } from './table-target.ts';
 
 export const GC_SPEC = {
   name: 'gc',
@@ -16,7 +17,7 @@ export const GC_SPEC = {
     'Delete runs you name: their buffer tables, rejected rows, selector states, run folder and record. ' +
     'Without --yes it only prints what it would delete.',
   options: {
-    db: { type: 'string', value: 'DIR', description: `database folder (default ${DEFAULT_DB_DIR})` },
+    db: DB_OPTION,
     failed: {
       type: 'boolean',
       description: 'also select every failed or interrupted run (each one is listed)',
@@ -59,7 +60,7 @@ export async function gcCommand(argv: string[]): Promise<number> {
     throw new UsageError(
       'gc needs the runs to delete: winnow gc RUN [RUN…] (or --failed); winnow runs lists them',
     );
-  const dbDir = existingDbDir(values.db);
+  const dbDir = readableDbDir(values.db);
   const records = await RunTable.readAll(dbDir);
   const byId = new Map(records.map((r) => [r.runId, r] as const));
   const ids = records.map((r) => r.runId);

@@ -5,7 +5,7 @@ import { connect } from '../buffer/connection.ts';
 import { decodeTaskRows } from '../buffer/task-table.ts';
 import { reasonClass } from '../operators/step-metrics.ts';
 import { UsageError } from './args.ts';
-import { type CommandSpec, parseCommand } from './command-spec.ts';
+import { type CommandSpec, DB_OPTION, parseCommand } from './command-spec.ts';
 import { formatTable } from './table.ts';
 import {
   checkoutChecked,
@@ -24,7 +24,7 @@ export const inspectSpec = {
   summary:
     'Show the tables of a database, or one table: schema, versions and tags, column stats and sample rows. Reads only.',
   options: {
-    db: { type: 'string', value: 'DIR', description: 'database folder (default: .winnow/db in the project)' },
+    db: DB_OPTION,
     table: {
       type: 'string',
       value: 'T',

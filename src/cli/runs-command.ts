@@ -1,18 +1,18 @@
 import { existsSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import { DEFAULT_DB_DIR } from '../buffer/connection.ts';
 import { type RunRecord, RunTable } from '../buffer/run-table.ts';
 import { UsageError } from './args.ts';
-import { type CommandSpec, parseCommand } from './command-spec.ts';
+import { type CommandSpec, DB_OPTION, parseCommand } from './command-spec.ts';
 import { formatTable } from './table.ts';
+import { readableDbDir } from './table-target.ts';
 
 export const RUNS_SPEC = {
   name: 'runs',
   args: '',
   summary: 'List the runs recorded in a database (task pipelines and RFT runs). Reads only.',
   options: {
-    db: { type: 'string', value: 'DIR', description: `database folder (default ${DEFAULT_DB_DIR})` },
+    db: DB_OPTION,
     name: { type: 'string', value: 'NAME', description: 'only runs of this pipeline name' },
     json: { type: 'boolean', description: 'print a JSON array instead of a table' },
   },
@@ -45,14 +45,6 @@ export interface RunView {
   runDir: string | null;
   bufferTable: string | null;
   error: string | null;
-}
-
-/** Resolve `--db` and check it exists, without creating anything. */
-export function existingDbDir(db: string | undefined): string {
-  const dir = resolve(db ?? DEFAULT_DB_DIR);
-  if (!existsSync(dir) || !statSync(dir).isDirectory())
-    throw new UsageError(`no database folder at ${dir} (pass --db DIR; winnow run creates it)`);
-  return dir;
 }
 
 /** Whether process `pid` lives on this machine (EPERM: it lives, owned by someone else). */
@@ -155,7 +147,7 @@ export async function runsCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parsed;
   if (positionals.length > 0)
     throw new UsageError(`runs takes no arguments, got ${positionals.join(' ')} (filter with --name NAME)`);
-  const dbDir = existingDbDir(values.db);
+  const dbDir = readableDbDir(values.db);
   let views = await readRuns(dbDir);
   if (values.name !== undefined) views = views.filter((v) => v.name === values.name);
   if (values.json) process.stdout.write(`${JSON.stringify(views, null, 2)}\n`);

@@ -1,0 +1,37 @@
+import type { Message } from '../core/task.ts';
+
+/** What the explorer asks a rollout model for: `n` samples of one prompt (or chat). */
+export interface GenerateRequest {
+  prompt?: string;
+  messages?: Message[];
+  /** Number of samples (the GRPO group size when called once per task). */
+  n: number;
+  maxTokens?: number;
+  temperature?: number;
+  /** Per-request seed, for models that honour one (the tiny policy always does). */
+  seed?: number;
+  signal?: AbortSignal;
+}
+
+/** One sampled completion. Token ids and logprobs are empty when the model does not return them. */
+export interface Generation {
+  text: string;
+  /** Token ids of the prompt as the model saw it (empty when unknown). */
+  promptTokens: number[];
+  /** Token ids of the completion. */
+  tokens: number[];
+  /** Log-probability of each completion token under the sampling policy (same length as `tokens`, or empty). */
+  logprobs: number[];
+  finishReason: 'stop' | 'length';
+}
+
+/** Anything that can produce completions: an OpenAI-compatible server, the built-in tiny policy, a test double. */
+export interface RolloutModel {
+  readonly name: string;
+  generate(request: GenerateRequest): Promise<Generation[]>;
+  /**
+   * Optional: many requests in one call (results in request order). Local models implement it so a
+   * whole explorer step is one batched forward pass per position; the explorer uses it when present.
+   */
+  generateBatch?(requests: readonly GenerateRequest[]): Promise<Generation[][]>;
+}

@@ -158,7 +158,7 @@ export async function prepareRft(config: RftConfig, opts: BuildRftOptions): Prom
       path: 'experienceOps',
       ...(file ? { file } : {}),
     }),
-    { seed: opts.seed, runId: opts.runId },
+    { seed: opts.seed, runId: opts.runId, baseDir: opts.baseDir },
   );
 
   let trainer: Trainer | null = null;

@@ -141,7 +141,12 @@ export async function runTaskPipeline(
     path: 'operators',
     ...(opts.configFile ? { file: opts.configFile } : {}),
   });
-  const graph = new OperatorGraph<Task>(nodes, { seed, runId, onWarn: (step, m) => warn(`${step}: ${m}`) });
+  const graph = new OperatorGraph<Task>(nodes, {
+    seed,
+    runId,
+    baseDir: opts.baseDir,
+    onWarn: (step, m) => warn(`${step}: ${m}`),
+  });
   const mapping = compileMapping(config.mapping);
   await checkMappingAgainstInputs(files, config, mapping, opts.configFile);
   const hooks = opts.hooks ?? new Hooks<TaskPipelineEvents>();

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Rng } from '../core/rng.ts';
-import type { Operator, OperatorContext, OperatorResult } from './operator.ts';
+import type { Operator, OperatorContext, OperatorResult, TokenizerLoader } from './operator.ts';
 import { addMetrics, emptyMetrics, reasonClass, type StepMetrics } from './step-metrics.ts';
 
 /** A dropped row with the step that dropped it. */
@@ -40,6 +40,9 @@ export interface GraphOptions {
   seed: number;
   runId?: string;
   onWarn?: (step: string, message: string) => void;
+  /** Handed to every operator's context (see OperatorContext). */
+  baseDir?: string;
+  loadTokenizer?: TokenizerLoader;
 }
 
 /**
@@ -66,6 +69,8 @@ export class OperatorGraph<T> {
             rng: root.fork(node.step),
             seed: opts.seed,
             runId: opts.runId ?? '',
+            ...(opts.baseDir !== undefined ? { baseDir: opts.baseDir } : {}),
+            ...(opts.loadTokenizer ? { loadTokenizer: opts.loadTokenizer } : {}),
             warn: (message) => {
               metrics.warnings++;
               opts.onWarn?.(node.step, message);

@@ -1,5 +1,9 @@
 import type { z } from 'zod';
 import type { Rng } from '../core/rng.ts';
+import type { Tokenizer, TokenizerSpec } from '../models/tokenizer.ts';
+
+/** Loads a model tokenizer; relative `path` specs resolve against `baseDir`. */
+export type TokenizerLoader = (spec: TokenizerSpec, opts: { baseDir: string }) => Promise<Tokenizer>;
 
 /**
  * The operator contract. An operator takes a batch of rows and returns the rows it keeps
@@ -27,6 +31,10 @@ export interface OperatorContext {
   runId: string;
   /** Report something odd that is not a drop (e.g. a clipped reward). */
   warn(message: string): void;
+  /** The config file's folder: relative paths in params (a tokenizer folder) resolve against it (default: cwd). */
+  baseDir?: string;
+  /** Overrides how token-aware operators load their tokenizer (tests inject a stand-in). */
+  loadTokenizer?: TokenizerLoader;
 }
 
 export interface Operator<T> {

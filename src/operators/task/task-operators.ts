@@ -2,6 +2,7 @@ import type { Task } from '../../core/task.ts';
 import type { OperatorDefinition } from '../operator.ts';
 import { alnumRatioFilterOp } from './alnum-ratio-filter.ts';
 import { charRepetitionFilterOp } from './char-repetition-filter.ts';
+import { chatTemplateOp } from './chat-template.ts';
 import { difficultyOp } from './difficulty.ts';
 import { exactDedupOp } from './exact-dedup.ts';
 import { extractAnswerOp } from './extract-answer.ts';
@@ -16,6 +17,8 @@ import { removeUrlsEmailsOp } from './remove-urls-emails.ts';
 import { requireAnswerOp } from './require-answer.ts';
 import { specialCharRatioFilterOp } from './special-char-ratio-filter.ts';
 import { stripHtmlOp } from './strip-html.ts';
+import { tokenCountOp } from './token-count.ts';
+import { tokenLengthFilterOp } from './token-length-filter.ts';
 import { wordRepetitionFilterOp } from './word-repetition-filter.ts';
 
 /** Every built-in task operator, for registering by name (YAML `op:` values). */
@@ -37,4 +40,7 @@ export const taskOperators: ReadonlyArray<OperatorDefinition<Task, unknown>> = [
   nearDedupOp,
   difficultyOp,
   numericAugmentOp,
+  chatTemplateOp,
+  tokenLengthFilterOp,
+  tokenCountOp,
 ];

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Task } from '../../../src/core/task.ts';
 import type { OperatorDefinition } from '../../../src/operators/operator.ts';
 import { taskOperators } from '../../../src/operators/task/index.ts';
+import { testTokenizerLoader } from '../../helpers/test-tokenizer.ts';
 import { gsm8k, makeCtx } from './helpers.ts';
 
 const samples = gsm8k().slice(0, 30);
@@ -48,9 +49,16 @@ const taskArb: fc.Arbitrary<Task> = fc
     return base;
   });
 
+/** The least params an operator takes: `{}`, or a tokenizer for the token-aware ones. */
+function defaultsOf(d: OperatorDefinition<Task, unknown>): Record<string, unknown> {
+  return d.params.safeParse({}).success ? {} : { tokenizer: { package: 'test-tokenizer' } };
+}
+
 /** Every operator with its defaults, plus settings that exercise other paths. */
 const cases: Array<[OperatorDefinition<Task, unknown>, Record<string, unknown>]> = [
-  ...taskOperators.map((d) => [d, {}] as [OperatorDefinition<Task, unknown>, Record<string, unknown>]),
+  ...taskOperators.map(
+    (d) => [d, defaultsOf(d)] as [OperatorDefinition<Task, unknown>, Record<string, unknown>],
+  ),
 ];
 const byName = new Map(taskOperators.map((d) => [d.name, d]));
 const extra: Array<[string, Record<string, unknown>]> = [
@@ -62,6 +70,8 @@ const extra: Array<[string, Record<string, unknown>]> = [
   ['near_dedup', { tokenizer: 'word', threshold: 0.5 }],
   ['difficulty', { mode: 'columns', columns: [{ path: 'pass_rate', invert: true }] }],
   ['numeric_augment', { variants: 3, attempts: 4 }],
+  ['token_length_filter', { tokenizer: { package: 'test-tokenizer' }, minTokens: 3, maxTokens: 20 }],
+  ['token_count', { tokenizer: { package: 'test-tokenizer' }, field: 'answer' }],
 ];
 for (const [name, params] of extra) cases.push([byName.get(name)!, params]);
 
@@ -85,6 +95,9 @@ describe('every task operator', () => {
       'near_dedup',
       'difficulty',
       'numeric_augment',
+      'chat_template',
+      'token_length_filter',
+      'token_count',
     ]);
     for (const d of taskOperators) expect(d.description.length).toBeGreaterThan(10);
   });
@@ -97,7 +110,7 @@ describe('every task operator', () => {
           fc.array(taskArb, { maxLength: 12 }),
           async (b1, b2) => {
             const op = def.create(def.params.parse(params));
-            const ctx = makeCtx(3);
+            const ctx = { ...makeCtx(3), loadTokenizer: testTokenizerLoader().load };
             let rowsIn = 0;
             let rowsOut = 0;
             let dropped = 0;

@@ -1,0 +1,346 @@
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LanceDedupIndexStore } from '../../../src/buffer/dedup-index.ts';
+import type { Task } from '../../../src/core/task.ts';
+import type { OperatorResult } from '../../../src/operators/operator.ts';
+import { decontaminateOp, decontaminateOperator } from '../../../src/operators/task/decontaminate.ts';
+import { type DedupIndexStore, MemoryDedupIndexStore } from '../../../src/operators/task/dedup-index.ts';
+import { gsm8k, ids, makeCtx, reasons, task } from './helpers.ts';
+
+const GSM8K_TEST = join(import.meta.dirname, '..', '..', '..', 'datasets', 'gsm8k', 'test.jsonl');
+
+function tmp(): string {
+  return mkdtempSync(join(tmpdir(), 'winnow-decontam-'));
+}
+
+/** Create the operator once, run the batches, then flush (where the index is recorded). */
+async function runOp(
+  params: unknown,
+  batches: Task[][],
+  opts: { store?: DedupIndexStore; runId?: string } = {},
+): Promise<Required<OperatorResult<Task>> & { warnings: string[] }> {
+  const def = opts.store ? decontaminateOperator(opts.store) : decontaminateOp;
+  const op = def.create(def.params.parse(params));
+  const warnings: string[] = [];
+  const ctx = { ...makeCtx(), runId: opts.runId ?? 'test', warn: (m: string) => warnings.push(m) };
+  const out = {
+    rows: [] as Task[],
+    dropped: [] as OperatorResult<Task>['dropped'],
+    metrics: {} as Record<string, number>,
+  };
+  for (const batch of [...batches, null]) {
+    const r = batch === null ? await op.flush!(ctx) : await op.process(batch, ctx);
+    out.rows.push(...r.rows);
+    out.dropped.push(...r.dropped);
+    for (const [k, v] of Object.entries(r.metrics ?? {})) out.metrics[k] = (out.metrics[k] ?? 0) + v;
+  }
+  return { ...out, warnings };
+}
+
+const REFERENCE = [
+  {
+    question:
+      'Natalia sold clips to 48 of her friends in April, and then she sold half as many clips in May. How many clips did Natalia sell altogether in April and May?',
+  },
+  {
+    question:
+      'Weng earns $12 an hour for babysitting. Yesterday, she just did 50 minutes of babysitting. How much did she earn?',
+  },
+  { text: 'a row without the question field' },
+  {
+    question:
+      'Betty is saving money for a new wallet which costs $100. Betty has only half of the money she needs. Her parents decided to give her $15 for that purpose, and her grandparents twice as much as her parents. How much more money does Betty need to buy the wallet?',
+  },
+];
+
+function referenceFile(dir = tmp()): string {
+  const file = join(dir, 'ref.jsonl');
+  writeFileSync(file, `${REFERENCE.map((r) => JSON.stringify(r)).join('\n')}\n`);
+  return file;
+}
+
+const TASKS = [
+  // Same normal form as ref row 1 (case, punctuation and spacing differ).
+  task(
+    't1',
+    '  natalia sold clips to 48 of her friends in April and then she sold half as many clips in May!! How many clips did Natalia sell altogether in April and May',
+  ),
+  // Ref row 4 with its question rewritten: most 8-grams are shared.
+  task(
+    't2',
+    'Betty is saving money for a new wallet which costs $100. Betty has only half of the money she needs. Her parents decided to give her $15 for that purpose, and her grandparents twice as much as her parents. How much more does she still need?',
+  ),
+  // Ref row 2 with small edits in every sentence: few 8-grams survive, MinHash still sees it.
+  task(
+    't3',
+    'Weng earns $12 an hour for baby-sitting. Yesterday she did 50 minutes of babysitting. How much did she earn?',
+  ),
+  task('t4', 'A farmer has 3 cows and buys 4 more. How many cows does he have?'),
+  task('t5', ''),
+];
+
+const GOLDEN = { ngram: { n: 8, threshold: 0.5 }, minhash: { threshold: 0.6 } };
+
+describe('decontaminate: golden', () => {
+  it('drops exact, n-gram and MinHash collisions, each naming the reference row, method and score', async () => {
+    const file = referenceFile();
+    const r = await runOp({ references: [{ file }], ...GOLDEN }, [TASKS]);
+    expect(ids(r.rows)).toEqual(['t4', 't5']);
+    expect(reasons(r)).toEqual([
+      ['t1', 'contaminated: exact match of reference ref.jsonl:1'],
+      ['t2', 'contaminated: n-gram overlap 0.90 with reference ref.jsonl:4 (35/39 n-grams shared)'],
+      ['t3', 'contaminated: minhash similarity 0.80 with reference ref.jsonl:2'],
+    ]);
+    expect(r.metrics).toEqual({
+      contaminated_exact: 1,
+      contaminated_ngram: 1,
+      contaminated_minhash: 1,
+      empty_texts: 1,
+      reference_rows_skipped: 1,
+    });
+    expect(r.warnings).toEqual(['1 reference rows skipped (missing or empty text field, or unreadable)']);
+  });
+
+  it('each method alone: n-gram only misses the light edit at 0.5, MinHash only catches all three', async () => {
+    const file = referenceFile();
+    const ngramOnly = await runOp(
+      { references: [{ file }], exact: false, ngram: { n: 8, threshold: 0.5 }, minhash: false },
+      [TASKS],
+    );
+    expect(reasons(ngramOnly)).toEqual([
+      ['t1', 'contaminated: n-gram overlap 1.00 with reference ref.jsonl:1 (24/24 n-grams shared)'],
+      ['t2', 'contaminated: n-gram overlap 0.90 with reference ref.jsonl:4 (35/39 n-grams shared)'],
+    ]);
+    const minhashOnly = await runOp(
+      { references: [{ file }], exact: false, ngram: false, minhash: { threshold: 0.6 } },
+      [TASKS],
+    );
+    expect(reasons(minhashOnly)).toEqual([
+      ['t1', 'contaminated: minhash similarity 0.80 with reference ref.jsonl:1'],
+      ['t2', 'contaminated: minhash similarity 0.84 with reference ref.jsonl:4'],
+      ['t3', 'contaminated: minhash similarity 0.80 with reference ref.jsonl:2'],
+    ]);
+  });
+
+  it('reads CSV references with a field list (joined like the task field `all`)', async () => {
+    const dir = tmp();
+    const file = join(dir, 'ref.csv');
+    writeFileSync(file, 'q,a\nWhat is 2 + 2?,4\nWhat is 3 + 3?,6\n');
+    const tasks = [task('a', 'what is 3+3', { answer: '6' }), task('b', 'What is 3 + 3?', { answer: '7' })];
+    const r = await runOp(
+      { field: 'all', references: [{ file, field: ['q', 'a'] }], ngram: false, minhash: false },
+      [tasks],
+    );
+    expect(reasons(r)).toEqual([['a', 'contaminated: exact match of reference ref.csv:3']]);
+    expect(ids(r.rows)).toEqual(['b']);
+  });
+});
+
+describe('decontaminate: persisted index', () => {
+  const params = { index: { name: 'gsm8k-train' }, ngram: false };
+  const run1 = [
+    task('a1', 'Tom has 5 apples and gives away 2. How many apples does Tom have left now?', {
+      taskset: 'set-a',
+    }),
+    task('a2', 'A train travels 60 miles in 1 hour. How far does it travel in 3 hours at that speed?', {
+      taskset: 'set-a',
+    }),
+  ];
+  const run2 = [
+    task('b1', 'tom has 5 apples and gives away 2 how many apples does tom have left now', {
+      taskset: 'set-b',
+    }),
+    task('b2', 'A train travels 60 miles in 1 hour. How far does it travel in 3 hours at that same speed?', {
+      taskset: 'set-b',
+    }),
+    task('b3', 'Sara reads 20 pages a day. How many pages does she read in a week?', { taskset: 'set-b' }),
+  ];
+
+  it('in LanceDB: run 1 records what it kept, run 2 of another dataset drops its overlaps with run 1', async () => {
+    const db = tmp();
+    const store1 = new LanceDedupIndexStore(db);
+    // Checking an index that does not exist yet reads nothing and creates nothing.
+    const first = await runOp(params, [run1], { store: store1, runId: 'run-1' });
+    expect(ids(first.rows)).toEqual(['a1', 'a2']);
+    expect(first.dropped).toEqual([]);
+    expect((await store1.read('gsm8k-train')).map((e) => [e.taskset, e.taskId, e.runId])).toEqual([
+      ['set-a', 'a1', 'run-1'],
+      ['set-a', 'a2', 'run-1'],
+    ]);
+    // A fresh store over the same folder, as a second process would open it.
+    const store2 = new LanceDedupIndexStore(db);
+    const second = await runOp(params, [run2], { store: store2, runId: 'run-2' });
+    expect(reasons(second)).toEqual([
+      ['b1', 'contaminated: exact match of reference index gsm8k-train: set-a/a1 (run run-1)'],
+      ['b2', 'contaminated: minhash similarity 0.89 with reference index gsm8k-train: set-a/a2 (run run-1)'],
+    ]);
+    expect(ids(second.rows)).toEqual(['b3']);
+    expect((await store2.read('gsm8k-train')).map((e) => e.taskId)).toEqual(['a1', 'a2', 'b3']);
+    // Another index name is separate.
+    expect(await store2.read('other')).toEqual([]);
+  });
+
+  it('record: false checks without recording; an index without a store is a ConfigError', async () => {
+    const store = new MemoryDedupIndexStore();
+    await runOp({ ...params, index: { name: 'x', record: false } }, [run1], { store });
+    expect(await store.read('x')).toEqual([]);
+    expect(() => decontaminateOp.create(decontaminateOp.params.parse(params))).toThrow(
+      "index: dedup index 'gsm8k-train' needs a run with a database (run it in a task pipeline, or leave out index)",
+    );
+  });
+});
+
+describe('decontaminate: hostile input', () => {
+  it('empty text is kept and counted; a 1 MB text is checked in bounded time', async () => {
+    const file = referenceFile();
+    const words = Array.from({ length: 180_000 }, (_, i) => `w${i % 5000}`).join(' ');
+    expect(words.length).toBeGreaterThan(1_000_000);
+    const big = task('big', words);
+    const t0 = performance.now();
+    const r = await runOp({ references: [{ file }] }, [[task('empty', ''), task('blank', '   \n '), big]]);
+    expect(performance.now() - t0).toBeLessThan(20_000);
+    expect(ids(r.rows)).toEqual(['empty', 'blank', 'big']);
+    expect(r.metrics.empty_texts).toBe(2);
+    // The 1 MB text as a reference row: a task that is a slice of it shares all of its 13-grams.
+    const dir = tmp();
+    const bigRef = join(dir, 'big.jsonl');
+    writeFileSync(bigRef, `${JSON.stringify({ question: words })}\n`);
+    const slice = words.split(' ').slice(1000, 1040).join(' ');
+    const r2 = await runOp({ references: [{ file: bigRef }], minhash: false }, [[task('slice', slice)]]);
+    expect(reasons(r2)).toEqual([
+      ['slice', 'contaminated: n-gram overlap 1.00 with reference big.jsonl:1 (28/28 n-grams shared)'],
+    ]);
+  });
+
+  it('a reference file that does not exist is a ConfigError naming the key, before anything is read or written', () => {
+    const dir = tmp();
+    const missing = join(dir, 'nope.jsonl');
+    const parsed = decontaminateOp.params.parse({
+      references: [{ file: referenceFile(dir) }, { file: missing }],
+    });
+    expect(() => decontaminateOp.create(parsed)).toThrow(
+      `references[1].file: reference file ${missing} does not exist (check the path; relative paths resolve against the working directory)`,
+    );
+    expect(existsSync(join(dir, 'dedup_index.lance'))).toBe(false);
+  });
+
+  it('a reference row without the text field is skipped and counted, not a crash', async () => {
+    const dir = tmp();
+    const file = join(dir, 'mixed.jsonl');
+    writeFileSync(file, '{"question":"What is 2+2?"}\n{"q":"What is 3+3?"}\n{"question":null}\nnot json\n');
+    const r = await runOp({ references: [{ file }] }, [
+      [task('x', 'What is 3+3?'), task('y', 'what is 2 + 2')],
+    ]);
+    expect(reasons(r)).toEqual([['y', 'contaminated: exact match of reference mixed.jsonl:1']]);
+    expect(r.metrics.reference_rows_skipped).toBe(3);
+  });
+
+  it('no reference and no index is a params error', () => {
+    expect(decontaminateOp.params.safeParse({}).success).toBe(false);
+  });
+});
+
+/**
+ * A light, deterministic paraphrase: the last sentence (the question) moves to the front and common
+ * words are swapped for synonyms; numbers and names stay, as in a reworded benchmark item.
+ */
+const SYNONYMS: Array<[RegExp, string]> = [
+  [/\bHow many\b/g, 'What number of'],
+  [/\bHow much\b/g, 'What amount'],
+  [/\bbuys\b/g, 'purchases'],
+  [/\bbought\b/g, 'purchased'],
+  [/\beach\b/g, 'every'],
+  [/\btotal\b/g, 'overall'],
+  [/\bhas\b/g, 'owns'],
+  [/\bwants\b/g, 'would like'],
+  [/\bneeds\b/g, 'requires'],
+  [/\bmakes\b/g, 'earns'],
+  [/\bIf\b/g, 'Suppose'],
+  [/\bthen\b/g, 'afterwards'],
+  [/\bgets\b/g, 'receives'],
+  [/\bdoes\b/g, 'will'],
+  [/\bthe\b/g, 'that'],
+];
+
+function paraphrase(q: string): string {
+  const sentences = q.match(/[^.?!]+[.?!]*/g)?.map((s) => s.trim()) ?? [q];
+  const reordered = sentences.length > 1 ? [sentences.at(-1)!, ...sentences.slice(0, -1)] : sentences;
+  let out = reordered.join(' ');
+  for (const [from, to] of SYNONYMS) out = out.replace(from, to);
+  return out;
+}
+
+describe('decontaminate: the shipped GSM8K test split', () => {
+  const rows = gsm8k();
+  const reference = { file: GSM8K_TEST, field: 'question' };
+
+  it('against itself removes all 1,319 rows by exact match, each naming its own line', async () => {
+    expect(rows).toHaveLength(1319);
+    const tasks = rows.map((r, i) => task(`g${i}`, r.question));
+    const r = await runOp({ references: [reference], ngram: false, minhash: false }, [tasks]);
+    expect(r.rows).toEqual([]);
+    expect(r.dropped).toHaveLength(1319);
+    expect(r.metrics.contaminated_exact).toBe(1319);
+    // GSM8K test has no two questions with the same normal form, so each names its own line.
+    expect(
+      r.dropped.every((d, i) => d.reason === `contaminated: exact match of reference test.jsonl:${i + 1}`),
+    ).toBe(true);
+  });
+
+  /*
+   * Measured on 20 paraphrased rows (every 65th row; paraphrase() above), counting a catch only
+   * when the reason names the row the paraphrase came from:
+   *   exact                                   0/20 (recall 0.00)
+   *   13-grams, threshold 0.5 (GPT-3 style)   4/20 (0.20)    threshold 0.2            12/20 (0.60)
+   *   8-grams, threshold 0.2                 16/20 (0.80)
+   *   MinHash (char 5-grams), threshold 0.8   3/20 (0.15)    threshold 0.5            12/20 (0.60)
+   *   8-grams 0.2 + MinHash 0.5              18/20 (0.90)
+   * and no false positive at the loosest setting: with the 20 source rows taken out of the
+   * reference, none of the 20 paraphrases is matched to another row.
+   */
+  it('catches paraphrased copies of 20 rows by n-gram and MinHash, and matches nothing else', async () => {
+    const picked = Array.from({ length: 20 }, (_, k) => k * 65);
+    const tasks = picked.map((i) => task(`p${i}`, paraphrase(rows[i]!.question)));
+    const line = (id: string) => `test.jsonl:${Number(id.slice(1)) + 1}`;
+    const caught = async (params: Record<string, unknown>) => {
+      const r = await runOp({ references: [reference], exact: false, ...params }, [tasks]);
+      return r.dropped.filter((d) => new RegExp(`reference ${line(d.row.id)}( |$)`).test(d.reason)).length;
+    };
+    const measured = {
+      exact: (await runOp({ references: [reference], ngram: false, minhash: false }, [tasks])).dropped.length,
+      ngram13: await caught({ ngram: { n: 13, threshold: 0.5 }, minhash: false }),
+      ngram13loose: await caught({ ngram: { n: 13, threshold: 0.2 }, minhash: false }),
+      ngram8: await caught({ ngram: { n: 8, threshold: 0.2 }, minhash: false }),
+      minhash08: await caught({ ngram: false, minhash: { threshold: 0.8 } }),
+      minhash05: await caught({ ngram: false, minhash: { threshold: 0.5 } }),
+      both: await caught({ ngram: { n: 8, threshold: 0.2 }, minhash: { threshold: 0.5 } }),
+    };
+    expect(measured).toEqual({
+      exact: 0,
+      ngram13: 4,
+      ngram13loose: 12,
+      ngram8: 16,
+      minhash08: 3,
+      minhash05: 12,
+      both: 18,
+    });
+    const dir = tmp();
+    const others = join(dir, 'others.jsonl');
+    const keep = new Set(picked);
+    writeFileSync(
+      others,
+      `${rows
+        .filter((_, i) => !keep.has(i))
+        .map((r) => JSON.stringify({ question: r.question }))
+        .join('\n')}\n`,
+    );
+    const fp = await runOp(
+      { references: [{ file: others }], ngram: { n: 8, threshold: 0.2 }, minhash: { threshold: 0.5 } },
+      [tasks],
+    );
+    expect(reasons(fp)).toEqual([]);
+    expect(ids(fp.rows)).toEqual(tasks.map((t) => t.id));
+  });
+});

@@ -27,7 +27,11 @@ export class ScriptedLlmServer {
   private readonly hanging = new Set<ServerResponse>();
   port = 0;
 
-  constructor(private script: (req: ScriptedRequest, count: number) => ScriptedReply) {}
+  private script: (req: ScriptedRequest, count: number) => ScriptedReply;
+
+  constructor(script: (req: ScriptedRequest, count: number) => ScriptedReply) {
+    this.script = script;
+  }
 
   setScript(script: (req: ScriptedRequest, count: number) => ScriptedReply): void {
     this.script = script;

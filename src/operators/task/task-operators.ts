@@ -3,6 +3,7 @@ import type { OperatorDefinition } from '../operator.ts';
 import { alnumRatioFilterOp } from './alnum-ratio-filter.ts';
 import { charRepetitionFilterOp } from './char-repetition-filter.ts';
 import { chatTemplateOp } from './chat-template.ts';
+import { decontaminateOp } from './decontaminate.ts';
 import { difficultyOp } from './difficulty.ts';
 import { exactDedupOp } from './exact-dedup.ts';
 import { extractAnswerOp } from './extract-answer.ts';
@@ -38,6 +39,7 @@ export const taskOperators: ReadonlyArray<OperatorDefinition<Task, unknown>> = [
   requireAnswerOp,
   exactDedupOp,
   nearDedupOp,
+  decontaminateOp,
   difficultyOp,
   numericAugmentOp,
   chatTemplateOp,

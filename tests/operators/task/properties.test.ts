@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../../src/core/task.ts';
@@ -49,8 +50,12 @@ const taskArb: fc.Arbitrary<Task> = fc
     return base;
   });
 
-/** The least params an operator takes: `{}`, or a tokenizer for the token-aware ones. */
+/** The shipped GSM8K test split, the reference set decontaminate needs. */
+const GSM8K_TEST = join(import.meta.dirname, '..', '..', '..', 'datasets', 'gsm8k', 'test.jsonl');
+
+/** The least params an operator takes: `{}`, a reference file for decontaminate, or a tokenizer for the token-aware ones. */
 function defaultsOf(d: OperatorDefinition<Task, unknown>): Record<string, unknown> {
+  if (d.name === 'decontaminate') return { references: [{ file: GSM8K_TEST }] };
   return d.params.safeParse({}).success ? {} : { tokenizer: { package: 'test-tokenizer' } };
 }
 
@@ -93,6 +98,7 @@ describe('every task operator', () => {
       'require_answer',
       'exact_dedup',
       'near_dedup',
+      'decontaminate',
       'difficulty',
       'numeric_augment',
       'chat_template',

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Tokenizer, TokenizerSpec } from '../../models/tokenizer.ts';
 import { TokenizerSpecSchema } from '../../models/tokenizer.ts';
-import type { OperatorContext, TokenizerLoader } from '../operator.ts';
+import { loadTokenizer } from '../../models/tokenizer-load.ts';
+import type { OperatorContext } from '../operator.ts';
 
 /** The `tokenizer:` param of every token-aware operator. */
 export const TokenizerParamSchema = TokenizerSpecSchema.describe(
@@ -12,15 +13,6 @@ export const TokenizerParamSchema = TokenizerSpecSchema.describe(
 export const TokenFieldSchema = z.enum(['prompt', 'answer', 'rendered']);
 export type TokenField = z.infer<typeof TokenFieldSchema>;
 
-// Imported on first use, so runs without token-aware operators never load transformers.js.
-const LOADER_MODULE = '../../models/tokenizer-load.ts';
-
-/** The process-wide loader (src/models/tokenizer-load.ts; it caches per process). */
-const defaultLoader: TokenizerLoader = async (spec, opts) => {
-  const mod = (await import(LOADER_MODULE)) as { loadTokenizer: TokenizerLoader };
-  return mod.loadTokenizer(spec, opts);
-};
-
 /**
  * One operator's tokenizer, loaded on its first batch (operators are created synchronously) and
  * kept for the rest of the run. The loader caches per process, so operators naming the same
@@ -30,7 +22,8 @@ export function lazyTokenizer(spec: TokenizerSpec): (ctx: OperatorContext) => Pr
   let loading: Promise<Tokenizer> | null = null;
   return (ctx) => {
     if (loading === null) {
-      const load = ctx.loadTokenizer ?? defaultLoader;
+      // loadTokenizer caches per folder and process and pulls in transformers.js only when called.
+      const load = ctx.loadTokenizer ?? loadTokenizer;
       loading = load(spec, { baseDir: ctx.baseDir ?? process.cwd() });
       // A failed load is retried on the next batch rather than cached.
       loading.catch(() => {

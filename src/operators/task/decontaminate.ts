@@ -15,7 +15,7 @@ import { type Collision, ReferenceSet } from './reference-set.ts';
 import { readText, TextFieldSchema } from './text-fields.ts';
 
 const ReferenceFileSchema = z.strictObject({
-  /** A JSONL/JSON/CSV/Parquet/Arrow file (relative paths resolve against the working directory). */
+  /** A JSONL/JSON/CSV/Parquet/Arrow file (relative paths resolve against the config file's folder). */
   file: z.string().min(1),
   /** Column (or dotted path) holding the text; several are joined with a newline, like the task field `all`. */
   field: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).default('question'),
@@ -94,13 +94,14 @@ async function loadReferences(
   p: DecontaminateParams,
   set: ReferenceSet,
   store: DedupIndexStore | null,
+  baseDir: string,
 ): Promise<{ skipped: number; warnings: string[] }> {
   let skipped = 0;
   const warnings: string[] = [];
   for (const ref of p.references) {
     const fields = (Array.isArray(ref.field) ? ref.field : [ref.field]).map(compilePath);
     const shown = basename(ref.file);
-    for await (const batch of readDataset(resolve(ref.file))) {
+    for await (const batch of readDataset(resolve(baseDir, ref.file))) {
       skipped += batch.rejected.length;
       for (const r of batch.records) {
         const parts = fields.map((get) => asText(get(r.fields)));
@@ -120,20 +121,30 @@ async function loadReferences(
   }
   if (skipped > 0)
     warnings.push(`${skipped} reference rows skipped (missing or empty text field, or unreadable)`);
-  if (p.index && p.index.check && store) {
+  if (p.index?.check && store) {
     for (const e of await store.read(p.index.name))
       set.addEntry(`index ${p.index.name}: ${e.taskset}/${e.taskId} (run ${e.runId})`, e, e.signature);
   }
   return { skipped, warnings };
 }
 
+/** What a run lends the operator: the persisted index store, and the folder relative reference paths resolve against. */
+export interface DecontaminateResources {
+  index?: DedupIndexStore;
+  /** The config file's folder (default: the working directory). */
+  baseDir?: string;
+}
+
 /**
- * The decontaminate operator over a given index store (null: no persisted index, so `index` is a
- * config error). The lifecycle builds it with its LanceDB store; the registry holds the store-less one.
+ * The decontaminate operator over a run's resources. Without an index store, `index` is a config
+ * error. The task pipeline builds it with its LanceDB store (lifecycle/run-resources.ts); the
+ * registry holds the resource-less one.
  */
 export function decontaminateOperator(
-  store: DedupIndexStore | null,
+  resources: DecontaminateResources = {},
 ): OperatorDefinition<Task, DecontaminateParams> {
+  const store = resources.index ?? null;
+  const baseDir = resources.baseDir ?? process.cwd();
   return defineOperator<Task, typeof Params>({
     name: 'decontaminate',
     kind: 'dedup',
@@ -143,12 +154,12 @@ export function decontaminateOperator(
     create(p) {
       // Validate, then act: a missing reference file fails the build, before any table is written.
       p.references.forEach((ref, i) => {
-        const file = resolve(ref.file);
+        const file = resolve(baseDir, ref.file);
         if (!existsSync(file))
           throw new ConfigError({
             path: `references[${i}].file`,
             message: `reference file ${file} does not exist`,
-            hint: 'check the path; relative paths resolve against the working directory',
+            hint: "check the path; relative paths resolve against the config file's folder",
           });
       });
       if (p.index && store === null)
@@ -178,7 +189,7 @@ export function decontaminateOperator(
 
       const load = async (ctx: OperatorContext) => {
         if (loaded === null) {
-          loaded = loadReferences(p, set, store);
+          loaded = loadReferences(p, set, store, baseDir);
           for (const w of (await loaded).warnings) ctx.warn(w);
           return (await loaded).skipped;
         }
@@ -246,4 +257,4 @@ export function decontaminateOperator(
   });
 }
 
-export const decontaminateOp = decontaminateOperator(null);
+export const decontaminateOp = decontaminateOperator();

@@ -3,10 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LanceDedupIndexStore } from '../../../src/buffer/dedup-index.ts';
+import { RejectedStore } from '../../../src/buffer/rejected-store.ts';
 import type { Task } from '../../../src/core/task.ts';
+import { runTaskPipelineFile } from '../../../src/lifecycle/task-pipeline.ts';
 import type { OperatorResult } from '../../../src/operators/operator.ts';
+import { taskOperatorRegistry } from '../../../src/operators/registries.ts';
 import { decontaminateOp, decontaminateOperator } from '../../../src/operators/task/decontaminate.ts';
 import { type DedupIndexStore, MemoryDedupIndexStore } from '../../../src/operators/task/dedup-index.ts';
+import { writeYaml } from '../../lifecycle/rft-files.ts';
 import { gsm8k, ids, makeCtx, reasons, task } from './helpers.ts';
 
 const GSM8K_TEST = join(import.meta.dirname, '..', '..', '..', 'datasets', 'gsm8k', 'test.jsonl');
@@ -21,7 +25,7 @@ async function runOp(
   batches: Task[][],
   opts: { store?: DedupIndexStore; runId?: string } = {},
 ): Promise<Required<OperatorResult<Task>> & { warnings: string[] }> {
-  const def = opts.store ? decontaminateOperator(opts.store) : decontaminateOp;
+  const def = opts.store ? decontaminateOperator({ index: opts.store }) : decontaminateOp;
   const op = def.create(def.params.parse(params));
   const warnings: string[] = [];
   const ctx = { ...makeCtx(), runId: opts.runId ?? 'test', warn: (m: string) => warnings.push(m) };
@@ -221,7 +225,7 @@ describe('decontaminate: hostile input', () => {
       references: [{ file: referenceFile(dir) }, { file: missing }],
     });
     expect(() => decontaminateOp.create(parsed)).toThrow(
-      `references[1].file: reference file ${missing} does not exist (check the path; relative paths resolve against the working directory)`,
+      `references[1].file: reference file ${missing} does not exist (check the path; relative paths resolve against the config file's folder)`,
     );
     expect(existsSync(join(dir, 'dedup_index.lance'))).toBe(false);
   });
@@ -342,5 +346,63 @@ describe('decontaminate: the shipped GSM8K test split', () => {
     );
     expect(reasons(fp)).toEqual([]);
     expect(ids(fp.rows)).toEqual(tasks.map((t) => t.id));
+  });
+});
+
+describe('decontaminate in a task pipeline', () => {
+  const registry = taskOperatorRegistry();
+  const dir = tmp();
+  const db = join(dir, 'db');
+  referenceFile(dir);
+  const jsonl = (name: string, rows: Array<Record<string, string>>) => {
+    writeFileSync(join(dir, name), `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
+    return name;
+  };
+  const pipeline = (name: string, input: string, references: unknown[]) =>
+    writeYaml(join(dir, `${name}.yaml`), {
+      name,
+      input: { path: input },
+      mapping: { taskset: name, id: 'id', prompt: 'q' },
+      operators: [{ op: 'decontaminate', params: { references, index: { name: 'shared' }, ngram: false } }],
+    });
+
+  it('run 1 lands its clean tasks and records them; run 2 of another dataset is checked against run 1', async () => {
+    const a = jsonl('a.jsonl', [
+      { id: 'a1', q: REFERENCE[0]!.question! },
+      { id: 'a2', q: 'Tom has 5 apples and gives away 2. How many apples does Tom have left now?' },
+      { id: 'a3', q: 'Sara reads 20 pages a day. How many pages does she read in a week?' },
+    ]);
+    // Relative paths resolve against the config file's folder.
+    const r1 = await runTaskPipelineFile(pipeline('set-a', a, [{ file: 'ref.jsonl' }]), {
+      registry,
+      dbDir: db,
+    });
+    expect([r1.tasksOut, r1.rejected]).toEqual([2, 1]);
+    const b = jsonl('b.jsonl', [
+      { id: 'b1', q: 'tom has 5 apples and gives away 2 how many apples does tom have left now' },
+      { id: 'b2', q: 'A baker makes 12 loaves a day. How many loaves in 5 days?' },
+    ]);
+    const r2 = await runTaskPipelineFile(pipeline('set-b', b, []), { registry, dbDir: db });
+    expect([r2.tasksOut, r2.rejected]).toEqual([1, 1]);
+    const rejected = await (await RejectedStore.open(db)).read();
+    expect(rejected.map((r) => [r.runId === r1.runId ? 'run1' : 'run2', r.rowId, r.reason]).sort()).toEqual([
+      ['run1', 'a1', 'contaminated: exact match of reference ref.jsonl:1'],
+      ['run2', 'b1', `contaminated: exact match of reference index shared: set-a/a2 (run ${r1.runId})`],
+    ]);
+    const index = await new LanceDedupIndexStore(db).read('shared');
+    expect(index.map((e) => [e.taskset, e.taskId]).sort()).toEqual([
+      ['set-a', 'a2'],
+      ['set-a', 'a3'],
+      ['set-b', 'b2'],
+    ]);
+  });
+
+  it('a missing reference file fails the build with the key named, and nothing is written', async () => {
+    const fresh = join(dir, 'db-untouched');
+    const file = pipeline('set-c', 'a.jsonl', [{ file: 'missing.jsonl' }]);
+    await expect(runTaskPipelineFile(file, { registry, dbDir: fresh })).rejects.toThrow(
+      `references[0].file: reference file ${join(dir, 'missing.jsonl')} does not exist`,
+    );
+    expect(existsSync(fresh)).toBe(false);
   });
 });

@@ -196,9 +196,21 @@ export function formatTaskReport(r: TaskPipelineReport): string {
     // "landed" counts what reached the table; unchanged tasks were already there (a re-run adds 0).
     `${r.tasksOut.toLocaleString('en-US')} tasks passed the operators; table '${r.table}' in ${r.dbDir}: ${r.inserted.toLocaleString('en-US')} new, ${r.updated.toLocaleString('en-US')} updated, ${r.unchanged.toLocaleString('en-US')} already there; it now holds ${r.totalTasks.toLocaleString('en-US')} (version ${r.tableVersion}, tag ${r.tag})`,
     `${r.rowsRead.toLocaleString('en-US')} rows read in ${secs.toFixed(1)} s (${Math.round(r.rowsRead / Math.max(secs, 1e-3)).toLocaleString('en-US')} rows/s); ${r.rejected} rejected`,
+    ...tokenBudgetLine(r.steps),
     ...(r.warnings.length > 0 ? [`${r.warnings.length} warning(s), first: ${r.warnings[0]}`] : []),
     ...(r.reportFile ? [`report: ${r.reportFile}`] : []),
   ].join('\n');
+}
+
+/** The run's token budget, from the steps' token metrics (chat_template, token_length_filter…); none when no step counts tokens. */
+export function tokenBudgetLine(steps: TaskPipelineReport['steps']): string[] {
+  const parts = steps.flatMap((s) => {
+    const counts = Object.entries(s.extra).filter(([k]) => /tokens/i.test(k));
+    return counts.length === 0
+      ? []
+      : [`${s.step} ${counts.map(([k, v]) => `${k} ${v.toLocaleString('en-US')}`).join(', ')}`];
+  });
+  return parts.length === 0 ? [] : [`tokens: ${parts.join('; ')}`];
 }
 
 async function runRftCommand(

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RejectedStore } from '../../src/buffer/rejected-store.ts';
 import { TaskStore } from '../../src/buffer/task-store.ts';
+import { formatTaskReport, tokenBudgetLine } from '../../src/cli/run-command.ts';
 import type { Task } from '../../src/core/task.ts';
 import { loadTaskPipeline, runTaskPipeline } from '../../src/lifecycle/task-pipeline.ts';
 import { taskOperatorRegistry } from '../../src/operators/registries.ts';
@@ -74,6 +75,10 @@ describe('pipelines/gsm8k-qwen3.yaml', () => {
     expect(steps.chat_template!.extra).toEqual({ promptTokens: EXPECTED_TOTAL });
     expect(steps.token_length_filter!.extra).toEqual(EXPECTED_FILTER);
     expect(steps.token_length_filter!.reasons).toEqual({ 'rendered prompt has # tokens > max #': 3 });
+    expect(tokenBudgetLine(report.steps)).toEqual([
+      'tokens: chat_template promptTokens 4,346; token_length_filter tokensKept 3,927, tokensDropped 419',
+    ]);
+    expect(formatTaskReport(report).split('\n')).toContain(tokenBudgetLine(report.steps)[0]);
 
     const rejected = await (await RejectedStore.open(db)).read({ runId: report.runId });
     expect(

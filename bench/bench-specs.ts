@@ -154,10 +154,31 @@ export const REPLAY_BENCH_SPEC = {
 } as const satisfies CommandSpec;
 
 /** Every benchmark, in the order `winnow bench --help` lists them. */
+export const TOKENIZE_BENCH_SPEC = {
+  name: 'bench tokenize',
+  args: '',
+  maxArgs: 0,
+  summary:
+    'Tokenizer throughput: GSM8K test questions (repeated to --prompts) through Qwen3 with transformers.js, ' +
+    'against the same texts through @lenml/tokenizers measured in the same run.',
+  options: {
+    prompts: {
+      type: 'int',
+      value: 'N',
+      min: 1,
+      default: 100_000,
+      description: 'prompts to encode (datasets/gsm8k/test.jsonl questions, repeated)',
+    },
+    json,
+  },
+  examples: ['winnow bench tokenize', 'winnow bench tokenize --prompts 10000 --json'],
+} as const satisfies CommandSpec;
+
 export const BENCH_SPECS = [
   INGEST_BENCH_SPEC,
   SELECTION_BENCH_SPEC,
   LEARNING_BENCH_SPEC,
   BUFFER_BENCH_SPEC,
   REPLAY_BENCH_SPEC,
+  TOKENIZE_BENCH_SPEC,
 ] as const;

@@ -5,6 +5,7 @@ import {
   LEARNING_BENCH_SPEC,
   REPLAY_BENCH_SPEC,
   SELECTION_BENCH_SPEC,
+  TOKENIZE_BENCH_SPEC,
 } from '../../bench/bench-specs.ts';
 import { UsageError } from './args.ts';
 import {
@@ -33,6 +34,7 @@ const LOADERS: ReadonlyArray<readonly [CommandSpec, () => Promise<BenchMain>]> =
   [REPLAY_BENCH_SPEC, async () => (await import('../../bench/replay.ts')).replayBenchMain],
   [LEARNING_BENCH_SPEC, async () => (await import('../../bench/learning.ts')).learningBenchMain],
   [SELECTION_BENCH_SPEC, async () => (await import('../../bench/selection/index.ts')).selectionBenchMain],
+  [TOKENIZE_BENCH_SPEC, async () => (await import('../../bench/tokenize.ts')).tokenizeBenchMain],
 ];
 
 const benchName = (spec: CommandSpec) => spec.name.replace(/^bench /, '');

@@ -61,7 +61,7 @@ export function resolveTokenizerFolder(spec: TokenizerSpec, baseDir: string): To
       throw new ConfigError({
         path: 'tokenizer.path',
         message: `${spec.path}: no folder at ${folder}`,
-        hint: 'the path is relative to the config file; point it at a folder holding tokenizer.json and tokenizer_config.json',
+        hint: 'the path is relative to the config file (to the current folder for winnow tokenize); point it at a folder holding tokenizer.json and tokenizer_config.json',
       });
     }
     checkFiles(folder, 'tokenizer.path', spec.path);

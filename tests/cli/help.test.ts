@@ -30,7 +30,7 @@ function expectFullHelp(out: string, spec: CommandSpec): void {
 }
 
 describe('--help and winnow help, for every command the registry lists', () => {
-  it('lists run, inspect, export, schema, runs, gc and bench', () => {
+  it('lists run, inspect, export, schema, runs, gc, tokenize and bench', () => {
     expect(COMMANDS.map((c) => c.name)).toEqual([
       'run',
       'inspect',
@@ -38,9 +38,17 @@ describe('--help and winnow help, for every command the registry lists', () => {
       'schema',
       'runs',
       'gc',
+      'tokenize',
       'bench',
     ]);
-    expect(BENCH_SPECS.map(benchName)).toEqual(['ingest', 'selection', 'learning', 'buffer', 'replay']);
+    expect(BENCH_SPECS.map(benchName)).toEqual([
+      'ingest',
+      'selection',
+      'learning',
+      'buffer',
+      'replay',
+      'tokenize',
+    ]);
   });
 
   for (const spec of SINGLE) {
@@ -78,7 +86,7 @@ describe('--help and winnow help, for every command the registry lists', () => {
     });
   }
 
-  it('winnow bench --help and winnow help bench list the 5 benchmarks, exit 0', async () => {
+  it('winnow bench --help and winnow help bench list the 6 benchmarks, exit 0', async () => {
     const a = await captureMain(['bench', '--help']);
     const b = await captureMain(['help', 'bench']);
     expect([a.code, b.code]).toEqual([0, 0]);
@@ -86,7 +94,7 @@ describe('--help and winnow help, for every command the registry lists', () => {
     expect('subcommands' in group && `${groupHelpText(group)}\n`).toBe(a.stdout);
     expect(b.stdout).toBe(a.stdout);
     const listed = a.stdout.match(/^ {2}bench (\w+)/gm)?.map((l) => l.trim().slice('bench '.length));
-    expect(listed).toEqual(['ingest', 'selection', 'learning', 'buffer', 'replay']);
+    expect(listed).toEqual(['ingest', 'selection', 'learning', 'buffer', 'replay', 'tokenize']);
     expect(a.stdout).toMatch(/^examples?:$/m);
   });
 

@@ -66,7 +66,7 @@ describe('loadTokenizer', () => {
     const err = await configError(loadTokenizer({ path: 'nowhere' }, { baseDir: tmp }));
     expect(err.path).toBe('tokenizer.path');
     expect(err.message).toBe(
-      `tokenizer.path: nowhere: no folder at ${join(tmp, 'nowhere')} (the path is relative to the config file; point it at a folder holding tokenizer.json and tokenizer_config.json)`,
+      `tokenizer.path: nowhere: no folder at ${join(tmp, 'nowhere')} (the path is relative to the config file (to the current folder for winnow tokenize); point it at a folder holding tokenizer.json and tokenizer_config.json)`,
     );
   });
 

@@ -157,7 +157,7 @@ export function decontaminateOperator(
         const file = resolve(baseDir, ref.file);
         if (!existsSync(file))
           throw new ConfigError({
-            path: `references[${i}].file`,
+            path: `params.references[${i}].file`,
             message: `reference file ${file} does not exist`,
             hint: "check the path; relative paths resolve against the config file's folder",
           });

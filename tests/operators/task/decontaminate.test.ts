@@ -225,7 +225,7 @@ describe('decontaminate: hostile input', () => {
       references: [{ file: referenceFile(dir) }, { file: missing }],
     });
     expect(() => decontaminateOp.create(parsed)).toThrow(
-      `references[1].file: reference file ${missing} does not exist (check the path; relative paths resolve against the config file's folder)`,
+      `params.references[1].file: reference file ${missing} does not exist (check the path; relative paths resolve against the config file's folder)`,
     );
     expect(existsSync(join(dir, 'dedup_index.lance'))).toBe(false);
   });
@@ -399,9 +399,10 @@ describe('decontaminate in a task pipeline', () => {
 
   it('a missing reference file fails the build with the key named, and nothing is written', async () => {
     const fresh = join(dir, 'db-untouched');
-    const file = pipeline('set-c', 'a.jsonl', [{ file: 'missing.jsonl' }]);
+    const c = jsonl('c.jsonl', [{ id: 'c1', q: 'What is 2+2?' }]);
+    const file = pipeline('set-c', c, [{ file: 'missing.jsonl' }]);
     await expect(runTaskPipelineFile(file, { registry, dbDir: fresh })).rejects.toThrow(
-      `references[0].file: reference file ${join(dir, 'missing.jsonl')} does not exist`,
+      `params.references[0].file: reference file ${join(dir, 'missing.jsonl')} does not exist (check the path; relative paths resolve against the config file's folder)`,
     );
     expect(existsSync(fresh)).toBe(false);
   });

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RejectedStore } from '../../src/buffer/rejected-store.ts';
@@ -95,6 +95,41 @@ describe('pipelines/gsm8k-qwen3.yaml', () => {
     }
     const first = tasks.find((t) => t.source?.row === 1)!;
     expect(first.features.promptTokens).toBe(93);
+  });
+});
+
+describe('the decontaminate step pipelines/gsm8k-qwen3.yaml keeps commented out', () => {
+  it('validates once uncommented, as the last operator', async () => {
+    const file = join(REPO, 'pipelines', 'gsm8k-qwen3.yaml');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const at = lines.indexOf('  # - op: decontaminate');
+    expect(at).toBeGreaterThan(0);
+    let end = at + 1;
+    while (lines[end]!.startsWith('  #   ')) end++;
+    const on = [
+      ...lines.slice(0, at),
+      ...lines.slice(at, end).map((l) => `  ${l.slice(4)}`),
+      ...lines.slice(end),
+    ];
+    // Outside pipelines/: the docs test validates every YAML file there.
+    const copy = join(dir, 'gsm8k-qwen3-decontaminate.yaml');
+    writeFileSync(copy, on.join('\n'));
+    try {
+      const config = await loadTaskPipeline(copy, taskOperatorRegistry());
+      expect(config.operators.map((o) => ('op' in o ? o.op : '?')).slice(-3)).toEqual([
+        'chat_template',
+        'token_length_filter',
+        'decontaminate',
+      ]);
+      expect(config.operators.at(-1)).toMatchObject({
+        params: {
+          field: 'prompt',
+          references: [{ file: '../datasets/gsm8k/test.jsonl', field: 'question' }],
+        },
+      });
+    } finally {
+      rmSync(copy, { force: true });
+    }
   });
 });
 

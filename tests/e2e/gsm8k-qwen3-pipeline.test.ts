@@ -55,6 +55,27 @@ describe('chat_template and token_length_filter with the real Qwen3 tokenizer', 
   });
 });
 
+describe('hostile input with the real Qwen3 tokenizer', () => {
+  it('a 1 MB prompt is rendered and counted whole, then dropped with its count; empty and bare tasks are dropped', async () => {
+    const ctx = { ...makeCtx(), baseDir: REPO };
+    const render = chatTemplateOp.create(chatTemplateOp.params.parse({ tokenizer: QWEN3 }));
+    const bare: Task = { id: 'bare', taskset: 't', features: {}, meta: {} };
+    const big = 'word '.repeat(200_000);
+    const r = await render.process([task('big', big), task('empty', ''), bare], ctx);
+    // "word", 199,999 × " word", the trailing " "; the template adds 3 tokens before and 5 after.
+    expect(r.rows.map((t) => [t.id, t.features.promptTokens])).toEqual([['big', 200_009]]);
+    expect(r.dropped.map((d) => [d.row.id, d.reason])).toEqual([
+      ['empty', 'nothing to render: empty prompt'],
+      ['bare', 'nothing to render: the task has no prompt or messages'],
+    ]);
+    const filter = tokenLengthFilterOp.create(
+      tokenLengthFilterOp.params.parse({ tokenizer: QWEN3, field: 'rendered', maxTokens: 512 }),
+    );
+    const f = await filter.process(r.rows, ctx);
+    expect(f.dropped.map((d) => d.reason)).toEqual(['rendered prompt has 200009 tokens > max 512']);
+  });
+});
+
 describe('pipelines/gsm8k-qwen3.yaml', () => {
   it('lands a 50-row GSM8K slice: exact counts, rendered prompts, drops with their token counts', async () => {
     const file = join(REPO, 'pipelines', 'gsm8k-qwen3.yaml');

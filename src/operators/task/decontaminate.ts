@@ -12,6 +12,7 @@ import { dedupKeyHash } from './dedup-key.ts';
 import { MinHasher } from './minhash.ts';
 import { DEFAULT_NGRAM } from './near-dedup.ts';
 import { type Collision, ReferenceSet } from './reference-set.ts';
+import type { ReferenceTaskTables } from './reference-tables.ts';
 import { readText, TextFieldSchema } from './text-fields.ts';
 
 const ReferenceFileSchema = z.strictObject({
@@ -21,11 +22,19 @@ const ReferenceFileSchema = z.strictObject({
   field: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).default('question'),
 });
 
+const ReferenceTableSchema = z.strictObject({
+  /** A task table in a LanceDB database; its tasks' text is read with the operator's `field`. */
+  table: z.string().min(1),
+  /** The database folder (default: the run's database; relative paths resolve against the config file's folder). */
+  db: z.string().min(1).optional(),
+  taskset: z.string().min(1).optional(),
+});
+
 const Params = z
   .strictObject({
     /** The task text compared with the references. */
     field: TextFieldSchema.default('prompt'),
-    references: z.array(ReferenceFileSchema).default([]),
+    references: z.array(z.union([ReferenceFileSchema, ReferenceTableSchema])).default([]),
     /** Exact match of the normal form (exact_dedup's defaults: NFKC, lower case, no punctuation, collapsed spaces). */
     exact: z.boolean().default(true),
     /** Word n-gram overlap: drop when at least `threshold` of the task's n-grams occur in the references. */
@@ -89,16 +98,32 @@ function asText(v: unknown): string | null {
   return null;
 }
 
-/** The reference rows: files first (label `file:row`), then the persisted index (`index name: taskset/id (run R)`). */
+/**
+ * The reference rows: files (label `file:row`) and task tables (`table name:id`) in the order
+ * given, then the persisted index (`index name: taskset/id (run R)`).
+ */
 async function loadReferences(
   p: DecontaminateParams,
   set: ReferenceSet,
-  store: DedupIndexStore | null,
-  baseDir: string,
+  res: Required<Pick<DecontaminateResources, 'baseDir' | 'dbDir'>> & DecontaminateResources,
 ): Promise<{ skipped: number; warnings: string[] }> {
   let skipped = 0;
   const warnings: string[] = [];
+  const { baseDir } = res;
+  const store = res.index ?? null;
   for (const ref of p.references) {
+    if ('table' in ref) {
+      const db = ref.db === undefined ? res.dbDir : resolve(baseDir, ref.db);
+      for (const t of await res.tables!.read(db, ref.table, ref.taskset)) {
+        const text = readText(t, p.field);
+        if (text.trim() === '') {
+          skipped++;
+          continue;
+        }
+        set.addText(`table ${ref.table}:${t.id}`, text, dedupKeyHash(text));
+      }
+      continue;
+    }
     const fields = (Array.isArray(ref.field) ? ref.field : [ref.field]).map(compilePath);
     const shown = basename(ref.file);
     for await (const batch of readDataset(resolve(baseDir, ref.file))) {
@@ -131,6 +156,9 @@ async function loadReferences(
 /** What a run lends the operator: the persisted index store, and the folder relative reference paths resolve against. */
 export interface DecontaminateResources {
   index?: DedupIndexStore;
+  /** Reads `{ table }` references; `dbDir` is the run's database, their default. */
+  tables?: ReferenceTaskTables;
+  dbDir?: string;
   /** The config file's folder (default: the working directory). */
   baseDir?: string;
 }
@@ -154,6 +182,22 @@ export function decontaminateOperator(
     create(p) {
       // Validate, then act: a missing reference file fails the build, before any table is written.
       p.references.forEach((ref, i) => {
+        if ('table' in ref) {
+          if (resources.tables === undefined || resources.dbDir === undefined)
+            throw new ConfigError({
+              path: `params.references[${i}].table`,
+              message: `reading table '${ref.table}' needs a run with a database`,
+              hint: 'run it in a task pipeline, or export the table to a file',
+            });
+          const db = ref.db === undefined ? resources.dbDir : resolve(baseDir, ref.db);
+          if (!resources.tables.has(db, ref.table))
+            throw new ConfigError({
+              path: `params.references[${i}].table`,
+              message: `no table '${ref.table}' in the database ${db}`,
+              hint: 'winnow runs --db <folder> lists what a database holds',
+            });
+          return;
+        }
         const file = resolve(baseDir, ref.file);
         if (!existsSync(file))
           throw new ConfigError({
@@ -189,7 +233,7 @@ export function decontaminateOperator(
 
       const load = async (ctx: OperatorContext) => {
         if (loaded === null) {
-          loaded = loadReferences(p, set, store, baseDir);
+          loaded = loadReferences(p, set, { ...resources, baseDir, dbDir: resources.dbDir ?? '' });
           for (const w of (await loaded).warnings) ctx.warn(w);
           return (await loaded).skipped;
         }

@@ -29,6 +29,7 @@ export * from './numeric-augment.ts';
 export * from './numeric-variants.ts';
 export * from './problem-analysis.ts';
 export * from './reference-set.ts';
+export * from './reference-tables.ts';
 export * from './remove-urls-emails.ts';
 export * from './require-answer.ts';
 export * from './special-char-ratio-filter.ts';

@@ -397,6 +397,52 @@ describe('decontaminate in a task pipeline', () => {
     ]);
   });
 
+  it('a task table in the database is a reference: drops name the table and the task id', async () => {
+    const b = jsonl('b3.jsonl', [
+      { id: 'x1', q: 'Tom has 5 apples and gives away 2! How many apples does Tom have left now' },
+      { id: 'x2', q: 'A baker makes 12 loaves a day. How many loaves in 5 days?' },
+      { id: 'x3', q: 'Name a prime number larger than 10.' },
+    ]);
+    // After the first test, table `tasks` holds set-a's a2, a3 and set-b's b2.
+    const file = writeYaml(join(dir, 'set-x.yaml'), {
+      name: 'set-x',
+      input: { path: b },
+      mapping: { taskset: 'set-x', id: 'id', prompt: 'q' },
+      output: { table: 'tasks_x' },
+      operators: [{ op: 'decontaminate', params: { references: [{ table: 'tasks' }], minhash: false } }],
+    });
+    const r = await runTaskPipelineFile(file, { registry, dbDir: db });
+    expect([r.tasksOut, r.rejected]).toEqual([1, 2]);
+    const rejected = (await (await RejectedStore.open(db)).read({ runId: r.runId })).map((x) => [
+      x.rowId,
+      x.reason,
+    ]);
+    expect(rejected.sort()).toEqual([
+      ['x1', 'contaminated: exact match of reference table tasks:a2'],
+      ['x2', 'contaminated: exact match of reference table tasks:b2'],
+    ]);
+  });
+
+  it('a missing reference table fails the build with the key named, and nothing is written', async () => {
+    const fresh = join(dir, 'db-no-table');
+    const c = jsonl('c2.jsonl', [{ id: 'c1', q: 'What is 2+2?' }]);
+    const file = writeYaml(join(dir, 'set-d.yaml'), {
+      name: 'set-d',
+      input: { path: c },
+      mapping: { taskset: 'set-d', id: 'id', prompt: 'q' },
+      operators: [{ op: 'decontaminate', params: { references: [{ table: 'gsm8k_test' }] } }],
+    });
+    await expect(runTaskPipelineFile(file, { registry, dbDir: fresh })).rejects.toThrow(
+      `params.references[0].table: no table 'gsm8k_test' in the database ${fresh} (winnow runs --db <folder> lists what a database holds)`,
+    );
+    expect(existsSync(fresh)).toBe(false);
+    // Outside a pipeline there is no database to read it from.
+    const parsed = decontaminateOp.params.parse({ references: [{ table: 'tasks' }] });
+    expect(() => decontaminateOp.create(parsed)).toThrow(
+      "params.references[0].table: reading table 'tasks' needs a run with a database (run it in a task pipeline, or export the table to a file)",
+    );
+  });
+
   it('a missing reference file fails the build with the key named, and nothing is written', async () => {
     const fresh = join(dir, 'db-untouched');
     const c = jsonl('c.jsonl', [{ id: 'c1', q: 'What is 2+2?' }]);

@@ -44,10 +44,17 @@ const COLUMNS: ColumnSpec<Row>[] = [
 export class LanceDedupIndexStore implements DedupIndexStore {
   readonly dbDir: string | undefined;
   private table: Table | null = null;
+  private readonly deferWrites: boolean;
+  private pending: Array<{ name: string; entries: DedupIndexEntry[] }> = [];
 
-  /** Opens nothing: reading a missing table gives no entries, and only `append` creates it. */
-  constructor(dbDir?: string) {
+  /**
+   * Opens nothing: reading a missing table gives no entries, and only a write creates it. With
+   * `deferWrites`, `append` only collects: a task pipeline calls `landPending` once its tasks have
+   * landed, so a failed run records nothing.
+   */
+  constructor(dbDir?: string, opts: { deferWrites?: boolean } = {}) {
     this.dbDir = dbDir;
+    this.deferWrites = opts.deferWrites ?? false;
   }
 
   async read(name: string): Promise<DedupIndexEntry[]> {
@@ -74,6 +81,23 @@ export class LanceDedupIndexStore implements DedupIndexStore {
 
   async append(name: string, entries: readonly DedupIndexEntry[]): Promise<void> {
     if (entries.length === 0) return;
+    if (this.deferWrites) this.pending.push({ name, entries: [...entries] });
+    else await this.write(name, entries);
+  }
+
+  /** Write what deferred appends collected; returns the number of entries written. */
+  async landPending(): Promise<number> {
+    const pending = this.pending;
+    this.pending = [];
+    let n = 0;
+    for (const p of pending) {
+      await this.write(p.name, p.entries);
+      n += p.entries.length;
+    }
+    return n;
+  }
+
+  private async write(name: string, entries: readonly DedupIndexEntry[]): Promise<void> {
     const createdAt = Date.now();
     this.table ??= await openOrCreateTable(await connect(this.dbDir), TABLE, schemaOf(COLUMNS));
     await this.table.add(

@@ -10,15 +10,18 @@ import { decontaminateOp, decontaminateOperator } from '../operators/task/decont
  * the built-ins that need them: decontaminate gets the database's dedup index, its task tables and
  * the config folder. Operators never open storage themselves (they do not import the buffer), so the run
  * hands it over here. Only the built-in definition is swapped; a user's own registration stays.
- * Nothing is opened: the index table is read when the operator first runs and written when it flushes.
+ * Nothing is opened here: the index table is read when the operator first runs; what it records is
+ * held until `land()`, which the pipeline calls once the run's tasks have landed (a failed run records nothing).
  */
 export function withRunResources(
   registry: Registry<OperatorDefinition<Task, unknown>>,
   run: { dbDir: string; baseDir: string },
-): Registry<OperatorDefinition<Task, unknown>> {
-  if (!registry.has('decontaminate') || registry.get('decontaminate') !== decontaminateOp) return registry;
+): { registry: Registry<OperatorDefinition<Task, unknown>>; land(): Promise<void> } {
+  if (!registry.has('decontaminate') || registry.get('decontaminate') !== decontaminateOp)
+    return { registry, land: async () => {} };
+  const index = new LanceDedupIndexStore(run.dbDir, { deferWrites: true });
   const lent = decontaminateOperator({
-    index: new LanceDedupIndexStore(run.dbDir),
+    index,
     tables: new LanceReferenceTables(),
     dbDir: run.dbDir,
     baseDir: run.baseDir,
@@ -26,5 +29,10 @@ export function withRunResources(
   const out = new Registry<OperatorDefinition<Task, unknown>>(registry.what);
   for (const d of registry.all())
     out.register(d === decontaminateOp ? (lent as OperatorDefinition<Task, unknown>) : d);
-  return out;
+  return {
+    registry: out,
+    land: async () => {
+      await index.landPending();
+    },
+  };
 }

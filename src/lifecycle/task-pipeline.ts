@@ -136,8 +136,9 @@ export async function runTaskPipeline(
 
   // Validate, then act: inputs and the operator graph are checked before any table is opened.
   checkInputs(files, config, opts.configFile);
+  const resources = withRunResources(opts.registry, { dbDir, baseDir: opts.baseDir });
   const nodes = await buildGraph<Task>(config.operators, {
-    registry: withRunResources(opts.registry, { dbDir, baseDir: opts.baseDir }),
+    registry: resources.registry,
     baseDir: opts.baseDir,
     path: 'operators',
     ...(opts.configFile ? { file: opts.configFile } : {}),
@@ -367,6 +368,8 @@ export async function runTaskPipeline(
       await store.table.restore();
       throw strictError(inputErrors);
     }
+    // The tasks have landed: now the dedup index may record them (decontaminate's `index`).
+    await resources.land();
 
     if (config.output.compact && totals.inserted + totals.updated > 0) await store.compact();
     const tableVersion = await store.tagRun(runId);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LanceDedupIndexStore } from '../../../src/buffer/dedup-index.ts';
 import { RejectedStore } from '../../../src/buffer/rejected-store.ts';
+import { StrictModeError } from '../../../src/core/errors.ts';
 import type { Task } from '../../../src/core/task.ts';
 import { runTaskPipelineFile } from '../../../src/lifecycle/task-pipeline.ts';
 import type { OperatorResult } from '../../../src/operators/operator.ts';
@@ -395,6 +396,23 @@ describe('decontaminate in a task pipeline', () => {
       ['set-a', 'a3'],
       ['set-b', 'b2'],
     ]);
+  });
+
+  it('a run that fails after its operators ran (strict mode, an unreadable row) records nothing in the index', async () => {
+    const fresh = join(dir, 'db-strict');
+    const e = jsonl('e.jsonl', [
+      { id: 'e1', q: 'How many legs do 3 spiders have?' },
+      { id: 'e2', q: '' },
+    ]);
+    const file = pipeline('set-e', e, []);
+    await expect(runTaskPipelineFile(file, { registry, dbDir: fresh, strict: true })).rejects.toThrow(
+      StrictModeError,
+    );
+    expect(await new LanceDedupIndexStore(fresh).read('shared')).toEqual([]);
+    // The same input without strict mode lands e1 and records it.
+    const ok = await runTaskPipelineFile(file, { registry, dbDir: fresh });
+    expect(ok.tasksOut).toBe(1);
+    expect((await new LanceDedupIndexStore(fresh).read('shared')).map((x) => x.taskId)).toEqual(['e1']);
   });
 
   it('a task table in the database is a reference: drops name the table and the task id', async () => {

@@ -3,7 +3,9 @@
 //   node scripts/make-tokenizer-golden.ts
 // Why they can be trusted: every text is encoded by two independent implementations from the same
 // tokenizer.json — transformers.js (@huggingface/transformers) and @lenml/tokenizers — and the
-// script refuses to write unless they agree. @lenml's bundled Jinja cannot parse Qwen3's template,
+// script refuses to write unless they agree; when a Python with Hugging Face's own (Rust)
+// `tokenizers` is at hand ($TOKENIZERS_PYTHON, else python3), that reference implementation must
+// agree too (ids of the texts and of the chat renderings). @lenml's bundled Jinja cannot parse Qwen3's template,
 // so the chat renderings are cross-checked against Python's jinja2 (the engine Hugging Face's own
 // `apply_chat_template` uses, with its settings) when python3 + jinja2 are installed; the file records which check ran.
 import { spawnSync } from 'node:child_process';
@@ -74,22 +76,49 @@ function renderWithPythonJinja(
   return { version: v.stdout.trim(), rendered: JSON.parse(r.stdout) as string[] };
 }
 
+/** Hugging Face's reference tokenizer (Rust, via Python), when installed: ids of each text, or undefined. */
+function encodeWithRustTokenizers(
+  tokenizerJson: string,
+  texts: string[],
+): { version: string; ids: number[][] } | undefined {
+  const python = process.env.TOKENIZERS_PYTHON ?? 'python3';
+  const code = `
+import json, sys, tokenizers
+req = json.load(sys.stdin)
+t = tokenizers.Tokenizer.from_file(req["file"])
+print(json.dumps({"version": tokenizers.__version__, "ids": [t.encode(x, add_special_tokens=False).ids for x in req["texts"]]}))
+`;
+  const r = spawnSync(python, ['-c', code], {
+    input: JSON.stringify({ file: tokenizerJson, texts }),
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (r.status !== 0) return undefined;
+  return JSON.parse(r.stdout) as { version: string; ids: number[][] };
+}
+
+function sameIds(what: string, a: number[], others: Record<string, number[] | undefined>): void {
+  for (const [who, b] of Object.entries(others)) {
+    if (b !== undefined && JSON.stringify(a) !== JSON.stringify(b)) {
+      throw new Error(`${what}: transformers.js ${JSON.stringify(a)} != ${who} ${JSON.stringify(b)}`);
+    }
+  }
+}
+
 async function main(): Promise<void> {
   const hf = await loadTokenizer({ package: PACKAGE }, { baseDir: ROOT });
   const lenml = fromPreTrained();
-  const encodings: Record<string, { text: string; ids: number[] }> = {};
-  for (const [name, text] of Object.entries(GOLDEN_TEXTS)) {
-    const a = hf.encode(text, { addSpecialTokens: false });
-    const b = lenml.encode(text, { add_special_tokens: false });
-    if (JSON.stringify(a) !== JSON.stringify(b)) {
-      throw new Error(
-        `${name}: transformers.js ${JSON.stringify(a)} != @lenml/tokenizers ${JSON.stringify(b)}`,
-      );
-    }
-    encodings[name] = { text, ids: a };
-  }
-
   const folder = join(ROOT, 'node_modules', PACKAGE, 'models');
+  const rust = encodeWithRustTokenizers(join(folder, 'tokenizer.json'), Object.values(GOLDEN_TEXTS));
+  const encodings: Record<string, { text: string; ids: number[] }> = {};
+  for (const [i, [name, text]] of Object.entries(GOLDEN_TEXTS).entries()) {
+    const ids = hf.encode(text, { addSpecialTokens: false });
+    sameIds(name, ids, {
+      '@lenml/tokenizers': lenml.encode(text, { add_special_tokens: false }),
+      'tokenizers (Rust)': rust?.ids[i],
+    });
+    encodings[name] = { text, ids };
+  }
   const config = JSON.parse(readFileSync(join(folder, 'tokenizer_config.json'), 'utf8')) as {
     chat_template: string;
     bos_token?: string | null;
@@ -107,8 +136,18 @@ async function main(): Promise<void> {
         `${c.name} (addGenerationPrompt ${c.agp}): transformers.js ${JSON.stringify(rendered)} != jinja2 ${JSON.stringify(python.rendered[i])}`,
       );
     }
-    return { name: c.name, addGenerationPrompt: c.agp, messages: c.messages, rendered };
+    const ids = hf.encode(rendered, { addSpecialTokens: false });
+    sameIds(`${c.name} rendering`, ids, {
+      '@lenml/tokenizers': lenml.encode(rendered, { add_special_tokens: false }),
+    });
+    return { name: c.name, addGenerationPrompt: c.agp, messages: c.messages, rendered, ids };
   });
+  const rustChats = encodeWithRustTokenizers(
+    join(folder, 'tokenizer.json'),
+    chats.map((c) => c.rendered),
+  );
+  for (const [i, c] of chats.entries())
+    sameIds(`${c.name} rendering`, c.ids, { 'tokenizers (Rust)': rustChats?.ids[i] });
 
   const lenmlVersion = (
     JSON.parse(readFileSync(join(ROOT, 'node_modules', '@lenml', 'tokenizers', 'package.json'), 'utf8')) as {
@@ -123,7 +162,9 @@ async function main(): Promise<void> {
   const golden = {
     tokenizer: PACKAGE,
     crossChecked: {
-      encodings: `@huggingface/transformers ${hfVersion} == @lenml/tokenizers ${lenmlVersion}`,
+      encodings:
+        `@huggingface/transformers ${hfVersion} == @lenml/tokenizers ${lenmlVersion}` +
+        (rust ? ` == tokenizers (Rust, Python) ${rust.version}` : ''),
       chats: python
         ? `@huggingface/transformers ${hfVersion} == python jinja2 ${python.version}`
         : 'unchecked',

@@ -1,7 +1,8 @@
 // Qwen3 golden vectors (tests/models/fixtures/qwen3-golden.json, written by
-// scripts/make-tokenizer-golden.ts). Token ids were cross-checked between two independent
-// implementations reading the same tokenizer.json: transformers.js and @lenml/tokenizers; both are
-// held to the file here. @lenml's Jinja cannot parse Qwen3's chat template, so the chat renderings
+// scripts/make-tokenizer-golden.ts). Token ids were cross-checked between implementations reading
+// the same tokenizer.json: transformers.js, @lenml/tokenizers (which repackages older transformers.js
+// tokenizer code, so it is not fully independent) and, when the file was written, Hugging Face's own
+// Rust `tokenizers` through Python: the reference. The two JS ones are held to the file here. @lenml's Jinja cannot parse Qwen3's chat template, so the chat renderings
 // were validated against Python's jinja2 with Hugging Face's settings when the file was written
 // (its `crossChecked` field says so) and by reading them against Qwen3's ChatML format below.
 import { readFileSync } from 'node:fs';
@@ -16,7 +17,13 @@ interface Golden {
   tokenizer: string;
   crossChecked: { encodings: string; chats: string };
   encodings: Record<string, { text: string; ids: number[] }>;
-  chats: { name: string; addGenerationPrompt: boolean; messages: ChatMessage[]; rendered: string }[];
+  chats: {
+    name: string;
+    addGenerationPrompt: boolean;
+    messages: ChatMessage[];
+    rendered: string;
+    ids: number[];
+  }[];
 }
 
 const golden = JSON.parse(
@@ -43,7 +50,7 @@ describe('Qwen3 token ids', () => {
       ]),
     );
     expect(golden.crossChecked.encodings).toMatch(
-      /^@huggingface\/transformers 4\.\S+ == @lenml\/tokenizers \S+$/,
+      /^@huggingface\/transformers 4\.\S+ == @lenml\/tokenizers \S+ == tokenizers \(Rust, Python\) \S+$/,
     );
     expect(golden.crossChecked.chats).toMatch(/== python jinja2 /);
   });
@@ -93,6 +100,21 @@ describe('Qwen3 chat template', () => {
         name: c.name,
         rendered: c.rendered,
       });
+    }
+  });
+
+  it('the renderings encode to the golden ids in both implementations (special tokens map to their ids)', () => {
+    const lenml = fromPreTrained();
+    for (const c of golden.chats) {
+      expect({ name: c.name, ids: hf.encode(c.rendered, { addSpecialTokens: false }) }).toEqual({
+        name: c.name,
+        ids: c.ids,
+      });
+      expect({ name: c.name, ids: lenml.encode(c.rendered, { add_special_tokens: false }) }).toEqual({
+        name: c.name,
+        ids: c.ids,
+      });
+      expect(c.ids[0]).toBe(151644); // <|im_start|>
     }
   });
 

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { JsonValue } from '../core/task.ts';
 import { LlmCache } from './llm-cache.ts';
@@ -13,7 +14,7 @@ export const LlmPricesSchema = z.strictObject({
 /** What every LLM-backed operator takes: the model (the rollout model's schema), a cache, prices. */
 export const LlmCallParamsSchema = z.object({
   model: OpenAIModelConfigSchema,
-  /** Folder of the response cache; null turns it off. Relative to the working directory. */
+  /** Folder of the response cache; null turns it off. Relative to the config file's folder. */
   cacheDir: z.string().min(1).nullable().default('.winnow/llm-cache'),
   prices: LlmPricesSchema.optional(),
 });
@@ -53,7 +54,8 @@ export interface LlmAsk {
  */
 export class LlmChat {
   readonly model: OpenAIRolloutModel;
-  readonly cache: LlmCache | undefined;
+  #cache: LlmCache | undefined;
+  #baseDir: string | undefined;
   readonly #params: LlmCallParams;
   readonly #usage: LlmUsage = { requests: 0, cacheHits: 0, promptTokens: 0, completionTokens: 0, cost: 0 };
   readonly #reading = new Set<Promise<void>>();
@@ -72,7 +74,22 @@ export class LlmChat {
       return res;
     };
     this.model = new OpenAIRolloutModel(params.model, { ...opts, fetch: counting });
-    this.cache = params.cacheDir === null ? undefined : new LlmCache(params.cacheDir);
+  }
+
+  /**
+   * The folder a relative `cacheDir` resolves against (the config file's; default: the working
+   * directory). Takes effect only before the first request opens the cache.
+   */
+  setBaseDir(dir: string | undefined): void {
+    if (this.#cache === undefined) this.#baseDir = dir;
+  }
+
+  /** The response cache, opened on first use; undefined when `cacheDir` is null. */
+  get cache(): LlmCache | undefined {
+    const dir = this.#params.cacheDir;
+    if (dir === null) return undefined;
+    this.#cache ??= new LlmCache(resolve(this.#baseDir ?? process.cwd(), dir));
+    return this.#cache;
   }
 
   usage(): LlmUsage {
@@ -124,8 +141,9 @@ export class LlmChat {
       await Promise.all(this.#reading);
       return gens.map((g) => g.text);
     };
-    if (!this.cache) return send();
-    const { texts, cached } = await this.cache.getOrCompute(key, send);
+    const cache = this.cache;
+    if (!cache) return send();
+    const { texts, cached } = await cache.getOrCompute(key, send);
     if (cached) this.#usage.cacheHits++;
     return texts;
   }

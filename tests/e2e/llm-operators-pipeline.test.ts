@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RejectedStore } from '../../src/buffer/rejected-store.ts';
@@ -28,7 +28,8 @@ describe('a task pipeline with llm_judge and llm_difficulty', () => {
       'id,question,answer\n1,What is 2+2?,4\n2,What is 3+3?,6\n3,A garbled question,1\n',
     );
     const model = { model: 'm', baseUrl: server.url, apiKey: 'k', retries: 0, logprobs: false };
-    const cacheDir = join(dir, 'llm-cache');
+    // Relative: resolved against the pipeline file's folder.
+    const cacheDir = 'llm-cache';
     const file = writeYaml(join(dir, 'p.yaml'), {
       name: 'llm',
       input: { path: 'qa.csv' },
@@ -72,6 +73,10 @@ describe('a task pipeline with llm_judge and llm_difficulty', () => {
       ],
     ]);
 
+    // One file per distinct request: 3 verdicts and 2 sample sets.
+    const shards = readdirSync(join(dir, 'llm-cache'));
+    expect(shards.flatMap((d) => readdirSync(join(dir, 'llm-cache', d))).length).toBe(5);
+    expect(existsSync(join(process.cwd(), 'llm-cache'))).toBe(false);
     const sent = server.requests.length;
     const again = await runTaskPipelineFile(file, { registry, dbDir: join(dir, 'db2') });
     expect(server.requests.length).toBe(sent);

@@ -66,8 +66,8 @@ export const llmDifficultyOp = defineOperator<Task, typeof Params>({
     return {
       name: 'llm_difficulty',
       kind: 'map',
-      process(batch) {
-        return processWithLlm(chat, p, batch, async (task): Promise<RowOutcome> => {
+      process(batch, ctx) {
+        return processWithLlm(chat, p, batch, ctx, async (task): Promise<RowOutcome> => {
           const answer = task.answer;
           if (answer === undefined || answer.trim() === '')
             return { reason: 'llm_difficulty: task has no reference answer to score samples against' };

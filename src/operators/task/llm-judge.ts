@@ -54,8 +54,8 @@ export const llmJudgeOp = defineOperator<Task, typeof Params>({
     return {
       name: 'llm_judge',
       kind: 'filter',
-      process(batch) {
-        return processWithLlm(chat, p, batch, async (task): Promise<RowOutcome> => {
+      process(batch, ctx) {
+        return processWithLlm(chat, p, batch, ctx, async (task): Promise<RowOutcome> => {
           const text = taskText(task);
           if (text.trim() === '') return { reason: 'llm_judge: empty prompt, nothing to judge' };
           const prompt = fillTemplate(p.instruction, {

@@ -46,8 +46,8 @@ export const llmRewriteOp = defineOperator<Task, typeof Params>({
     return {
       name: 'llm_rewrite',
       kind: 'augment',
-      process(batch) {
-        return processWithLlm(chat, p, batch, async (task): Promise<RowOutcome> => {
+      process(batch, ctx) {
+        return processWithLlm(chat, p, batch, ctx, async (task): Promise<RowOutcome> => {
           // Chat tasks keep their turns: rewriting one turn would break the conversation.
           const eligible =
             task.prompt !== undefined &&

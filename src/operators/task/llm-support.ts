@@ -1,6 +1,6 @@
 import type { Task } from '../../core/task.ts';
 import { type LlmCallParams, LlmChat, usageMetrics } from '../../models/llm-chat.ts';
-import type { Drop, OperatorResult } from '../operator.ts';
+import type { Drop, OperatorContext, OperatorResult } from '../operator.ts';
 
 /** The text an LLM operator shows the model: the prompt, or a chat rendered as `role: content` lines. */
 export function taskText(task: Task): string {
@@ -31,8 +31,10 @@ export async function processWithLlm(
   chat: LlmChat,
   params: LlmCallParams,
   batch: readonly Task[],
+  ctx: OperatorContext,
   perRow: (task: Task) => Promise<RowOutcome>,
 ): Promise<OperatorResult<Task>> {
+  chat.setBaseDir(ctx.baseDir);
   const before = chat.usage();
   const outcomes = await Promise.all(batch.map((t) => perRow(t)));
   const rows: Task[] = [];

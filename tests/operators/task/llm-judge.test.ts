@@ -95,6 +95,20 @@ describe('llm_judge', () => {
     });
   });
 
+  it('keeps at most model.concurrency requests in flight and the batch order in its output', async () => {
+    server.setScript((req) => ({ contents: [`{"score": ${req.prompt.match(/q(\d)/)![1]}}`], delayMs: 30 }));
+    try {
+      server.maxInFlight = 0;
+      const batch = Array.from({ length: 8 }, (_, i) => task(`t${i}`, `Question q${i}`, { answer: '1' }));
+      const out = await run(llmJudgeOp, { model: { ...model(), concurrency: 3 }, cacheDir: null }, batch);
+      expect(ids(out.rows)).toEqual(['t0', 't1', 't2', 't3', 't4', 't5', 't6', 't7']);
+      expect(out.rows.map((t) => t.features.llm_quality)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+      expect(server.maxInFlight).toBe(3);
+    } finally {
+      server.setScript(verdicts);
+    }
+  });
+
   it('judges a 1 MB prompt, sending it whole', async () => {
     const big = `${'word '.repeat(200_000)}apples`;
     const out = await run(llmJudgeOp, { model: model(), cacheDir: null }, [

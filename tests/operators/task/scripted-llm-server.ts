@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 
 /** What the script answers to one request. */
 export type ScriptedReply =
-  | { contents: string[]; usage?: { prompt_tokens: number; completion_tokens: number } }
+  | { contents: string[]; usage?: { prompt_tokens: number; completion_tokens: number }; delayMs?: number }
   | { status: number; raw: string }
   | { hang: true };
 
@@ -26,6 +26,9 @@ export class ScriptedLlmServer {
   private server: Server | undefined;
   private readonly hanging = new Set<ServerResponse>();
   port = 0;
+  /** Most requests the server held at once. */
+  maxInFlight = 0;
+  private inFlight = 0;
 
   private script: (req: ScriptedRequest, count: number) => ScriptedReply;
 
@@ -73,6 +76,12 @@ export class ScriptedLlmServer {
       message: { role: 'assistant', content },
       finish_reason: 'stop',
     }));
+    if (reply.delayMs !== undefined) {
+      this.inFlight++;
+      this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+      await new Promise((r) => setTimeout(r, reply.delayMs));
+      this.inFlight--;
+    }
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(
       JSON.stringify({

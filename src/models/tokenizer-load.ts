@@ -46,7 +46,18 @@ async function loadFromFolder(where: TokenizerFolder): Promise<Tokenizer> {
   const config = readTokenizerJson(where, 'tokenizer_config.json') as { tokenizer_class?: unknown };
   readTokenizerJson(where, 'tokenizer.json');
   // Loaded here, not at import: `import 'winnow'` must not pull in transformers.js or onnxruntime.
-  const { AutoTokenizer, env } = await import('@huggingface/transformers');
+  // An optional dependency: an install that could not run onnxruntime-node's install script leaves it out.
+  let transformers: typeof import('@huggingface/transformers');
+  try {
+    transformers = await import('@huggingface/transformers');
+  } catch (err) {
+    throw new ConfigError({
+      path: where.key,
+      message: `tokenizers need the optional package @huggingface/transformers, which is not installed (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`,
+      hint: 'npm install @huggingface/transformers; where onnxruntime-node cannot download its CUDA files, set onnxruntime-node-install=skip in .npmrc first (docs/install.md)',
+    });
+  }
+  const { AutoTokenizer, env } = transformers;
   env.allowRemoteModels = false;
   env.allowLocalModels = true;
   env.localModelPath = `${dirname(where.folder)}/`;

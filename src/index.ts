@@ -5,6 +5,7 @@ export * from './core/index.ts';
 export * from './explorer/index.ts';
 export * from './io/index.ts';
 export * from './lifecycle/index.ts';
+export * from './models/index.ts';
 export * from './operators/index.ts';
 export * from './selectors/index.ts';
 export * from './trainer/index.ts';

@@ -1,0 +1,7 @@
+// Models on the data side: tokenizers and LLM calls (the OpenAI-compatible transport and the
+// rollout-model contract are exported through explorer/, which re-exports them from here).
+export * from './llm-cache.ts';
+export * from './llm-chat.ts';
+export * from './tokenizer.ts';
+export * from './tokenizer-folder.ts';
+export * from './tokenizer-load.ts';

@@ -35,6 +35,13 @@ export const DB_OPTION = {
   description: 'database folder (default: .winnow/db in the project folder, or $WINNOW_DB)',
 } as const satisfies OptionSpec;
 
+/** `--run`, `--taskset`, `--where`: the row filters `inspect` and `export` share (docs/cli-filters.md). */
+export const ROW_FILTER_OPTIONS = {
+  run: { type: 'string', value: 'RUN', description: "only this run's rows (RFT runs: its buffer table)" },
+  taskset: { type: 'string', value: 'NAME', description: 'only rows of this task set' },
+  where: { type: 'string', value: 'EXPR', description: 'only rows matching EXPR (see docs/cli-filters.md)' },
+} as const satisfies Record<string, OptionSpec>;
+
 export interface CommandSpec<O extends Record<string, OptionSpec> = Record<string, OptionSpec>> {
   /** As typed after `winnow` (`gc`, `bench ingest`). */
   name: string;

@@ -6,7 +6,7 @@ import { decodeTaskRows } from '../buffer/task-table.ts';
 import { writeJsonl } from '../io/jsonl-writer.ts';
 import { writeParquet } from '../io/parquet-writer.ts';
 import { UsageError } from './args.ts';
-import { type CommandSpec, DB_OPTION, parseCommand } from './command-spec.ts';
+import { type CommandSpec, DB_OPTION, parseCommand, ROW_FILTER_OPTIONS } from './command-spec.ts';
 import { taskTableBadCells, warnBadRows } from './inspect-command.ts';
 import {
   checkoutChecked,
@@ -37,13 +37,7 @@ export const exportSpec = {
       description: "table to export (default 'tasks'; with --run of an RFT run, its buffer table)",
     },
     version: { type: 'string', value: 'N|TAG', description: 'export the table as of this version or tag' },
-    run: { type: 'string', value: 'RUN', description: "only this run's rows (RFT runs: its buffer table)" },
-    taskset: { type: 'string', value: 'NAME', description: 'only rows of this task set' },
-    where: {
-      type: 'string',
-      value: 'EXPR',
-      description: 'only rows matching EXPR (see docs/cli-filters.md)',
-    },
+    ...ROW_FILTER_OPTIONS,
   },
   notes: [
     'Rows with malformed cells (written by other tools) are skipped, one warning line each, and counted.',

@@ -5,7 +5,7 @@ import { connect } from '../buffer/connection.ts';
 import { decodeTaskRows } from '../buffer/task-table.ts';
 import { reasonClass } from '../operators/step-metrics.ts';
 import { UsageError } from './args.ts';
-import { type CommandSpec, DB_OPTION, parseCommand } from './command-spec.ts';
+import { type CommandSpec, DB_OPTION, parseCommand, ROW_FILTER_OPTIONS } from './command-spec.ts';
 import { formatTable } from './table.ts';
 import {
   checkoutChecked,
@@ -31,13 +31,7 @@ export const inspectSpec = {
       description: "table to show (default: all tables; with --run, the run's buffer or 'tasks')",
     },
     version: { type: 'string', value: 'N|TAG', description: 'read the table as of this version or tag' },
-    run: { type: 'string', value: 'RUN', description: "only this run's rows (RFT runs: its buffer table)" },
-    taskset: { type: 'string', value: 'NAME', description: 'only rows of this task set' },
-    where: {
-      type: 'string',
-      value: 'EXPR',
-      description: 'only rows matching EXPR (see docs/cli-filters.md)',
-    },
+    ...ROW_FILTER_OPTIONS,
     limit: { type: 'int', min: 0, default: 5, description: 'sample rows to show' },
     json: { type: 'boolean', description: 'print JSON instead of text' },
   },

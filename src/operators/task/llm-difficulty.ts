@@ -1,17 +1,10 @@
 import { z } from 'zod';
 import { judgeMath } from '../../core/math-answer.ts';
 import { hashSeed } from '../../core/rng.ts';
-import type { Task } from '../../core/task.ts';
+import { type Task, taskText } from '../../core/task.ts';
 import { LlmCallParamsSchema } from '../../models/llm-chat.ts';
 import { defineOperator } from '../operator.ts';
-import {
-  createChat,
-  failureReason,
-  fillTemplate,
-  processWithLlm,
-  type RowOutcome,
-  taskText,
-} from './llm-support.ts';
+import { createChat, failureReason, fillTemplate, processWithLlm, type RowOutcome } from './llm-support.ts';
 
 const DEFAULT_INSTRUCTION = `Solve the following problem. Reason step by step, then give the final answer after "####".
 

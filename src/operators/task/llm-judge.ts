@@ -1,16 +1,9 @@
 import { z } from 'zod';
-import type { Task } from '../../core/task.ts';
+import { type Task, taskText } from '../../core/task.ts';
 import { LlmCallParamsSchema } from '../../models/llm-chat.ts';
 import { defineOperator } from '../operator.ts';
 import { parseJudgeReply } from './llm-judge-parse.ts';
-import {
-  createChat,
-  failureReason,
-  fillTemplate,
-  processWithLlm,
-  type RowOutcome,
-  taskText,
-} from './llm-support.ts';
+import { createChat, failureReason, fillTemplate, processWithLlm, type RowOutcome } from './llm-support.ts';
 
 const DEFAULT_RUBRIC =
   'Rate the task for training a model to reason: is it self-contained, unambiguous, solvable, and is the reference answer correct? 0 = unusable, 10 = excellent.';

@@ -1,17 +1,10 @@
 import { z } from 'zod';
 import { taskContentId } from '../../core/ids.ts';
 import { hashSeed } from '../../core/rng.ts';
-import type { Task } from '../../core/task.ts';
+import { type Task, taskText } from '../../core/task.ts';
 import { LlmCallParamsSchema } from '../../models/llm-chat.ts';
 import { defineOperator } from '../operator.ts';
-import {
-  createChat,
-  failureReason,
-  fillTemplate,
-  processWithLlm,
-  type RowOutcome,
-  taskText,
-} from './llm-support.ts';
+import { createChat, failureReason, fillTemplate, processWithLlm, type RowOutcome } from './llm-support.ts';
 
 const DEFAULT_INSTRUCTION = `Rewrite the following problem in different words. Keep every number, quantity and condition, so that its answer stays exactly {answer}. Do not solve it and do not state the answer.
 

@@ -2,12 +2,6 @@ import type { Task } from '../../core/task.ts';
 import { type LlmCallParams, LlmChat, usageMetrics } from '../../models/llm-chat.ts';
 import type { Drop, OperatorContext, OperatorResult } from '../operator.ts';
 
-/** The text an LLM operator shows the model: the prompt, or a chat rendered as `role: content` lines. */
-export function taskText(task: Task): string {
-  if (task.prompt !== undefined) return task.prompt;
-  return (task.messages ?? []).map((m) => `${m.role}: ${m.content}`).join('\n');
-}
-
 /** Fill `{name}` placeholders (`{prompt}`, `{answer}`, `{rubric}`) in an instruction template. */
 export function fillTemplate(template: string, values: Record<string, string>): string {
   return template.replace(/\{(\w+)\}/g, (whole, k: string) => values[k] ?? whole);

@@ -16,6 +16,17 @@ export const TaskInputSchema = ReadOptionsSchema.extend({
     .describe('File(s) relative to the config file.'),
 });
 
+/**
+ * `workers`: threads that run the row-wise operators (see docs/performance.md, "Workers"). Output,
+ * order and rejected rows are the same for every value.
+ */
+export const WorkersSchema = z
+  .union([z.literal('auto'), z.number().int().min(0).max(64)])
+  .default('auto')
+  .describe(
+    "Worker threads for the row-wise operators: 0 runs everything on the main thread; N starts N workers; 'auto' (default) starts one fewer than the machine's cores (at least 1), and only once the run has read more than two input batches (small inputs never pay the start-up). Same rows, order and rejected records for every value.",
+  );
+
 const TableNameSchema = z.string().regex(/^[A-Za-z0-9_-]+$/);
 
 /**
@@ -47,6 +58,7 @@ export function taskPipelineConfigSchema(
       .describe(
         'Folder holding one folder per run (the report), relative to the config file (default: .winnow/runs in the project folder).',
       ),
+    workers: WorkersSchema,
     input: TaskInputSchema,
     mapping: FieldMappingSchema,
     operators: operatorListSchema(registry)

@@ -33,7 +33,7 @@ export interface TranslatedRecipe {
   datasetFiles: string[];
   exportFile: string;
   exportFormat: ExportFormat;
-  /** Things accepted but not acted on (np, ignored keys). */
+  /** What np became (`workers`), and keys accepted but not acted on. */
   notes: string[];
 }
 
@@ -72,8 +72,12 @@ export function translateRecipe(raw: unknown, o: TranslateOptions): TranslatedRe
     s.stepName = n === 1 ? s.dataJuicer : `${s.dataJuicer}_${n}`;
   }
   const notes: string[] = [];
-  if (recipe.np !== undefined)
-    notes.push(`np: ${recipe.np} is accepted and ignored: Winnow runs the operators on one thread`);
+  // Data-Juicer's np (processes) is Winnow's `workers` (threads for the row-wise operators).
+  const workers = recipe.np === undefined ? undefined : Math.min(recipe.np, 64);
+  if (workers !== undefined)
+    notes.push(
+      `np: ${recipe.np} runs the row-wise operators on ${workers} worker thread(s) (workers: ${workers})`,
+    );
   const ignored = Object.keys(raw as object).filter(
     (k) => !['project_name', 'dataset_path', 'export_path', 'text_keys', 'np', 'process'].includes(k),
   );
@@ -84,6 +88,7 @@ export function translateRecipe(raw: unknown, o: TranslateOptions): TranslatedRe
     pipeline: {
       name,
       description: `Translated from the Data-Juicer recipe ${basename(file)}`,
+      ...(workers !== undefined ? { workers } : {}),
       input: { path: inputPaths.length === 1 ? inputPaths[0] : inputPaths },
       mapping: { taskset: name, prompt: { column: textKey, allowEmpty: true }, meta: '*' },
       operators: steps.map((s) => ({

@@ -65,8 +65,9 @@ describe('winnow convert', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('#   process[9] document_minhash_deduplicator → near_dedup');
-    expect(r.stdout).toContain('# np: 2 is accepted and ignored');
+    expect(r.stdout).toContain('# np: 2 runs the row-wise operators on 2 worker thread(s) (workers: 2)');
     const config = parseConfig(taskPipelineConfigSchema(), parse(r.stdout));
+    expect(config.workers).toBe(2);
     expect(config.input.path).toBe(join(dir, 'raw', 'rows.jsonl'));
     expect(config.mapping.prompt).toEqual({ column: 'content', allowEmpty: true });
     expect(config.operators.map((s) => ('op' in s ? [s.name, s.op] : []))).toEqual([

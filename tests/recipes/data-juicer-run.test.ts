@@ -183,7 +183,7 @@ describe('a Data-Juicer recipe runs unchanged through winnow run', () => {
     );
     expect(drops).toEqual(EXPECTED_DROPS);
     expect(out.notes).toEqual([
-      'np: 4 is accepted and ignored: Winnow runs the operators on one thread',
+      'np: 4 runs the row-wise operators on 4 worker thread(s) (workers: 4)',
       'ignored (no effect on the kept rows): open_tracer, use_cache',
     ]);
   });

@@ -1,0 +1,92 @@
+import type { MetricUnit } from './run-comparison-schema.ts';
+
+/** What a metrics.jsonl key means, for chart titles and the metric picker. */
+export interface MetricInfo {
+  label: string;
+  unit: MetricUnit;
+  description: string;
+}
+
+/** The step-record keys a reader knows by name, in the order a comparison lists them first. */
+export const KNOWN_METRICS: ReadonlyArray<readonly [string, MetricInfo]> = [
+  [
+    'meanReward',
+    { label: 'mean reward', unit: 'number', description: 'Mean reward of the step’s rollouts.' },
+  ],
+  [
+    'accuracy',
+    {
+      label: 'held-out accuracy',
+      unit: 'ratio',
+      description: 'Greedy accuracy on the held-out tasks (step 0: before training).',
+    },
+  ],
+  [
+    'effectiveTaskRatio',
+    {
+      label: 'effective task ratio',
+      unit: 'ratio',
+      description: 'Share of rollout groups whose rewards were not all equal (the ones with a gradient).',
+    },
+  ],
+  [
+    'meanDifficulty',
+    {
+      label: 'mean difficulty of selected tasks',
+      unit: 'number',
+      description: 'Mean features.difficulty of the tasks the selector picked.',
+    },
+  ],
+  ['trainLoss', { label: 'training loss', unit: 'number', description: 'The trainer’s loss this step.' }],
+  [
+    'rolloutsPerSecond',
+    { label: 'rollouts / s', unit: 'number', description: 'Rollouts per second of explore time.' },
+  ],
+];
+
+/**
+ * Metrics the issue asks a comparison to show that the run loop may not record. Matched by
+ * pattern, so a key added later (`replayReuse`, `buffer/reuseRatio`) is found without a change here.
+ */
+export const WANTED_METRICS: ReadonlyArray<{ key: string; label: string; pattern: RegExp }> = [
+  { key: 'meanReward', label: 'mean reward', pattern: /^meanReward$/ },
+  { key: 'accuracy', label: 'held-out accuracy', pattern: /^accuracy$/ },
+  { key: 'effectiveTaskRatio', label: 'effective task ratio', pattern: /^effectiveTaskRatio$/ },
+  { key: 'meanDifficulty', label: 'mean difficulty of selected tasks', pattern: /^meanDifficulty$/ },
+  { key: 'replayReuse', label: 'replay reuse', pattern: /reuse/i },
+  { key: 'staleness', label: 'staleness', pattern: /stale/i },
+];
+
+const EVAL = /^eval\/(.+)\/(mean|pass)@(\d+)$/;
+
+/** Label and unit of any key: known ones by name, evaluation sets by their pattern, the rest as they are. */
+export function metricInfo(key: string): MetricInfo {
+  const known = KNOWN_METRICS.find(([k]) => k === key);
+  if (known) return known[1];
+  const e = EVAL.exec(key);
+  if (e)
+    return {
+      label: `${e[1]} ${e[2]}@${e[3]}`,
+      unit: 'ratio',
+      description: `Evaluation set ${e[1]}: ${e[2] === 'mean' ? 'mean reward' : 'pass rate'} of ${e[3]} sample(s) per task.`,
+    };
+  const domain = /^accuracy\/(.+)$/.exec(key);
+  if (domain)
+    return {
+      label: `accuracy (${domain[1]})`,
+      unit: 'ratio',
+      description: `Held-out accuracy on ${domain[1]}.`,
+    };
+  if (/Ms$/.test(key)) return { label: key, unit: 'ms', description: 'Milliseconds.' };
+  if (/Ratio$|Rate$/.test(key)) return { label: key, unit: 'ratio', description: '' };
+  return { label: key, unit: 'number', description: '' };
+}
+
+/** Known keys first (catalogue order), then evaluation sets, then the rest in first-seen order. */
+export function orderMetricKeys(keys: Iterable<string>): string[] {
+  const all = [...new Set(keys)];
+  const known = KNOWN_METRICS.map(([k]) => k).filter((k) => all.includes(k));
+  const evals = all.filter((k) => EVAL.test(k) || k.startsWith('accuracy/'));
+  const rest = all.filter((k) => !known.includes(k) && !evals.includes(k));
+  return [...known, ...evals, ...rest];
+}

@@ -4,6 +4,7 @@ import type { Task } from '../core/task.ts';
 import { experienceOperators } from './experience/index.ts';
 import type { OperatorDefinition } from './operator.ts';
 import { embeddingTaskOperators, llmTaskOperators, taskOperators } from './task/index.ts';
+import { perplexityFilterOp } from './task/perplexity-filter.ts';
 
 export type TaskOperatorDefinition = OperatorDefinition<Task, unknown>;
 export type ExperienceOperatorDefinition = OperatorDefinition<Experience, unknown>;
@@ -14,6 +15,7 @@ export function taskOperatorRegistry(): Registry<TaskOperatorDefinition> {
   for (const def of taskOperators) reg.register(def as TaskOperatorDefinition);
   for (const def of llmTaskOperators) reg.register(def as TaskOperatorDefinition);
   for (const def of embeddingTaskOperators) reg.register(def as TaskOperatorDefinition);
+  reg.register(perplexityFilterOp as TaskOperatorDefinition);
   return reg;
 }
 

@@ -132,6 +132,8 @@ export class FakeServer {
         return json(200, { choices: [{ index: 0, message: 'hello' }] });
       case 'close':
         return void req.socket.destroy();
+      case 'prompt-logprobs':
+        return json(200, promptLogprobs(body));
       default:
         return json(404, { error: { message: `unknown behaviour ${behaviour}` } });
     }
@@ -232,4 +234,33 @@ function completion(
   });
   // Choices deliberately out of order: the client must sort by index.
   return { id: 'cmpl-1', choices: choices.reverse(), ...(withIds ? { prompt_token_ids: [1, 2, 3] } : {}) };
+}
+
+/**
+ * `prompt-logprobs` behaviour: vLLM's answer to `/v1/completions` with `echo: true, logprobs: 1`.
+ * Each prompt character is one token; its logprob is −1 (ASCII) or −2 (any other character), the
+ * first is null (no context), and with `max_tokens: 1` one generated token `!` (logprob −9) follows,
+ * whose text_offset is the prompt's length — so a test can check it is cut off.
+ */
+function promptLogprobs(body: Record<string, unknown>): unknown {
+  const prompts = Array.isArray(body.prompt) ? body.prompt.map(String) : [String(body.prompt ?? '')];
+  const extra = Number(body.max_tokens ?? 16) > 0;
+  const choices = prompts.map((prompt, index) => {
+    const chars = [...prompt];
+    const tokens = extra ? [...chars, '!'] : chars;
+    return {
+      index,
+      text: extra ? `${prompt}!` : prompt,
+      finish_reason: 'length',
+      logprobs: {
+        tokens,
+        token_logprobs: tokens.map((c, i) =>
+          i === 0 ? null : i >= chars.length ? -9 : c.charCodeAt(0) < 128 ? -1 : -2,
+        ),
+        text_offset: tokens.map((_, i) => i),
+        top_logprobs: null,
+      },
+    };
+  });
+  return { id: 'cmpl-echo', object: 'text_completion', choices: choices.reverse() };
 }

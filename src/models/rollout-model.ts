@@ -11,6 +11,25 @@ export interface GenerateRequest {
   /** Per-request seed, for models that honour one (the tiny policy always does). */
   seed?: number;
   signal?: AbortSignal;
+  /** Tools the model may call, in the OpenAI chat `tools` format (models without tool calling ignore them). */
+  tools?: ToolSpec[];
+}
+
+/** One tool offered to the model: the OpenAI chat `tools` entry (parameters as JSON Schema). */
+export interface ToolSpec {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+/**
+ * A tool call as the model wrote it. `arguments` is the raw JSON text (not yet checked); `problem`
+ * says why the call could not be read at all (no name, arguments not a string).
+ */
+export interface GeneratedToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+  problem?: string;
 }
 
 /** One sampled completion. Token ids and logprobs are empty when the model does not return them. */
@@ -25,6 +44,8 @@ export interface Generation {
   finishReason: 'stop' | 'length';
   /** Why the token ids are unknown when the model could not supply them (reported when the rollout is quarantined). */
   tokenProblem?: string;
+  /** Tool calls of a chat completion (`message.tool_calls`); absent when there are none. */
+  toolCalls?: GeneratedToolCall[];
 }
 
 /** Anything that can produce completions: an OpenAI-compatible server, the built-in tiny policy, a test double. */

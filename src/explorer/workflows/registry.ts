@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { definePlugin, type PluginDefinition } from '../../core/plugin.ts';
 import { Registry } from '../../core/registry.ts';
 import type { Workflow } from '../workflow.ts';
+import { agentWorkflow } from './agent.ts';
 import { multiTurnWorkflow } from './multi-turn.ts';
 import { singleTurnWorkflow } from './single-turn.ts';
 
@@ -39,5 +40,6 @@ export function workflowRegistry(): Registry<WorkflowDefinition> {
       "the task's user turns answered in order; one experience per conversation",
     ),
   );
+  reg.register(agentWorkflow as WorkflowDefinition);
   return reg;
 }

@@ -182,6 +182,7 @@ export class OpenAIRolloutModel implements RolloutModel {
       if (request.messages && request.messages.length > 0) body.messages = request.messages;
       else if (request.prompt !== undefined) body.messages = [{ role: 'user', content: request.prompt }];
       else throw new WinnowError(`${this.name}: a generate request needs a prompt or messages`);
+      if (request.tools && request.tools.length > 0) body.tools = request.tools as unknown as JsonValue;
     } else {
       if (request.prompt === undefined)
         throw new WinnowError(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Generation } from '../rollout-model.ts';
+import type { GeneratedToolCall, Generation } from '../rollout-model.ts';
 
 /** A generation plus the token strings the server reported (useful when it does not send token ids). */
 export interface OpenAIGeneration extends Generation {
@@ -20,7 +20,13 @@ const TokenIds = z.array(z.number().int()).nullable().optional();
 const ChatChoice = z
   .object({
     index: z.number().int().optional(),
-    message: z.object({ content: z.string().nullable().optional() }).loose(),
+    message: z
+      .object({
+        content: z.string().nullable().optional(),
+        // Read entry by entry (readToolCalls): one malformed call must not make the whole answer unreadable.
+        tool_calls: z.array(z.unknown()).nullable().optional(),
+      })
+      .loose(),
     finish_reason: z.string().nullable().optional(),
     logprobs: z
       .object({
@@ -102,6 +108,29 @@ function byIndex<T extends { index?: number | undefined }>(choices: T[]): T[] {
   return choices.slice().sort((a, b) => a.index! - b.index!);
 }
 
+/**
+ * The tool calls of a chat message, each `{ id, name, arguments }`. An entry that cannot be read
+ * (no function name, arguments that are not a string) is kept with a `problem`, so the caller
+ * can answer it as an invalid call instead of losing it.
+ */
+export function readToolCalls(raw: readonly unknown[] | null | undefined): GeneratedToolCall[] {
+  return (raw ?? []).map((entry, k) => {
+    const e = (entry !== null && typeof entry === 'object' ? entry : {}) as Record<string, unknown>;
+    const fn = (e.function !== null && typeof e.function === 'object' ? e.function : {}) as Record<
+      string,
+      unknown
+    >;
+    const id = typeof e.id === 'string' && e.id !== '' ? e.id : `call_${k}`;
+    const name = typeof fn.name === 'string' ? fn.name : '';
+    const args = fn.arguments;
+    if (name === '') return { id, name, arguments: '', problem: 'tool call has no function name' };
+    if (typeof args === 'string') return { id, name, arguments: args };
+    // Some servers send the arguments as an object instead of JSON text.
+    if (args !== null && typeof args === 'object') return { id, name, arguments: JSON.stringify(args) };
+    return { id, name, arguments: '', problem: 'tool call arguments are not a JSON string' };
+  });
+}
+
 /** Read a /v1/chat/completions body. */
 export function parseChatResponse(json: unknown): OpenAIGeneration[] {
   checkShape(json);
@@ -113,6 +142,7 @@ export function parseChatResponse(json: unknown): OpenAIGeneration[] {
     const content = c.logprobs?.content ?? [];
     const tokenTexts = content.map((t) => t.token);
     const ids = c.token_ids ?? idsFromTokenTexts(tokenTexts);
+    const toolCalls = readToolCalls(c.message.tool_calls);
     return {
       text: c.message.content ?? '',
       promptTokens: promptTop ?? c.prompt_token_ids ?? [],
@@ -120,6 +150,7 @@ export function parseChatResponse(json: unknown): OpenAIGeneration[] {
       logprobs: content.map((t) => t.logprob ?? Number.NaN),
       tokenTexts,
       finishReason: finish(c.finish_reason),
+      ...(toolCalls.length > 0 ? { toolCalls } : {}),
     };
   });
 }

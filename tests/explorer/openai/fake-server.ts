@@ -20,6 +20,14 @@ export interface LoraEvent {
   status: number;
 }
 
+/** One scripted chat answer (behaviour `script`): text and/or tool calls, with its token ids and logprobs. */
+export interface ScriptedTurn {
+  content?: string | null;
+  toolCalls?: { id: string; name: string; arguments: string }[];
+  tokenIds: number[];
+  logprobs: number[];
+}
+
 /**
  * A local OpenAI-compatible server whose behaviour is chosen by the URL:
  * `/<behaviour>/<run>/v1/chat/completions` (or `/completions`). `run` keys per-test counters.
@@ -36,6 +44,8 @@ export class FakeServer {
   readonly loraEvents: LoraEvent[] = [];
   /** Loaded adapters per run: name → path. */
   readonly adapters = new Map<string, Map<string, string>>();
+  /** Behaviour `script`: per run, the answers in request order (see `script`). */
+  private readonly scripts = new Map<string, ScriptedTurn[]>();
   private server: Server | undefined;
   private readonly counts = new Map<string, number>();
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -57,6 +67,17 @@ export class FakeServer {
 
   url(behaviour: string, run: string): string {
     return `http://127.0.0.1:${this.port}/${behaviour}/${run}/v1`;
+  }
+
+  /**
+   * Script the chat answers of `run` under behaviour `script`: the k-th request gets `turns[k]`
+   * (tool calls in `message.tool_calls`, finish_reason `tool_calls`). Prompt token ids are one
+   * stable rendering of the messages: an assistant message is the ids this server sent for it,
+   * any other message is [role id (system 1, user 2, tool 3), 1000 + its length]; so each prompt
+   * extends the previous one, as a real chat template does.
+   */
+  script(run: string, turns: ScriptedTurn[]): void {
+    this.scripts.set(run, turns);
   }
 
   seen(behaviour: string, run: string): SeenRequest[] {
@@ -94,6 +115,8 @@ export class FakeServer {
     switch (behaviour) {
       case 'lora':
         return this.lora(run, path, body, json);
+      case 'script':
+        return this.scripted(run, count, body, json);
       case 'ok':
       case 'ignore-n':
         return ok();
@@ -137,6 +160,59 @@ export class FakeServer {
       default:
         return json(404, { error: { message: `unknown behaviour ${behaviour}` } });
     }
+  }
+
+  /** `script` behaviour: the run's scripted answers in request order (404 past the end). */
+  private scripted(
+    run: string,
+    count: number,
+    body: Record<string, unknown>,
+    json: (status: number, value: unknown) => void,
+  ): void {
+    const turns = this.scripts.get(run) ?? [];
+    const turn = turns[count - 1];
+    if (!turn) {
+      json(404, { error: { message: `script of run '${run}' has no answer ${count}` } });
+      return;
+    }
+    const roleId: Record<string, number> = { system: 1, user: 2, tool: 3 };
+    const messages = (Array.isArray(body.messages) ? body.messages : []) as {
+      role: string;
+      content?: string;
+    }[];
+    const prompt: number[] = [];
+    let assistant = 0;
+    for (const m of messages) {
+      if (m.role === 'assistant') prompt.push(...(turns[assistant++]?.tokenIds ?? []));
+      else prompt.push(roleId[m.role] ?? 9, 1000 + String(m.content ?? '').length);
+    }
+    const calls = turn.toolCalls ?? [];
+    json(200, {
+      id: `script-${count}`,
+      object: 'chat.completion',
+      prompt_token_ids: prompt,
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: turn.content ?? null,
+            ...(calls.length > 0
+              ? {
+                  tool_calls: calls.map((c) => ({
+                    id: c.id,
+                    type: 'function',
+                    function: { name: c.name, arguments: c.arguments },
+                  })),
+                }
+              : {}),
+          },
+          finish_reason: calls.length > 0 ? 'tool_calls' : 'stop',
+          logprobs: { content: turn.logprobs.map((lp, k) => ({ token: `t${k}`, logprob: lp })) },
+          token_ids: turn.tokenIds,
+        },
+      ],
+    });
   }
 
   /** `lora` behaviour: vLLM's runtime LoRA endpoints plus completions that say which adapter served them. */

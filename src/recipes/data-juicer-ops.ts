@@ -175,6 +175,21 @@ export const DATA_JUICER_OPS: Readonly<Record<string, DjOpTranslation>> = {
     differs:
       'A row is dropped when it is similar to an earlier kept row (no clusters); words are runs of letters and digits, not space-separated tokens.',
   },
+  perplexity_filter: {
+    winnow: 'perplexity_filter',
+    params: z.object({
+      lang: z.string().default('en'),
+      max_ppl: num.positive().default(1500),
+      min_ppl: num.min(0).default(0),
+    }),
+    translate: (a) => {
+      if (!/^[a-z]{2,3}$/.test(String(a.lang)))
+        throw new UnsupportedParam('lang', `'${String(a.lang)}' is not a language code such as en`);
+      return { lang: a.lang, maxPpl: a.max_ppl, minPpl: a.min_ppl };
+    },
+    differs:
+      "Scored by a character n-gram model file at .winnow/models/char-lm-{lang}.json under the working folder (scripts/make-tiny-lm.ts builds one from your corpus), not Data-Juicer's downloaded KenLM word model: perplexities are on another scale, so calibrate max_ppl on a sample.",
+  },
   document_simhash_deduplicator: {
     winnow: 'simhash_dedup',
     params: z.object({

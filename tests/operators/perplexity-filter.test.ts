@@ -78,6 +78,15 @@ describe('perplexity_filter with a local model', () => {
     expect(r.rows[2]!.features.ppl).toBeCloseTo(expected.noise, 10);
   });
 
+  it('minPpl drops rows below it too (newer Data-Juicer keeps a range)', async () => {
+    const r = await filter({ minPpl: 6.2, maxPpl: 12, model: { path: 'lm-xx.json' } }, rows);
+    expect(ids(r.rows)).toEqual(['zh', 'noise']);
+    expect(r.dropped.map((d) => [d.row.id, d.reason])).toEqual([
+      ['ja', 'perplexity 6.156 < minPpl 6.2'],
+      ['en', 'perplexity 12.63 > maxPpl 12'],
+    ]);
+  });
+
   it('a missing model is one line naming the file and how to build one', async () => {
     await expect(filter({ lang: 'fr' }, rows)).rejects.toThrow(
       `${join(dir, '.winnow/models/char-lm-fr.json')}: model.path: no language model at this path (build one with: node scripts/make-tiny-lm.ts OUT.json --corpus CORPUS.txt)`,

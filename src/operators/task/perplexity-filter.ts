@@ -30,6 +30,8 @@ const Params = z.strictObject({
   field: TextFieldSchema.default('prompt'),
   /** Rows whose perplexity is above this are dropped (Data-Juicer's max_ppl; its default). */
   maxPpl: z.number().positive().default(1500),
+  /** Rows whose perplexity is below this are dropped too (newer Data-Juicer's min_ppl; 0: no lower bound). */
+  minPpl: z.number().min(0).default(0),
   /** Language code substituted for `{lang}` in model.path (Data-Juicer's lang picks its KenLM model). */
   lang: z
     .string()
@@ -62,7 +64,7 @@ export const perplexityFilterOp = defineOperator<Task, typeof Params>({
   name: 'perplexity_filter',
   kind: 'filter',
   description:
-    'Score each text with a causal language model (a local character n-gram file, or an endpoint’s prompt logprobs); keep rows with perplexity ≤ maxPpl; records features.perplexity.',
+    'Score each text with a causal language model (a local character n-gram file, or an endpoint’s prompt logprobs); keep rows with minPpl ≤ perplexity ≤ maxPpl; records features.perplexity.',
   params: Params,
   create(p) {
     let scorer: Scorer | null = null;
@@ -79,6 +81,8 @@ export const perplexityFilterOp = defineOperator<Task, typeof Params>({
           const out = { ...task, features: { ...task.features, [p.scoreKey]: ppl } };
           if (ppl > p.maxPpl)
             dropped.push({ row: out, reason: `perplexity ${fmtPpl(ppl)} > maxPpl ${p.maxPpl}` });
+          else if (ppl < p.minPpl)
+            dropped.push({ row: out, reason: `perplexity ${fmtPpl(ppl)} < minPpl ${p.minPpl}` });
           else rows.push(out);
         });
         return { rows, dropped };

@@ -22,6 +22,7 @@ import { RUNS_SPEC, runsCommand } from './runs-command.ts';
 import { SCHEMA_SPEC, schemaCommand } from './schema-command.ts';
 import { SERVE_SPEC, serveCommand } from './serve-command.ts';
 import { TOKENIZE_SPEC, tokenizeCommand } from './tokenize-command.ts';
+import { WORKER_SPEC, workerCommand } from './worker-command.ts';
 
 type Command = (argv: string[]) => Promise<number>;
 
@@ -44,6 +45,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'tokenize', spec: TOKENIZE_SPEC, run: tokenizeCommand },
   { name: 'judge', spec: JUDGE_SPEC, run: judgeCommand },
   { name: 'serve', spec: SERVE_SPEC, run: serveCommand },
+  { name: 'worker', spec: WORKER_SPEC, run: workerCommand },
   { name: 'bench', spec: BENCH_GROUP, run: benchCommand },
 ];
 

@@ -70,6 +70,21 @@ export const RUN_SPEC = {
       description: 'folder holding one folder per run (default ./.winnow/runs)',
     },
     'run-dir': { type: 'string', value: 'DIR', only: 'rft', description: "this run's exact folder" },
+    queue: {
+      type: 'string',
+      value: 'URL',
+      only: 'rft',
+      description:
+        'coordinate: hold the run’s lease in Redis at URL (redis://host:port) and send rollouts to `winnow worker` processes (docs/scale-out.md)',
+    },
+    'lease-ttl': {
+      type: 'int',
+      value: 'S',
+      min: 1,
+      only: 'rft',
+      description:
+        'with --queue: seconds after a crashed coordinator’s last heartbeat until its lease lapses (default 30)',
+    },
     'overwrite-export': {
       type: 'boolean',
       only: 'recipe',
@@ -148,6 +163,8 @@ async function runFile(file: string, values: RunValues, given: ReadonlySet<strin
         json: values.json,
         quiet: values.quiet,
         steps,
+        queue: values.queue,
+        leaseTtl: values['lease-ttl'],
       },
       progress,
     );
@@ -242,6 +259,8 @@ async function runRftCommand(
     json: boolean;
     quiet: boolean;
     steps: number | undefined;
+    queue?: string | undefined;
+    leaseTtl?: number | undefined;
   },
   progress: Progress,
 ): Promise<number> {
@@ -259,7 +278,10 @@ async function runRftCommand(
   const { parseRftConfig, runRft } = await import('../lifecycle/rft-run.ts');
   const abs = resolve(file);
   const config = parseRftConfig(raw, abs);
+  // --queue: the run coordinates workers (loaded on demand, like the RFT stack).
+  const coordinator = o.queue ? await openCoordinator(o.queue, o.leaseTtl, log) : undefined;
   const report = await runRft(config, {
+    ...(coordinator ? { coordinator } : {}),
     baseDir: dirname(abs),
     configFile: abs,
     ...(o.db ? { dbDir: o.db } : {}),
@@ -280,7 +302,10 @@ async function runRftCommand(
         true,
       );
     },
-  }).finally(() => progress.done());
+  }).finally(() => {
+    progress.done();
+    return coordinator?.close();
+  });
   const paths = { ...rftPaths(file, config, { db: o.db }), 'run folder': report.runDir };
   if (o.json) process.stdout.write(`${JSON.stringify({ ...report, paths, log: lines }, null, 2)}\n`);
   else if (!o.quiet) process.stdout.write(`${formatRftReport(report, paths)}\n`);
@@ -368,4 +393,10 @@ export function formatRftReport(r: RftReport, paths: Record<string, string> = {}
       : []),
     ...r.files.map((f) => `wrote ${f}`),
   ].join('\n');
+}
+
+async function openCoordinator(queue: string, leaseTtl: number | undefined, log: (line: string) => void) {
+  const { Coordinator } = await import('../scale/coordinator.ts');
+  const { parseQueueUrl } = await import('../scale/queue-url.ts');
+  return new Coordinator(parseQueueUrl(queue), { leaseTtlMs: (leaseTtl ?? 30) * 1000, log });
 }

@@ -38,6 +38,8 @@ export interface RftParts {
   heldout: Task[];
   selector: Selector;
   explorer: Explorer;
+  /** Rolls out a step's task groups instead of `explorer` (scale-out: src/scale/queue-rollouts.ts sends them to workers). */
+  rollouts?: Pick<Explorer, 'explore'>;
   experienceGraph: OperatorGraph<Experience>;
   buffer: RunBuffer;
   trainer: Trainer | null;

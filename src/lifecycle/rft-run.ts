@@ -12,6 +12,7 @@ import type { Hooks } from './hooks.ts';
 import { prepareRft } from './rft-build.ts';
 import { type RftConfig, rftConfigSchema } from './rft-config.ts';
 import type { RftEvents } from './rft-events.ts';
+import type { RftParts } from './rft-parts.ts';
 import { type RftRunResult, runRftLoop, type StepRecord } from './rft-runner.ts';
 import { planRun, RUN_CONFIG_FILE, type StoredRunConfig } from './run-plan.ts';
 import { defaultRegistries, type RunRegistries } from './run-registries.ts';
@@ -38,6 +39,24 @@ export interface RunRftOptions {
   handleSignals?: boolean;
   onStep?: (record: StepRecord, total: number) => void;
   log?: (line: string) => void;
+  /**
+   * Scale-out (`--queue`, src/scale/coordinator.ts): called once the start is valid and before the
+   * first write; it takes the run's lease (throwing when another process holds it) and returns the
+   * executor that rolls out each step's groups on workers.
+   */
+  coordinator?: { claim(run: CoordinatedRunInfo): Promise<RftParts['rollouts']> };
+}
+
+/** What a coordinator learns about the run it is to own. */
+export interface CoordinatedRunInfo {
+  runId: string;
+  dbDir: string;
+  runDir: string;
+  bufferTable: string;
+  baseDir: string;
+  configFile?: string | undefined;
+  config: RftConfig;
+  seed: number;
 }
 
 export interface RftReport extends RftRunResult {
@@ -121,6 +140,16 @@ export async function runRft(
     registries,
     log,
   });
+  const rollouts = await opts.coordinator?.claim({
+    runId,
+    dbDir,
+    runDir,
+    bufferTable: plan.bufferTable,
+    baseDir: opts.baseDir,
+    configFile: opts.configFile,
+    config,
+    seed,
+  });
   // ---- validated: from here on, act.
   log(`database: ${dbDir}`);
   log(`run folder: ${runDir}`);
@@ -149,7 +178,7 @@ export async function runRft(
     rejected.add(prepared.rejected);
     await rejected.flush();
   }
-  const parts = { ...prepared.parts, buffer: await prepared.openBuffer() };
+  const parts = { ...prepared.parts, buffer: await prepared.openBuffer(), ...(rollouts ? { rollouts } : {}) };
   const startedAt = Date.now();
   log(`run: ${runId}${plan.resume ? ' (resume)' : ''}`);
   for (const [k, v] of Object.entries(parts.describe)) log(`${k}: ${v}`);

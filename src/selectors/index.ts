@@ -14,3 +14,4 @@ export { decodeArray, type EncodedArray, encodeArray } from './state-codec.ts';
 export * from './task-vectors.ts';
 export { taskViewFromTasks } from './task-view.ts';
 export * from './types.ts';
+export * from './zoo/index.ts';

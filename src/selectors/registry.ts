@@ -12,6 +12,7 @@ import { SequentialSelector } from './sequential.ts';
 import { SHARED_ABILITY_DEFAULTS, SharedAbilitySelector } from './shared-ability.ts';
 import { ShuffleSelector } from './shuffle.ts';
 import type { Selector, SelectorTaskView } from './types.ts';
+import { zooSelectorDefinitions } from './zoo/definitions.ts';
 
 /** A selector a config can name: its parameter schema (zod, with defaults) and a factory. */
 export interface SelectorDefinition<P = unknown> {
@@ -189,6 +190,7 @@ export const MixedParamsSchema = z.strictObject({
 
 export const selectorRegistry = new Registry<SelectorDefinition>('selector');
 for (const def of selectorDefinitions) selectorRegistry.register(def);
+for (const def of zooSelectorDefinitions) selectorRegistry.register(def);
 selectorRegistry.register(
   defineSelector({
     name: 'mixed',

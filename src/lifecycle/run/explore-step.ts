@@ -62,7 +62,7 @@ export async function exploreStep(run: RunState, atStep: number): Promise<Explor
   // One version per step: the server is routed to it before the first request (weight sync).
   const version = run.explorerVersion;
   await parts.serve?.(version);
-  const explored = await parts.explorer.explore(fresh, atStep, version);
+  const explored = await (parts.rollouts ?? parts.explorer).explore(fresh, atStep, version);
   const tokenChecked = quarantineBadTokenRows(explored.experiences);
   explored.experiences = tokenChecked.rows;
   rejectedNow.push(...tokenChecked.rejected);

@@ -1,0 +1,81 @@
+import { UsageError } from './args.ts';
+import { type CommandSpec, parseCommand } from './command-spec.ts';
+
+export const WORKER_SPEC = {
+  name: 'worker',
+  args: '',
+  maxArgs: 0,
+  summary:
+    'Take jobs from a scale-out queue (docs/scale-out.md): rollout jobs of the runs started with `winnow run --queue`. ' +
+    'Start any number, on any machine that reaches Redis and the model server and sees the same paths; they may join and leave during a run.',
+  options: {
+    queue: {
+      type: 'string',
+      value: 'URL',
+      description: 'the Redis the coordinators use (redis://host:port)',
+    },
+    role: {
+      type: 'string',
+      value: 'ROLE',
+      choices: ['explorer', 'pipeline'],
+      default: 'explorer',
+      description: 'explorer: rollout jobs; pipeline: task-pipeline shards (not built yet)',
+    },
+    concurrency: {
+      type: 'int',
+      value: 'N',
+      min: 1,
+      default: 4,
+      description: 'jobs (task groups) run at once by this process',
+    },
+    'visibility-timeout': {
+      type: 'int',
+      value: 'MS',
+      min: 200,
+      default: 30_000,
+      description:
+        'a job whose worker stops renewing its lock this long (killed, hung) is taken back and redone elsewhere',
+    },
+  },
+  notes: [
+    'A worker writes nothing: each group’s experiences go back through the queue and the coordinator writes them (idempotent on experience id).',
+    'SIGINT/SIGTERM: finish the jobs in progress, then exit 0. A killed worker’s jobs are redone by others after the visibility timeout.',
+  ],
+  examples: [
+    'winnow worker --queue redis://10.0.0.5:6379 --concurrency 8',
+    'winnow worker --queue redis://127.0.0.1:6379 --role explorer --visibility-timeout 10000',
+  ],
+} as const satisfies CommandSpec;
+
+export async function workerCommand(argv: string[]): Promise<number> {
+  const parsed = parseCommand(WORKER_SPEC, argv);
+  if (!parsed) return 0;
+  const { values } = parsed;
+  if (!values.queue)
+    throw new UsageError(
+      'winnow worker needs the queue: winnow worker --queue redis://host:port (winnow worker --help)',
+    );
+  if (values.role === 'pipeline')
+    throw new UsageError(
+      'winnow worker --role pipeline: task-pipeline shards are not built yet; run the task pipeline with winnow run (docs/scale-out.md)',
+    );
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  // Loaded on demand: --help stays fast.
+  const { parseQueueUrl } = await import('../scale/queue-url.ts');
+  const { RolloutWorker } = await import('../scale/rollout-worker.ts');
+  const worker = new RolloutWorker({
+    queue: parseQueueUrl(values.queue),
+    concurrency: values.concurrency,
+    visibilityMs: values['visibility-timeout'],
+    log,
+  });
+  await worker.start();
+  const signal = await new Promise<NodeJS.Signals>((done) => {
+    process.once('SIGINT', () => done('SIGINT'));
+    process.once('SIGTERM', () => done('SIGTERM'));
+  });
+  log(`${signal}: finishing the jobs in progress`);
+  await worker.close();
+  log(`stopped after ${worker.jobsDone} job(s)`);
+  return 0;
+}

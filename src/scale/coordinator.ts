@@ -1,0 +1,128 @@
+import { Queue, QueueEvents } from 'bullmq';
+import { Redis } from 'ioredis';
+import { ConfigError } from '../core/errors.ts';
+import type { RftConfig } from '../lifecycle/rft-config.ts';
+import type { CoordinatedRunInfo } from '../lifecycle/rft-run.ts';
+import { RunLease } from './lease.ts';
+import { QueueRollouts } from './queue-rollouts.ts';
+import { connectionOf, type QueueUrl } from './queue-url.ts';
+import { contextKeyOf, ROLLOUT_QUEUE, type RunContext } from './rollout-job.ts';
+import { encodeWire } from './wire.ts';
+
+export interface CoordinatorOptions {
+  /** Lease time to live; a crashed coordinator's lease lapses this long after its last heartbeat. */
+  leaseTtlMs: number;
+  /** Rollout jobs in flight at once (default: the step's task groups). */
+  maxInFlight?: number;
+  log: (line: string) => void;
+}
+
+/**
+ * `winnow run --queue`: the run becomes the coordinator. It owns the selector, the trainer, the
+ * buffer and the run state as a single-process run does; only rollouts go to workers. `claim`
+ * takes the run's lease (refusing with the holder's name when another process has it) and stores
+ * the run's context for workers. `close` gives the lease back and closes every connection.
+ */
+export class Coordinator {
+  private readonly redis: Redis;
+  private queue: Queue | undefined;
+  private events: QueueEvents | undefined;
+  private lease: RunLease | undefined;
+  rollouts: QueueRollouts | undefined;
+  private readonly url: QueueUrl;
+  private readonly o: CoordinatorOptions;
+
+  constructor(url: QueueUrl, o: CoordinatorOptions) {
+    this.url = url;
+    this.o = o;
+    this.redis = new Redis({
+      ...(connectionOf(url) as object),
+      lazyConnect: true,
+      maxRetriesPerRequest: 2,
+      retryStrategy: (n: number) => (n > 5 ? null : 200),
+    });
+  }
+
+  async claim(run: CoordinatedRunInfo): Promise<QueueRollouts> {
+    refuseUnshareable(run.config);
+    await this.connect();
+    this.lease = await RunLease.acquire(this.redis, run, {
+      ttlMs: this.o.leaseTtlMs,
+      onLost: (why) =>
+        this.o.log(`warning: the run's lease was lost (${why}); the run stops at its next step`),
+    });
+    const context = contextKeyOf(run.dbDir, run.runId);
+    const ctx: RunContext = {
+      runId: run.runId,
+      config: run.config as unknown as Record<string, unknown>,
+      baseDir: run.baseDir,
+      ...(run.configFile ? { configFile: run.configFile } : {}),
+      dbDir: run.dbDir,
+      runDir: run.runDir,
+      bufferTable: run.bufferTable,
+      seed: run.seed,
+    };
+    await this.redis.set(context, encodeWire(ctx), 'EX', 7 * 86_400);
+    const connection = connectionOf(this.url);
+    this.queue = new Queue(ROLLOUT_QUEUE, { connection });
+    this.events = new QueueEvents(ROLLOUT_QUEUE, { connection });
+    await this.events.waitUntilReady();
+    const workers = await this.queue.getWorkers();
+    this.o.log(
+      `coordinator: queue ${this.url.url}, lease held as ${this.lease.holder}; ${workers.length} worker connection(s) now`,
+    );
+    this.rollouts = new QueueRollouts({
+      queue: this.queue,
+      events: this.events,
+      context,
+      runId: run.runId,
+      runDir: run.runDir,
+      maxInFlight:
+        this.o.maxInFlight ?? run.config.explorer.batchTasks + (run.config.explorer.extraGroups ?? 0),
+      lease: this.lease,
+      log: this.o.log,
+    });
+    return this.rollouts;
+  }
+
+  private async connect(): Promise<void> {
+    try {
+      await this.redis.connect();
+    } catch (err) {
+      throw new ConfigError({
+        path: '--queue',
+        message: `cannot reach Redis at ${this.url.url}: ${(err as Error).message}`,
+        hint: 'start redis-server there, or check the address',
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.lease?.release();
+    await this.events?.close().catch(() => undefined);
+    await this.queue?.close().catch(() => undefined);
+    this.redis.disconnect();
+  }
+}
+
+/**
+ * Workers roll out with their own copy of the model. An in-process model the trainer updates
+ * (tiny) would leave them on the starting weights, and weight sync routes one process's requests
+ * only: both are refused at the door (exit 2), before anything is written.
+ */
+function refuseUnshareable(config: RftConfig): void {
+  const model = config.explorer.model as { type?: string };
+  if (model.type === 'tiny')
+    throw new ConfigError({
+      path: 'explorer.model',
+      message:
+        "--queue needs a served model (type: openai): the in-process 'tiny' policy's weights live in the coordinator",
+      hint: 'run without --queue, or point explorer.model at an OpenAI-compatible server',
+    });
+  if (config.explorer.weightSync)
+    throw new ConfigError({
+      path: 'explorer.weightSync',
+      message: '--queue does not carry weight sync to workers yet',
+      hint: 'run without --queue, or without weightSync (docs/scale-out.md)',
+    });
+}

@@ -1,0 +1,147 @@
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { Queue, QueueEvents } from 'bullmq';
+import { errorMessage } from '../core/errors.ts';
+import type { Experience } from '../core/experience.ts';
+import type { Task } from '../core/task.ts';
+import type { ExploreResult, RolloutFailure } from '../explorer/explorer.ts';
+import { groupIdOf } from '../explorer/workflow.ts';
+import type { RunLease } from './lease.ts';
+import { type RolloutJob, RolloutResultSchema, rolloutJobId } from './rollout-job.ts';
+import { decodeWire } from './wire.ts';
+
+/** One finished job as the coordinator records it in `<runDir>/scale-jobs.jsonl`. */
+export interface JobRecord {
+  step: number;
+  taskId: string;
+  jobId: string;
+  worker: string;
+  /** Times the job was taken back from a worker that stopped holding it (killed, hung) and redone. */
+  reclaimed: number;
+  attempts: number;
+  experiences: number;
+}
+
+export interface QueueRolloutsOptions {
+  queue: Queue;
+  events: QueueEvents;
+  /** The run's context key (rollout-job.ts): workers build the explorer from it. */
+  context: string;
+  runId: string;
+  runDir: string;
+  /** Jobs of a step in the queue or running at once. */
+  maxInFlight: number;
+  lease?: RunLease;
+  log: (line: string) => void;
+}
+
+/**
+ * The queue-backed rollout executor: one BullMQ job per task group, results in task order, so an
+ * explorer step sees the same experiences as the in-process explorer would produce (workflow seeds
+ * depend on (seed, step, task) only). The coordinator alone writes the buffer and feeds the selector.
+ */
+export class QueueRollouts {
+  readonly jobs: JobRecord[] = [];
+  private readonly o: QueueRolloutsOptions;
+  constructor(o: QueueRolloutsOptions) {
+    this.o = o;
+  }
+
+  async explore(tasks: readonly Task[], step: number, modelVersion: number): Promise<ExploreResult> {
+    this.o.lease?.check();
+    const t0 = performance.now();
+    const groups = new Array<Experience[] | null>(tasks.length).fill(null);
+    const failures: RolloutFailure[] = [];
+    const metrics = { timeouts: 0, retries: 0, emptyResponses: 0 };
+    const records: JobRecord[] = [];
+    const runOne = async (i: number) => {
+      const task = tasks[i]!;
+      const jobId = rolloutJobId(this.o.context, step, modelVersion, task.id);
+      const data: RolloutJob = {
+        context: this.o.context,
+        runId: this.o.runId,
+        step,
+        version: modelVersion,
+        task,
+      };
+      try {
+        // Same id, same job: a job a killed coordinator added is found here, finished or not.
+        const job = await this.o.queue.add('rollout', data, {
+          jobId,
+          removeOnComplete: { age: 7 * 86_400 },
+          removeOnFail: { age: 7 * 86_400 },
+        });
+        const raw = await job.waitUntilFinished(this.o.events);
+        const result = RolloutResultSchema.parse(decodeWire(String(raw)));
+        groups[i] = result.experiences;
+        failures.push(...result.failures);
+        metrics.timeouts += result.metrics.timeouts;
+        metrics.retries += result.metrics.retries;
+        metrics.emptyResponses += result.metrics.emptyResponses;
+        const done = await this.o.queue.getJob(jobId);
+        records[i] = {
+          step,
+          taskId: task.id,
+          jobId,
+          worker: done?.processedBy ?? result.worker,
+          reclaimed: done?.stalledCounter ?? 0,
+          attempts: done?.attemptsStarted ?? 1,
+          experiences: result.experiences.length,
+        };
+      } catch (err) {
+        // A job that failed as a whole (the worker could not build the run's parts): the group is recorded, the step goes on.
+        failures.push({
+          taskId: task.id,
+          groupId: groupIdOf(step, task.id),
+          kind: 'error',
+          reason: `rollout job ${jobId}: ${errorMessage(err)}`,
+          attempts: 1,
+        });
+      }
+    };
+    let next = 0;
+    const lanes = Array.from(
+      { length: Math.min(Math.max(1, this.o.maxInFlight), tasks.length) },
+      async () => {
+        while (next < tasks.length) await runOne(next++);
+      },
+    );
+    await Promise.all(lanes);
+    this.o.lease?.check();
+    this.record(step, records.filter(Boolean));
+
+    const experiences = groups.flatMap((g) => g ?? []);
+    return {
+      experiences,
+      failures: failures.sort(
+        (a, b) => tasks.findIndex((t) => t.id === a.taskId) - tasks.findIndex((t) => t.id === b.taskId),
+      ),
+      metrics: {
+        tasks: tasks.length,
+        rollouts: experiences.length,
+        failedGroups: failures.length,
+        ...metrics,
+        batched: 0,
+        ms: performance.now() - t0,
+      },
+    };
+  }
+
+  /** Every finished job goes to scale-jobs.jsonl; the log line says who worked on the step and what was reclaimed. */
+  private record(step: number, records: JobRecord[]): void {
+    this.jobs.push(...records);
+    if (records.length === 0) return;
+    appendFileSync(
+      join(this.o.runDir, 'scale-jobs.jsonl'),
+      records.map((r) => `${JSON.stringify(r)}\n`).join(''),
+    );
+    const byWorker = new Map<string, number>();
+    for (const r of records) byWorker.set(r.worker, (byWorker.get(r.worker) ?? 0) + 1);
+    const reclaimed = records.filter((r) => r.reclaimed > 0);
+    const who = [...byWorker].map(([w, n]) => `${w} (${n})`).join(', ');
+    this.o.log(
+      `step ${step}: ${records.length} rollout job(s) on ${byWorker.size} worker(s): ${who}${reclaimed.length > 0 ? `; ${reclaimed.length} reclaimed after a worker stopped: ${reclaimed.map((r) => r.taskId).join(', ')}` : ''}`,
+    );
+  }
+}

@@ -1,0 +1,70 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { ExperienceSchema } from '../core/experience.ts';
+import { TaskSchema } from '../core/task.ts';
+
+/** The one BullMQ queue rollout jobs of every run go through; a job names its run's context key. */
+export const ROLLOUT_QUEUE = 'winnow-rollouts';
+
+/**
+ * What a worker needs to build the run's explorer (model, workflow, reward) exactly as the
+ * coordinator would: the parsed config and the paths it resolves against. Stored once per run in
+ * Redis under the run's context key; the config stays a plain JSON object here and is handed to
+ * `prepareRft` as the coordinator's own parsed config.
+ */
+export const RunContextSchema = z.object({
+  runId: z.string().min(1),
+  config: z.record(z.string(), z.unknown()),
+  baseDir: z.string(),
+  configFile: z.string().optional(),
+  dbDir: z.string(),
+  runDir: z.string(),
+  bufferTable: z.string(),
+  seed: z.number().int(),
+});
+export type RunContext = z.infer<typeof RunContextSchema>;
+
+/** One task group of one explorer step: roll it out `repeat` times and score it. */
+export const RolloutJobSchema = z.object({
+  context: z.string().min(1),
+  runId: z.string().min(1),
+  step: z.number().int().nonnegative(),
+  version: z.number().int().nonnegative(),
+  task: TaskSchema,
+});
+export type RolloutJob = z.infer<typeof RolloutJobSchema>;
+
+const FailureSchema = z.object({
+  taskId: z.string(),
+  groupId: z.string(),
+  kind: z.enum(['timeout', 'error']),
+  reason: z.string(),
+  attempts: z.number().int(),
+});
+
+/** What a worker hands back: the group's experiences (or why it failed) and the explorer's counts. */
+export const RolloutResultSchema = z.object({
+  experiences: z.array(ExperienceSchema),
+  failures: z.array(FailureSchema),
+  metrics: z.object({
+    timeouts: z.number(),
+    retries: z.number(),
+    emptyResponses: z.number(),
+  }),
+  worker: z.string(),
+});
+export type RolloutResult = z.infer<typeof RolloutResultSchema>;
+
+/** Redis key of a run's context (a database is named by a hash of its absolute path). */
+export function contextKeyOf(dbDir: string, runId: string): string {
+  return `winnow:context:${createHash('sha1').update(`${dbDir}\n${runId}`).digest('hex').slice(0, 16)}`;
+}
+
+/**
+ * A job's id is a function of (run, step, version, task): adding it twice (a redone step, a resumed
+ * coordinator) finds the job already there, and its result is read instead of rolling out again.
+ */
+export function rolloutJobId(context: string, step: number, version: number, taskId: string): string {
+  const h = createHash('sha1').update(`${context}\n${step}\n${version}\n${taskId}`).digest('hex');
+  return `r-${step}-${h.slice(0, 20)}`;
+}

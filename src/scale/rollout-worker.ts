@@ -1,0 +1,124 @@
+import { hostname } from 'node:os';
+import { type Job, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { WinnowError } from '../core/errors.ts';
+import type { Explorer } from '../explorer/explorer.ts';
+import { prepareRft } from '../lifecycle/rft-build.ts';
+import type { RftConfig } from '../lifecycle/rft-config.ts';
+import { connectionOf, type QueueUrl } from './queue-url.ts';
+import { ROLLOUT_QUEUE, RolloutJobSchema, type RolloutResult, RunContextSchema } from './rollout-job.ts';
+import { decodeWire, encodeWire } from './wire.ts';
+
+export interface RolloutWorkerOptions {
+  queue: QueueUrl;
+  /** Jobs (task groups) this process runs at once. */
+  concurrency: number;
+  /** A job whose worker stops renewing its lock for this long is taken back and redone elsewhere. */
+  visibilityMs: number;
+  log: (line: string) => void;
+}
+
+interface BuiltRun {
+  explorer: Explorer;
+  dispose?: () => void;
+}
+
+/**
+ * `winnow worker --role explorer`: takes rollout jobs of any run from the queue. Each run's parts
+ * are built once per process from the context its coordinator stored (prepareRft: reads only),
+ * so a worker rolls out with the run's own model, workflow and reward. It writes nothing: the
+ * group's experiences go back as the job's result and the coordinator writes them.
+ */
+export class RolloutWorker {
+  readonly name = `${hostname()} pid ${process.pid}`;
+  private readonly redis: Redis;
+  private readonly runs = new Map<string, Promise<BuiltRun>>();
+  private worker: Worker | undefined;
+  jobsDone = 0;
+  private readonly o: RolloutWorkerOptions;
+
+  constructor(o: RolloutWorkerOptions) {
+    this.o = o;
+    this.redis = new Redis({ ...(connectionOf(o.queue) as object) });
+  }
+
+  async start(): Promise<void> {
+    this.worker = new Worker(ROLLOUT_QUEUE, (job) => this.process(job), {
+      connection: connectionOf(this.o.queue),
+      concurrency: this.o.concurrency,
+      name: this.name,
+      lockDuration: this.o.visibilityMs,
+      stalledInterval: Math.max(500, Math.floor(this.o.visibilityMs / 2)),
+      // A job is taken back every time its worker dies; it never fails for having been reclaimed.
+      maxStalledCount: 1_000_000,
+      autorun: false,
+    });
+    this.worker.on('error', (err) => this.o.log(`worker: ${err.message}`));
+    void this.worker.run();
+    await this.worker.waitUntilReady();
+    this.o.log(
+      `worker ${this.name}: ready on ${this.o.queue.url} (concurrency ${this.o.concurrency}, visibility ${this.o.visibilityMs} ms)`,
+    );
+  }
+
+  private async process(job: Job): Promise<string> {
+    const data = RolloutJobSchema.parse(job.data);
+    this.o.log(`job ${job.id} start: run ${data.runId} step ${data.step} task ${data.task.id}`);
+    const built = await this.build(data.context);
+    const r = await built.explorer.explore([data.task], data.step, data.version);
+    const result: RolloutResult = {
+      experiences: r.experiences,
+      failures: r.failures,
+      metrics: {
+        timeouts: r.metrics.timeouts,
+        retries: r.metrics.retries,
+        emptyResponses: r.metrics.emptyResponses,
+      },
+      worker: this.name,
+    };
+    this.jobsDone++;
+    this.o.log(
+      `job ${job.id} done: ${r.experiences.length} experience(s), ${r.failures.length} failed group(s)`,
+    );
+    return encodeWire(result);
+  }
+
+  private build(context: string): Promise<BuiltRun> {
+    let built = this.runs.get(context);
+    if (!built) {
+      built = this.buildRun(context);
+      // A failed build is retried by the next job (the context may not have been stored yet).
+      built.catch(() => this.runs.delete(context));
+      this.runs.set(context, built);
+    }
+    return built;
+  }
+
+  private async buildRun(context: string): Promise<BuiltRun> {
+    const text = await this.redis.get(context);
+    if (text === null)
+      throw new WinnowError(`run context ${context} is not in Redis (its coordinator is gone?)`);
+    const ctx = RunContextSchema.parse(decodeWire(text));
+    const prepared = await prepareRft(ctx.config as unknown as RftConfig, {
+      baseDir: ctx.baseDir,
+      ...(ctx.configFile ? { configFile: ctx.configFile } : {}),
+      dbDir: ctx.dbDir,
+      runDir: ctx.runDir,
+      runId: ctx.runId,
+      bufferTable: ctx.bufferTable,
+      seed: ctx.seed,
+    });
+    this.o.log(`worker ${this.name}: built run ${ctx.runId}`);
+    return {
+      explorer: prepared.parts.explorer,
+      ...(prepared.parts.dispose ? { dispose: () => prepared.parts.dispose?.() } : {}),
+    };
+  }
+
+  /** Finish running jobs, then leave (SIGINT/SIGTERM). A job not finished in time is reclaimed by others. */
+  async close(): Promise<void> {
+    await this.worker?.close();
+    for (const b of this.runs.values()) (await b.catch(() => null))?.dispose?.();
+    this.redis.disconnect();
+  }
+}

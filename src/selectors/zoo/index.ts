@@ -1,0 +1,11 @@
+export * from './adarft.ts';
+export * from './definitions.ts';
+export * from './dots.ts';
+export * from './dump.ts';
+export * from './lilo.ts';
+export * from './mopps.ts';
+export * from './pcl.ts';
+export * from './plr.ts';
+export { isProbingSelector, type ProbingSelector } from './probe.ts';
+export * from './sec.ts';
+export * from './vcrl.ts';

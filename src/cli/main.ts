@@ -21,6 +21,7 @@ import { RUN_SPEC, runCommand } from './run-command.ts';
 import { RUNS_SPEC, runsCommand } from './runs-command.ts';
 import { SCHEMA_SPEC, schemaCommand } from './schema-command.ts';
 import { SERVE_SPEC, serveCommand } from './serve-command.ts';
+import { STUDIO_SPEC, studioCommand } from './studio-command.ts';
 import { TOKENIZE_SPEC, tokenizeCommand } from './tokenize-command.ts';
 import { WORKER_SPEC, workerCommand } from './worker-command.ts';
 
@@ -45,6 +46,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'tokenize', spec: TOKENIZE_SPEC, run: tokenizeCommand },
   { name: 'judge', spec: JUDGE_SPEC, run: judgeCommand },
   { name: 'serve', spec: SERVE_SPEC, run: serveCommand },
+  { name: 'studio', spec: STUDIO_SPEC, run: studioCommand },
   { name: 'worker', spec: WORKER_SPEC, run: workerCommand },
   { name: 'bench', spec: BENCH_GROUP, run: benchCommand },
 ];

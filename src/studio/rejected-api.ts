@@ -1,0 +1,85 @@
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { sqlString } from '../buffer/sql.ts';
+import { reasonClass } from '../operators/step-metrics.ts';
+import { HttpError } from '../serve/http-error.ts';
+import { jsonCell } from './json-cells.ts';
+import { openStudioTable, type StudioContext } from './studio-context.ts';
+
+const EXAMPLES = 3;
+
+/**
+ * Rejected rows grouped by step and reason class (the reason with its row-specific parts — ids,
+ * quoted values — folded), largest group first, each with a count and a few examples that name
+ * their source file and line. Reads the small columns of every row and the payload of examples only.
+ */
+export async function rejectedGroups(ctx: StudioContext, o: { table: string; runId?: string | undefined }) {
+  const table = await openStudioTable(ctx, o.table);
+  let q = table.query().select(['step', 'reason', 'run_id']).withRowId();
+  if (o.runId) q = q.where(`run_id = ${sqlString(o.runId)}`);
+  const data = await q.toArrow();
+  const groups = new Map<string, { step: string; reason: string; count: number; rowIds: bigint[] }>();
+  for (let i = 0; i < data.numRows; i++) {
+    const step = String(data.getChild('step')!.get(i));
+    const reason = reasonClass(String(data.getChild('reason')!.get(i)));
+    const key = `${step}\u0000${reason}`;
+    const g = groups.get(key) ?? { step, reason, count: 0, rowIds: [] };
+    g.count++;
+    if (g.rowIds.length < EXAMPLES) g.rowIds.push(data.getChild('_rowid')!.get(i) as bigint);
+    groups.set(key, g);
+  }
+  const sorted = [...groups.values()].sort((a, b) => b.count - a.count || a.step.localeCompare(b.step));
+  const out = [];
+  for (const g of sorted) {
+    const ex = await table
+      .takeRowIds(g.rowIds)
+      .select(['reason', 'file', 'row', 'row_id', 'payload', 'run_id'])
+      .toArrow();
+    out.push({
+      step: g.step,
+      reason: g.reason,
+      count: g.count,
+      examples: ex.toArray().map((r) => jsonCell(r.toJSON(), 300)),
+    });
+  }
+  return { table: o.table, total: data.numRows, groups: out };
+}
+
+/**
+ * A few lines of a rejected row's source file around `line`, for the "linked to the source" view.
+ * Only files inside the project folder are read: a path that leaves it (`..`, another absolute
+ * path) is refused with a 400 and nothing is opened.
+ */
+export async function sourceLines(ctx: StudioContext, o: { file: string; line: number; context: number }) {
+  const root = resolve(ctx.rootDir);
+  const path = resolve(root, o.file);
+  const rel = relative(root, path);
+  if (rel.startsWith('..') || isAbsolute(rel))
+    throw new HttpError({
+      status: 400,
+      code: 'path_outside_root',
+      field: 'file',
+      message: `'${o.file}' is outside the project folder ${root}`,
+      hint: 'the Studio reads source files under the folder it was started in',
+    });
+  if (!existsSync(path) || !statSync(path).isFile())
+    throw new HttpError({
+      status: 404,
+      code: 'unknown_file',
+      field: 'file',
+      message: `no file '${o.file}' under ${root}`,
+    });
+  const from = Math.max(1, o.line - o.context);
+  const to = o.line + o.context;
+  const lines: Array<{ line: number; text: string }> = [];
+  const rl = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Number.POSITIVE_INFINITY });
+  let n = 0;
+  for await (const text of rl) {
+    n++;
+    if (n >= from) lines.push({ line: n, text: text.length > 2000 ? `${text.slice(0, 2000)}…` : text });
+    if (n >= to) break;
+  }
+  rl.close();
+  return { file: o.file, line: o.line, lines };
+}

@@ -1,0 +1,75 @@
+import { sqlString } from '../buffer/sql.ts';
+import { readRuns } from '../cli/runs-command.ts';
+import { listEdits } from './edits-api.ts';
+import { jsonCell } from './json-cells.ts';
+import { openStudioTable, type StudioContext, studioConnection } from './studio-context.ts';
+import { requireTaskRow, requireTaskTable } from './task-edits.ts';
+
+/** One step of a task's history in a run: how many groups picked it and their mean reward. */
+export interface SelectionPoint {
+  step: number;
+  picks: number;
+  rollouts: number;
+  meanReward: number | null;
+}
+
+/**
+ * A task's page: the task, its etag (for edits), its edits, and for each run whose buffer holds its
+ * rollouts the selection history read from that buffer (how often picked per step, pass rate as
+ * mean reward) and its latest rollouts.
+ */
+export async function taskDetail(ctx: StudioContext, tableName: string, id: string, version?: number) {
+  const table = await openStudioTable(ctx, tableName);
+  await requireTaskTable(table);
+  if (version !== undefined) await table.checkout(version);
+  const row = await requireTaskRow(table, id);
+  const conn = await studioConnection(ctx);
+  const names = new Set(await conn.tableNames());
+  const runs = [];
+  for (const run of await readRuns(ctx.dbDir)) {
+    if (!run.bufferTable || !names.has(run.bufferTable)) continue;
+    const buffer = await conn.openTable(run.bufferTable);
+    const data = await buffer
+      .query()
+      .where(`task_id = ${sqlString(id)}`)
+      .select(['id', 'group_id', 'explore_step', 'reward', 'advantage', 'response'])
+      .toArrow();
+    if (data.numRows === 0) continue;
+    const byStep = new Map<number, { groups: Set<string>; rewards: number[] }>();
+    const rollouts: Record<string, unknown>[] = [];
+    for (let i = 0; i < data.numRows; i++) {
+      const step = Number(data.getChild('explore_step')!.get(i));
+      const reward = Number(data.getChild('reward')!.get(i));
+      const s = byStep.get(step) ?? { groups: new Set(), rewards: [] };
+      s.groups.add(String(data.getChild('group_id')!.get(i)));
+      if (Number.isFinite(reward)) s.rewards.push(reward);
+      byStep.set(step, s);
+      rollouts.push({
+        id: data.getChild('id')!.get(i),
+        groupId: data.getChild('group_id')!.get(i),
+        step,
+        reward: Number.isFinite(reward) ? reward : null,
+        advantage: jsonCell(data.getChild('advantage')!.get(i)),
+        response: jsonCell(data.getChild('response')!.get(i), 400),
+      });
+    }
+    const history: SelectionPoint[] = [...byStep]
+      .sort((a, b) => a[0] - b[0])
+      .map(([step, s]) => ({
+        step,
+        picks: s.groups.size,
+        rollouts: s.rewards.length,
+        meanReward: s.rewards.length === 0 ? null : s.rewards.reduce((a, b) => a + b, 0) / s.rewards.length,
+      }));
+    runs.push({ runId: run.runId, table: run.bufferTable, history, rollouts: rollouts.slice(-20) });
+  }
+  return {
+    table: tableName,
+    version: await table.version(),
+    task: row.task,
+    runId: row.runId,
+    etag: row.etag,
+    edits: await listEdits(ctx, { table: tableName, rowId: id }),
+    runs,
+  };
+}

@@ -1,0 +1,154 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StudioServer } from '../../src/studio/studio-server.ts';
+import { tempDir } from '../helpers/tmp.ts';
+import { call, makeStudioDb, startFixtureStudio } from './fixture.ts';
+
+/** A raw GET whose path is sent as written (fetch would resolve `..` before sending). */
+function rawGet(base: string, path: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const u = new URL(base);
+  return new Promise((done, fail) => {
+    const req = request({ host: u.hostname, port: u.port, path, method: 'GET' }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () =>
+        done({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }),
+      );
+    });
+    req.on('error', fail);
+    req.end();
+  });
+}
+
+describe('studio: bad input is a clear 4xx and changes nothing', () => {
+  const dir = tempDir('winnow-studio-bad-');
+  let places: { db: string; runs: string };
+  let open: StudioServer;
+  let guarded: StudioServer;
+  let readOnly: StudioServer;
+  const TOKEN = 'secret-token-123';
+  beforeAll(async () => {
+    places = await makeStudioDb(dir);
+    open = await startFixtureStudio(dir, places);
+    guarded = await startFixtureStudio(dir, { ...places, token: TOKEN });
+    readOnly = await startFixtureStudio(dir, { ...places, readOnly: true });
+  }, 60_000);
+  afterAll(async () => {
+    await open?.close();
+    await guarded?.close();
+    await readOnly?.close();
+  });
+
+  async function versions() {
+    const r = await call(open.url, '/api/tables');
+    return Object.fromEntries(
+      (r.body.tables as Array<{ name: string; version: number }>).map((t) => [t.name, t.version]),
+    );
+  }
+
+  it('an unknown table: 404 naming the nearest table', async () => {
+    const r = await call(open.url, '/api/rows?table=taks');
+    expect(r.status).toBe(404);
+    expect(r.body).toEqual({
+      error: "no table 'taks' in the database",
+      code: 'unknown_table',
+      field: 'table',
+      hint: "did you mean 'tasks'?",
+    });
+  });
+
+  it('a malformed filter: 400 naming where, the position and a hint', async () => {
+    const r = await call(
+      open.url,
+      `/api/rows?table=tasks&where=${encodeURIComponent("taskset = 'odd' AND")}`,
+    );
+    expect(r.status).toBe(400);
+    expect(r.body.field).toBe('where');
+    expect(r.body.error).toBe('expected a column name, got end of expression at 20');
+    const col = await call(open.url, `/api/rows?table=tasks&where=${encodeURIComponent('difficulty > 1')}`);
+    expect(col.status).toBe(400);
+    expect(col.body.error).toMatch(/^unknown column 'difficulty' at 1/);
+    const limit = await call(open.url, '/api/rows?table=tasks&limit=0');
+    expect(limit.status).toBe(400);
+    expect(limit.body.field).toBe('limit');
+  });
+
+  it('a missing or wrong token: 401; the right one passes (header or the cookie the printed URL sets)', async () => {
+    const none = await call(guarded.url, '/api/tables');
+    expect(none.status).toBe(401);
+    expect(none.body).toMatchObject({ error: 'missing token', field: 'token' });
+    expect((await call(guarded.url, '/api/tables', { token: 'wrong-token-000' })).status).toBe(401);
+    expect((await call(guarded.url, '/api/tables', { token: TOKEN })).status).toBe(200);
+    const page = await fetch(new URL(`/?token=${TOKEN}`, guarded.url), { redirect: 'manual' });
+    expect(page.status).toBe(303);
+    const cookie = page.headers.get('set-cookie')!.split(';')[0]!;
+    const withCookie = await fetch(new URL('/api/info', guarded.url), { headers: { cookie } });
+    expect(withCookie.status).toBe(200);
+  });
+
+  it('a path that leaves the database, the static folder or the project folder: 400, nothing read', async () => {
+    const t = await call(open.url, `/api/rows?table=${encodeURIComponent('../db/tasks')}`);
+    expect(t.status).toBe(400);
+    expect(t.body).toMatchObject({ code: 'path_outside_database', field: 'table' });
+    const s = await rawGet(open.url, '/static/../../../package.json');
+    expect(s.status).toBe(400);
+    expect(s.body.code).toBe('path_outside_root');
+    const enc = await rawGet(open.url, '/static/%2e%2e/%2e%2e/studio-server.ts');
+    expect(enc.status).toBe(400);
+    const src = await call(open.url, `/api/source?file=${encodeURIComponent('../../etc/passwd')}&line=1`);
+    expect(src.status).toBe(400);
+    expect(src.body).toMatchObject({ code: 'path_outside_root', field: 'file' });
+    const run = await call(open.url, `/api/compare?run=fifo-1&run=${encodeURIComponent('../runs/prio-1')}`);
+    expect(run.status).toBe(400);
+    expect(run.body.field).toBe('run[1]');
+  });
+
+  it('a second editor with a stale etag, a bad change, read-only mode: refused, no version written', async () => {
+    const before = await versions();
+    const t = await call(open.url, '/api/task?table=tasks&id=t10');
+    const stale = await call(open.url, '/api/task/edit', {
+      body: { table: 'tasks', id: 't10', etag: 'not-the-etag', changes: { answer: '1' } },
+    });
+    expect(stale.status).toBe(409);
+    const bad = await call(open.url, '/api/task/edit', {
+      body: { table: 'tasks', id: 't10', etag: t.body.etag, changes: { feature: {} } },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.field).toBe('changes.feature');
+    const notNum = await call(open.url, '/api/task/edit', {
+      body: { table: 'tasks', id: 't10', etag: t.body.etag, changes: { features: { difficulty: 'hard' } } },
+    });
+    expect(notNum.status).toBe(400);
+    expect(notNum.body.field).toBe('changes.features.difficulty');
+    const ro = await call(readOnly.url, '/api/task/edit', {
+      body: { table: 'tasks', id: 't10', etag: t.body.etag, changes: { answer: '1' } },
+    });
+    expect(ro.status).toBe(403);
+    expect(ro.body.code).toBe('read_only');
+    const wrongTable = await call(open.url, '/api/task/edit', {
+      body: { table: 'exps', id: 'g1-0', etag: 'x', changes: {} },
+    });
+    expect(wrongTable.status).toBe(400);
+    expect(wrongTable.body.code).toBe('not_a_task_table');
+    const pair = await call(open.url, '/api/preference', {
+      body: { table: 'exps', groupId: 'g1', chosenId: 'g1-0', rejectedId: 'g2-0' },
+    });
+    expect(pair.status).toBe(400);
+    expect(pair.body.field).toBe('rejectedId');
+    expect(await versions()).toEqual(before);
+    expect((await call(open.url, '/api/edits')).body.edits).toEqual([]);
+  });
+
+  it('unknown routes and methods: 404 listing routes, 405 with Allow', async () => {
+    const r = await call(open.url, '/api/nope');
+    expect(r.status).toBe(404);
+    expect(r.body.hint).toMatch(/GET \/api\/tables/);
+    const m = await fetch(new URL('/api/tables', open.url), {
+      method: 'POST',
+      body: '{}',
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(m.status).toBe(405);
+    expect(m.headers.get('allow')).toBe('GET');
+  });
+});

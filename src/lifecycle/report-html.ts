@@ -1,5 +1,7 @@
-import { escapeHtml as esc, lineChart, REPORT_CSS } from './charts.ts';
+import { escapeHtml as esc, formatValue, lineChart, REPORT_CSS } from './charts.ts';
 import type { RolloutExample } from './evaluation/rollout-examples.ts';
+import { bufferSection } from './report-sections/buffer.ts';
+import { domainsSection } from './report-sections/domains.ts';
 import { evaluationSection } from './report-sections/evaluation.ts';
 import { examplesSection } from './report-sections/examples.ts';
 import { operatorsSection } from './report-sections/operators.ts';
@@ -23,7 +25,10 @@ export interface ReportInput {
   durationMs: number;
 }
 
-/** The run report: summary, charts over steps, and the config that produced it. */
+/**
+ * The run report: summary, charts over steps (axes scaled to the data), accuracy by domain,
+ * evaluation sets, buffer and replay settings, operators, examples, and the config (folded away).
+ */
 export function renderReport(r: ReportInput): string {
   const h = r.history;
   const pts = (f: (s: StepRecord) => number | undefined): Array<[number, number]> =>
@@ -35,18 +40,12 @@ export function renderReport(r: ReportInput): string {
       { label: 'mean reward', points: pts((s) => s.meanReward), color: '#1f77b4' },
     ]),
     lineChart('Held-out accuracy (greedy)', [{ label: 'accuracy', points: acc, color: '#2ca02c' }], {
-      yMin: 0,
-      yMax: 1,
       percent: true,
     }),
     lineChart(
       'Effective task ratio (groups with mixed rewards)',
       [{ label: 'effective ratio', points: pts((s) => s.effectiveTaskRatio), color: '#d62728' }],
-      {
-        yMin: 0,
-        yMax: 1,
-        percent: true,
-      },
+      { percent: true },
     ),
     lineChart('Difficulty of selected tasks', [
       { label: 'mean difficulty', points: pts((s) => s.meanDifficulty), color: '#9467bd' },
@@ -54,14 +53,16 @@ export function renderReport(r: ReportInput): string {
     lineChart(
       'Throughput',
       [{ label: 'rollouts / s', points: pts((s) => s.rolloutsPerSecond), color: '#ff7f0e' }],
-      { yMin: 0 },
+      { includeZero: true },
     ),
     lineChart('Training loss', [{ label: 'loss', points: pts((s) => s.trainLoss), color: '#8c564b' }]),
   ].join('\n');
-  const pct = (v: number | undefined) => (v === undefined ? '—' : `${(v * 100).toFixed(1)}%`);
+  const pct = (v: number | undefined) => formatValue(v, true);
   const rows = Object.entries({
     ...r.describe,
-    ...Object.fromEntries(Object.entries(r.counters).map(([k, v]) => [k, String(v)])),
+    ...Object.fromEntries(
+      Object.entries(r.counters).map(([k, v]) => [k, Number.isInteger(v) ? String(v) : formatValue(v)]),
+    ),
   })
     .map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`)
     .join('');
@@ -74,10 +75,13 @@ ${REPORT_CSS}
 <p>run ${esc(r.runId)} · ${h.length} steps · ${(r.durationMs / 1000).toFixed(1)} s · held-out accuracy ${pct(r.initialAccuracy)} → ${pct(r.finalAccuracy)}</p>
 <table>${rows}</table>
 ${charts}
+${domainsSection(r)}
 ${evaluationSection(r)}
+${bufferSection(r)}
 ${operatorsSection(r)}
 ${examplesSection(r)}
-<h2>Config</h2><pre>${esc(JSON.stringify(r.config, null, 2))}</pre>
+<h2>Config</h2>
+<details class="config"><summary>the parsed config as JSON (${JSON.stringify(r.config, null, 2).split('\n').length} lines)</summary><pre>${esc(JSON.stringify(r.config, null, 2))}</pre></details>
 </body></html>
 `;
 }

@@ -57,7 +57,7 @@ export function evaluationSection(r: ReportInput): string {
           { label: `mean@${c.k}`, points: c.mean, color: '#2ca02c' },
           { label: `pass@${c.k}`, points: c.pass, color: '#1f77b4' },
         ],
-        { yMin: 0, yMax: 1, percent: true },
+        { percent: true },
       ),
     )
     .join('\n');

@@ -17,6 +17,8 @@ import { rewardShaping } from './reward-shaping.ts';
 import { rewardStdFilter } from './reward-std-filter.ts';
 import { rewardThreshold } from './reward-threshold.ts';
 import { rloo } from './rloo.ts';
+import { multiStepGrpo, trajectoryAdvantage } from './trajectory-advantage.ts';
+import { trajectoryFilter } from './trajectory-filter.ts';
 
 export { ADVANTAGE_FN_INFO_KEY, type AdvantageCompute, applyAdvantages } from './advantage.ts';
 export { negativeOnly, positiveOnly } from './advantage-sign-filter.ts';
@@ -46,6 +48,8 @@ export { rewardStdFilter, SURPLUS_REASON } from './reward-std-filter.ts';
 export { rewardThreshold } from './reward-threshold.ts';
 export { rloo } from './rloo.ts';
 export { responseTokenCount } from './token-mask.ts';
+export { multiStepGrpo, trajectoryAdvantage, turnReturns } from './trajectory-advantage.ts';
+export { trajectoryFilter } from './trajectory-filter.ts';
 
 /** Every built-in experience operator, for the operator registry (YAML names are snake_case). */
 export const experienceOperators: readonly OperatorDefinition<Experience>[] = [
@@ -67,4 +71,7 @@ export const experienceOperators: readonly OperatorDefinition<Experience>[] = [
   duplicateResponseFilter,
   passRate,
   maskTruncated,
+  trajectoryAdvantage,
+  multiStepGrpo,
+  trajectoryFilter,
 ];

@@ -96,6 +96,9 @@ const paramsFor: Record<string, unknown[]> = {
   duplicate_response_filter: [{}, { normalizeWhitespace: false }],
   pass_rate: [{}],
   mask_truncated: [{}],
+  trajectory_advantage: [{}, { reward: 'per_step', gamma: 0.9, baseline: 'none' }],
+  multi_step_grpo: [{}],
+  trajectory_filter: [{}, { requireToolUse: true }],
 };
 
 describe('properties', () => {

@@ -24,6 +24,9 @@ describe('experienceOperators', () => {
       'duplicate_response_filter',
       'pass_rate',
       'mask_truncated',
+      'trajectory_advantage',
+      'multi_step_grpo',
+      'trajectory_filter',
     ]);
     for (const n of names) expect(n).toMatch(/^[a-z][a-z0-9_]*$/);
   });

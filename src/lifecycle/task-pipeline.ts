@@ -10,12 +10,13 @@ import { resolveDbDir, resolveRunsDir } from '../core/places.ts';
 import type { Registry } from '../core/registry.ts';
 import { type RejectedInput, rejectedPayload } from '../core/rejected.ts';
 import type { Task } from '../core/task.ts';
-import { compileMapping, mapRecord } from '../io/mapping.ts';
-import { readDataset } from '../io/reader.ts';
+import { compileMapping } from '../io/mapping.ts';
 import { OperatorGraph } from '../operators/graph.ts';
 import { buildGraph } from '../operators/graph-spec.ts';
 import type { OperatorDefinition } from '../operators/operator.ts';
-import { countReason as count, emptyMetrics, type StepMetrics } from '../operators/step-metrics.ts';
+import { countReason as count, emptyMetrics } from '../operators/step-metrics.ts';
+import { RowStage } from '../pipeline-workers/row-stage.ts';
+import { planRowWise } from '../pipeline-workers/row-wise-plan.ts';
 import { Hooks } from './hooks.ts';
 import { withRunResources } from './run-resources.ts';
 import { tokenBudgetOf, usageOf } from './run-usage.ts';
@@ -28,74 +29,22 @@ import {
   readOptionsOf,
 } from './task-pipeline-inputs.ts';
 import { rejectionVerdict } from './task-pipeline-quality.ts';
+import { streamInputs } from './task-pipeline-stream.ts';
+import type {
+  RunTaskPipelineOptions,
+  TaskPipelineEvents,
+  TaskPipelineReport,
+} from './task-pipeline-types.ts';
+import { TaskCommitter } from './task-pipeline-writer.ts';
 import { TaskReportCollector } from './task-report/collector.ts';
 import { writeTaskReport } from './task-report/write.ts';
 
-/** Checkpoints of a task pipeline run. Events with `rows` can be transformed or vetoed by hooks. */
-export interface TaskPipelineEvents {
-  /** Raw records of one batch mapped to tasks, before any operator. */
-  afterIngest: { runId: string; file: string; rows: Task[] };
-  /** One batch after the operator graph, before it is written. */
-  afterTaskOps: { runId: string; rows: Task[] };
-  /** After each LanceDB commit of tasks. */
-  afterTaskWrite: { runId: string; written: number; inserted: number; updated: number; version: number };
-  onError: { runId: string; error: Error };
-}
-
-export interface TaskPipelineProgress {
-  file: string;
-  rowsRead: number;
-  tasksOut: number;
-  rejected: number;
-  elapsedMs: number;
-}
-
-export interface RunTaskPipelineOptions {
-  /** Folder relative paths in the config resolve against (the config file's folder). */
-  baseDir: string;
-  configFile?: string;
-  dbDir?: string;
-  /** Folder for the run's report folder (default: the config's runsDir, then .winnow/runs in the project). */
-  runsDir?: string;
-  seed?: number;
-  /**
-   * Fail (and land nothing) when any input row could not be read or mapped. Without it a run still
-   * fails (exit 3, nothing landed) when it rejects every row or more than `output.maxRejectedShare`.
-   */
-  strict?: boolean;
-  registry: Registry<OperatorDefinition<Task, unknown>>;
-  hooks?: Hooks<TaskPipelineEvents>;
-  onProgress?: (p: TaskPipelineProgress) => void;
-  onWarn?: (message: string) => void;
-  /** Called once the run is validated, before it writes: where it writes (absolute paths). */
-  onStart?: (where: { runId: string; dbDir: string; runsDir: string }) => void;
-}
-
-export interface TaskPipelineReport {
-  runId: string;
-  name: string;
-  dbDir: string;
-  table: string;
-  files: string[];
-  seed: number;
-  rowsRead: number;
-  /** Rows that could not be read or mapped (input errors; `--strict` fails on these). */
-  inputErrors: number;
-  /** All rows recorded in `rejected` by this run (input errors, operator drops, hook vetoes, duplicate ids). */
-  rejected: number;
-  tasksOut: number;
-  inserted: number;
-  updated: number;
-  unchanged: number;
-  tableVersion: number;
-  tag: string;
-  totalTasks: number;
-  steps: StepMetrics[];
-  durationMs: number;
-  warnings: string[];
-  /** `<runsDir>/<runId>/report.html`, or null with `output.report: false`. */
-  reportFile: string | null;
-}
+export type {
+  RunTaskPipelineOptions,
+  TaskPipelineEvents,
+  TaskPipelineProgress,
+  TaskPipelineReport,
+} from './task-pipeline-types.ts';
 
 /** Read and validate a pipeline file in one pass (operator params included: `registry` types them). */
 export async function loadTaskPipeline(
@@ -145,12 +94,17 @@ export async function runTaskPipeline(
     path: 'operators',
     ...(opts.configFile ? { file: opts.configFile } : {}),
   });
-  const graph = new OperatorGraph<Task>(nodes, {
+  // The leading row-wise steps may run on worker threads; the rest (dedups, augmenters, user
+  // modules…) run here, in order. Step names and seeded streams do not depend on the split.
+  const plan = planRowWise(config.operators, opts.registry);
+  const graphOptions = {
     seed,
     runId,
     baseDir: opts.baseDir,
-    onWarn: (step, m) => warn(`${step}: ${m}`),
-  });
+    onWarn: (step: string, m: string) => warn(`${step}: ${m}`),
+  };
+  const rowGraph = new OperatorGraph<Task>(nodes.slice(0, plan.workerSteps.length), graphOptions);
+  const graph = new OperatorGraph<Task>(nodes.slice(plan.workerSteps.length), graphOptions);
   const mapping = compileMapping(config.mapping);
   await checkMappingAgainstInputs(files, config, mapping, opts.configFile);
   const hooks = opts.hooks ?? new Hooks<TaskPipelineEvents>();
@@ -176,13 +130,18 @@ export async function runTaskPipeline(
   const hookStep = emptyMetrics('hooks', 'hooks', 'hook');
   const writeStep = emptyMetrics('write', 'write', 'write');
 
-  let rowsRead = 0;
-  let inputErrors = 0;
   let rejectedCount = 0;
   let tasksOut = 0;
-  const totals = { inserted: 0, updated: 0, unchanged: 0 };
   const seenIds = new LandedIds();
-  let pending: Task[] = [];
+  const writer = new TaskCommitter({
+    store,
+    rejectedStore,
+    runId,
+    appendOnly,
+    commitRows: config.output.commitRows,
+    writeStep,
+    hooks,
+  });
 
   const reject = (r: RejectedInput) => {
     reportData.rejected([r]);
@@ -198,35 +157,6 @@ export async function runTaskPipeline(
       rowId: task.id,
       payload: rejectedPayload(task),
     });
-
-  // Commits are pipelined: LanceDB writes on its own threads while we process the next batches;
-  // at most one commit is in flight, and every commit is awaited before the run reports success.
-  let inFlight: Promise<void> = Promise.resolve();
-  const commitNow = async (batch: Task[]) => {
-    const t = performance.now();
-    const res = await store.write(batch, runId, { append: appendOnly });
-    totals.inserted += res.inserted;
-    totals.updated += res.updated;
-    totals.unchanged += res.unchanged;
-    await rejectedStore.flush();
-    writeStep.ms += performance.now() - t;
-    await hooks.emit('afterTaskWrite', {
-      runId,
-      written: batch.length,
-      inserted: res.inserted,
-      updated: res.updated,
-      version: res.version,
-    });
-  };
-  const commit = async (wait = false) => {
-    await inFlight;
-    if (pending.length > 0 || rejectedStore.pendingCount > 0) {
-      const batch = pending;
-      pending = [];
-      inFlight = commitNow(batch);
-    }
-    if (wait) await inFlight;
-  };
 
   const land = async (tasks: Task[]) => {
     const after = await hooks.emit('afterTaskOps', { runId, rows: tasks });
@@ -247,20 +177,41 @@ export async function runTaskPipeline(
         continue;
       }
       reportData.landed([task]);
-      pending.push(task);
+      writer.push(task);
       tasksOut++;
       writeStep.rowsOut++;
     }
-    if (pending.length >= config.output.commitRows) await commit();
-  };
-
-  const recordGraphRejections = (rejected: { step: string; row: Task; reason: string }[]) => {
-    for (const r of rejected) rejectTask(r.step, r.row, r.reason);
+    await writer.maybeCommit();
   };
 
   const strictError = (n: number) =>
     new StrictModeError(
       `${n} input row(s) could not be read or mapped (strict mode): nothing was landed; see: winnow inspect --db ${dbDir} --table ${config.output.rejectedTable} --run ${runId}`,
+    );
+
+  const stage = new RowStage({
+    workers: config.workers,
+    autoStartRows: 2 * (readOptionsOf(config.input).batchSize ?? 8192),
+    graph: rowGraph,
+    setup:
+      plan.workerSteps.length > 0 || plan.nearDedupParams
+        ? {
+            steps: plan.workerSteps,
+            seed,
+            runId,
+            baseDir: opts.baseDir,
+            mapping: config.mapping,
+            nearDedupParams: plan.nearDedupParams,
+          }
+        : null,
+    mapping,
+    onPoolStart: () => {
+      for (const note of plan.notes) warn(note);
+    },
+  });
+  if (stage.workers === 0 && typeof config.workers === 'number' && config.workers > 0)
+    warn(
+      `workers: ${config.workers} has nothing to run: the chain starts with no built-in row-wise operator and holds no near_dedup, so every step runs on the main thread`,
     );
 
   try {
@@ -273,68 +224,38 @@ export async function runTaskPipeline(
         throw strictError(bad);
       }
     }
-    for (const file of files) {
-      const batches = readDataset(file, readOptionsOf(config.input));
-      const readBefore = rowsRead;
-      for await (const batch of batches) {
-        const tr = performance.now();
-        readStep.rowsIn += batch.records.length + batch.rejected.length;
-        readStep.rowsOut += batch.records.length;
-        rowsRead += batch.records.length + batch.rejected.length;
-        for (const r of batch.rejected) {
-          count(readStep, r.reason);
-          inputErrors++;
-          reject({ step: r.step, reason: r.reason, file: r.file, row: r.row, payload: r.payload });
-        }
-        readStep.ms += performance.now() - tr;
-
-        const tm = performance.now();
-        const tasks: Task[] = [];
-        for (const record of batch.records) {
-          const mapped = mapRecord(record, mapping);
-          if ('task' in mapped) tasks.push(mapped.task);
-          else {
-            count(mapStep, mapped.error);
-            inputErrors++;
-            reject({
-              step: 'map',
-              reason: mapped.error,
-              file: record.source.file,
-              row: record.source.row,
-              payload: rejectedPayload(record.fields),
-            });
-          }
-        }
-        mapStep.rowsIn += batch.records.length;
-        mapStep.rowsOut += tasks.length;
-        mapStep.ms += performance.now() - tm;
-
-        const ingested = await hooks.emit('afterIngest', { runId, file, rows: tasks });
-        for (const r of ingested.rejected) {
-          count(hookStep, r.reason);
-          rejectTask(r.step, r.row as Task, r.reason);
-        }
-        const out = await graph.process(ingested.payload.rows);
-        recordGraphRejections(out.rejected);
-        await land(out.rows);
+    const { rowsRead, inputErrors } = await streamInputs({
+      runId,
+      files,
+      config,
+      mapping,
+      hooks,
+      stage,
+      graph,
+      steps: { read: readStep, map: mapStep, hooks: hookStep },
+      reject,
+      rejectTask,
+      land,
+      warn,
+      afterBatch: (file, read) =>
         opts.onProgress?.({
           file,
-          rowsRead,
+          rowsRead: read,
           tasksOut,
           rejected: rejectedCount,
           elapsedMs: performance.now() - t0,
-        });
-      }
-      // An empty input is almost always a mistake (wrong file, failed download): say so.
-      if (rowsRead === readBefore)
-        warn(`${file}: no rows read (the file is empty or holds only blank lines or a header)`);
-    }
+        }),
+    });
+    // The workers' part is done: free their threads and memory before the last commits.
+    const workersUsed = stage.workers;
+    await stage.close();
     const tail = await graph.flush();
-    recordGraphRejections(tail.rejected);
+    for (const r of tail.rejected) rejectTask(r.step, r.row, r.reason);
     if (tail.rows.length > 0) await land(tail.rows);
     const steps = [
       readStep,
       mapStep,
+      ...stage.metrics(),
       ...graph.metrics(),
       ...(hooks.count('afterIngest') + hooks.count('afterTaskOps') > 0 ? [hookStep] : []),
       writeStep,
@@ -352,8 +273,7 @@ export async function runTaskPipeline(
       steps,
     });
     if (verdict) {
-      pending = [];
-      await inFlight;
+      await writer.abandon();
       await rejectedStore.flush();
       if ((await store.version()) !== startVersion) {
         await store.table.checkout(startVersion);
@@ -361,7 +281,7 @@ export async function runTaskPipeline(
       }
       throw verdict;
     }
-    await commit(true);
+    await writer.commit(true);
     await rejectedStore.flush();
 
     if (opts.strict && inputErrors > 0) {
@@ -373,7 +293,7 @@ export async function runTaskPipeline(
     // The tasks have landed: now the dedup index may record them (decontaminate's `index`).
     await resources.land();
 
-    if (config.output.compact && totals.inserted + totals.updated > 0) await store.compact();
+    if (config.output.compact && writer.totals.inserted + writer.totals.updated > 0) await store.compact();
     const tableVersion = await store.tagRun(runId);
     const report: TaskPipelineReport = {
       runId,
@@ -386,11 +306,12 @@ export async function runTaskPipeline(
       inputErrors,
       rejected: rejectedCount,
       tasksOut,
-      ...totals,
+      ...writer.totals,
       tableVersion,
       tag: runTag(runId),
       totalTasks: await store.count(),
       steps,
+      workers: workersUsed,
       durationMs: performance.now() - t0,
       warnings,
       reportFile: null,
@@ -403,18 +324,20 @@ export async function runTaskPipeline(
       inputErrors,
       rejected: rejectedCount,
       tasksOut,
-      ...totals,
+      ...writer.totals,
       files,
       ...(usage ? { usage } : {}),
       ...(Object.keys(tokens).length > 0 ? { tokens } : {}),
     });
     return report;
   } catch (err) {
-    await inFlight.catch(() => undefined);
+    await writer.settle();
     await rejectedStore.flush().catch(() => undefined);
     await recorder.mark('failed', await store.version(), { error: String(err) }).catch(() => undefined);
     await hooks.emit('onError', { runId, error: err as Error }).catch(() => undefined);
     throw err;
+  } finally {
+    await stage.close();
   }
 }
 

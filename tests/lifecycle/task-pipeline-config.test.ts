@@ -138,6 +138,7 @@ describe('task pipeline JSON Schema', () => {
       'seed',
       'db',
       'runsDir',
+      'workers',
       'input',
       'mapping',
       'operators',

@@ -3,11 +3,11 @@ import type { Task } from '../../core/task.ts';
 import type { Drop } from '../operator.ts';
 import { defineOperator } from '../operator.ts';
 import { LshIndex } from './lsh-index.ts';
-import { MinHasher, signatureSimilarity } from './minhash.ts';
+import { signatureSimilarity } from './minhash.ts';
+import { NearDedupSigner, presignedFor } from './near-dedup-signer.ts';
 import { readText, TextFieldSchema } from './text-fields.ts';
 
-/** Default shingle length per tokenizer: 5 characters, or 3 words. */
-export const DEFAULT_NGRAM = { char: 5, word: 3 } as const;
+export { DEFAULT_NGRAM } from './near-dedup-signer.ts';
 
 const Params = z
   .strictObject({
@@ -37,17 +37,11 @@ export const nearDedupOp = defineOperator<Task, typeof Params>({
   params: Params,
   create(p) {
     const k = p.permutations;
-    const hasher = new MinHasher({
-      tokenizer: p.tokenizer,
-      ngram: p.ngram ?? DEFAULT_NGRAM[p.tokenizer],
-      permutations: k,
-      seed: p.seed,
-      lowercase: p.lowercase,
-    });
+    const signer = new NearDedupSigner(p);
     const index = new LshIndex(p.bands, k / p.bands);
     const ids: string[] = [];
     let store = new Uint32Array(1024 * k);
-    const sig = new Uint32Array(k);
+    const own = new Uint32Array(k);
     const keys = new Int32Array(p.bands);
 
     return {
@@ -58,7 +52,13 @@ export const nearDedupOp = defineOperator<Task, typeof Params>({
         const dropped: Drop<Task>[] = [];
         let candidatePairs = 0;
         for (const task of batch) {
-          hasher.signature(readText(task, p.field), sig, 0);
+          // A signature a worker computed for this very text, or one computed here.
+          const text = readText(task, p.field);
+          let sig = presignedFor(task, signer.key, text);
+          if (sig === undefined) {
+            sig = own;
+            signer.sign(text, sig, 0);
+          }
           index.bandKeys(sig, 0, keys);
           let best = -1;
           let bestSim = 0;

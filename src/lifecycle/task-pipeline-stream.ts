@@ -1,0 +1,135 @@
+import { performance } from 'node:perf_hooks';
+import { type RejectedInput, rejectedPayload } from '../core/rejected.ts';
+import type { Task } from '../core/task.ts';
+import type { CompiledMapping } from '../io/mapping.ts';
+import type { ReadRejection } from '../io/raw-record.ts';
+import { readDataset } from '../io/reader.ts';
+import type { OperatorGraph, StepRejection } from '../operators/graph.ts';
+import { countReason as count, type StepMetrics } from '../operators/step-metrics.ts';
+import type { RowStage, StagedBatch } from '../pipeline-workers/row-stage.ts';
+import type { Hooks } from './hooks.ts';
+import type { TaskPipelineConfig } from './task-pipeline-config.ts';
+import { readOptionsOf } from './task-pipeline-inputs.ts';
+import type { TaskPipelineEvents } from './task-pipeline-types.ts';
+
+export interface StreamContext {
+  runId: string;
+  files: readonly string[];
+  config: TaskPipelineConfig;
+  mapping: CompiledMapping;
+  hooks: Hooks<TaskPipelineEvents>;
+  /** Mapping and the leading row-wise steps (workers or main thread). */
+  stage: RowStage;
+  /** The steps after them, on the main thread, in order. */
+  graph: OperatorGraph<Task>;
+  steps: { read: StepMetrics; map: StepMetrics; hooks: StepMetrics };
+  reject(r: RejectedInput): void;
+  rejectTask(step: string, task: Task, reason: string): void;
+  /** A batch's final rows, in input order. */
+  land(rows: Task[]): Promise<void>;
+  warn(message: string): void;
+  /** After each batch is landed (progress). */
+  afterBatch(file: string, rowsRead: number): void;
+}
+
+/** One batch between its read and its landing. */
+interface Queued {
+  file: string;
+  readRejected: ReadRejection[];
+  records: number;
+  /** Mapped (and hook-checked) on the main thread: their rejections, recorded when the batch lands. */
+  mappedHere: { mapRejected: RejectedInput[]; mapMs: number; hookRejected: StepRejection<Task>[] } | null;
+  staged: Promise<StagedBatch>;
+}
+
+/**
+ * Read every input, push each batch through the row stage, and land the batches strictly in read
+ * order: a batch's read, map, hook and operator rejections are recorded when it lands, so the
+ * rejected table, the landed rows and their order are the same whether one thread or several did
+ * the work. At most `stage.window` batches are in flight (memory stays bounded). Returns the
+ * counts of rows read and of input errors.
+ */
+export async function streamInputs(c: StreamContext): Promise<{ rowsRead: number; inputErrors: number }> {
+  let rowsRead = 0;
+  let inputErrors = 0;
+  const hooked = c.hooks.count('afterIngest') > 0;
+  const queue: Queued[] = [];
+
+  const landOldest = async () => {
+    const q = queue.shift()!;
+    for (const r of q.readRejected) {
+      count(c.steps.read, r.reason);
+      inputErrors++;
+      c.reject({ step: r.step, reason: r.reason, file: r.file, row: r.row, payload: r.payload });
+    }
+    const staged = await q.staged;
+    const mapRejected = q.mappedHere ? q.mappedHere.mapRejected : staged.mapRejected;
+    for (const r of mapRejected) {
+      count(c.steps.map, r.reason);
+      inputErrors++;
+      c.reject(r);
+    }
+    c.steps.map.rowsIn += q.records;
+    c.steps.map.rowsOut += q.records - mapRejected.length;
+    c.steps.map.ms += q.mappedHere ? q.mappedHere.mapMs : staged.mapMs;
+    for (const r of q.mappedHere?.hookRejected ?? []) {
+      count(c.steps.hooks, r.reason);
+      c.rejectTask(r.step, r.row, r.reason);
+    }
+    for (const w of staged.warnings) c.warn(`${w.step}: ${w.message}`);
+    for (const r of staged.rejected) c.rejectTask(r.step, r.row, r.reason);
+    const out = await c.graph.process(staged.tasks);
+    for (const r of out.rejected) c.rejectTask(r.step, r.row, r.reason);
+    await c.land(out.rows);
+    c.afterBatch(q.file, rowsRead);
+  };
+
+  for (const file of c.files) {
+    const readBefore = rowsRead;
+    for await (const batch of readDataset(file, readOptionsOf(c.config.input))) {
+      const tr = performance.now();
+      c.steps.read.rowsIn += batch.records.length + batch.rejected.length;
+      c.steps.read.rowsOut += batch.records.length;
+      rowsRead += batch.records.length + batch.rejected.length;
+      c.steps.read.ms += performance.now() - tr;
+      let mappedHere: Queued['mappedHere'] = null;
+      let staged: Promise<StagedBatch>;
+      if (hooked) {
+        // afterIngest hooks see mapped tasks before any operator: map and run them here.
+        const t0 = performance.now();
+        const tasks: Task[] = [];
+        const mapRejected: RejectedInput[] = [];
+        for (const record of batch.records) {
+          const mapped = c.mapping.map(record);
+          if ('task' in mapped) tasks.push(mapped.task);
+          else
+            mapRejected.push({
+              step: 'map',
+              reason: mapped.error,
+              file: record.source.file,
+              row: record.source.row,
+              payload: rejectedPayload(record.fields),
+            });
+        }
+        const mapMs = performance.now() - t0;
+        const ingested = await c.hooks.emit('afterIngest', { runId: c.runId, file, rows: tasks });
+        const hookRejected = ingested.rejected.map((r) => ({
+          step: r.step,
+          row: r.row as Task,
+          reason: r.reason,
+        }));
+        mappedHere = { mapRejected, mapMs, hookRejected };
+        staged = c.stage.submit({ tasks: ingested.payload.rows }, rowsRead);
+      } else staged = c.stage.submit({ records: batch.records }, rowsRead);
+      // A failed batch fails the run when it is landed; until then its failure is not unhandled.
+      staged.catch(() => undefined);
+      queue.push({ file, readRejected: batch.rejected, records: batch.records.length, mappedHere, staged });
+      while (queue.length >= c.stage.window) await landOldest();
+    }
+    while (queue.length > 0) await landOldest();
+    // An empty input is almost always a mistake (wrong file, failed download): say so.
+    if (rowsRead === readBefore)
+      c.warn(`${file}: no rows read (the file is empty or holds only blank lines or a header)`);
+  }
+  return { rowsRead, inputErrors };
+}

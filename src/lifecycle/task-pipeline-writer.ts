@@ -1,0 +1,83 @@
+import { performance } from 'node:perf_hooks';
+import type { RejectedStore } from '../buffer/rejected-store.ts';
+import type { TaskStore } from '../buffer/task-store.ts';
+import type { Task } from '../core/task.ts';
+import type { StepMetrics } from '../operators/step-metrics.ts';
+import type { Hooks } from './hooks.ts';
+import type { TaskPipelineEvents } from './task-pipeline-types.ts';
+
+interface CommitterOptions {
+  store: TaskStore;
+  rejectedStore: RejectedStore;
+  runId: string;
+  appendOnly: boolean;
+  commitRows: number;
+  writeStep: StepMetrics;
+  hooks: Hooks<TaskPipelineEvents>;
+}
+
+/**
+ * The run's background writer: landed tasks collect until `commitRows`, then one large commit
+ * goes to LanceDB (which encodes and writes on its own threads) while the run processes the next
+ * batches. At most one commit is in flight; `drain` awaits it before the run reports success.
+ */
+export class TaskCommitter {
+  readonly totals = { inserted: 0, updated: 0, unchanged: 0 };
+  private pending: Task[] = [];
+  private inFlight: Promise<void> = Promise.resolve();
+
+  private readonly w: CommitterOptions;
+
+  constructor(w: CommitterOptions) {
+    this.w = w;
+  }
+
+  /** Queue one landed task. */
+  push(task: Task): void {
+    this.pending.push(task);
+  }
+
+  /** Start a commit when `commitRows` tasks are queued (waits only for the previous commit). */
+  async maybeCommit(): Promise<void> {
+    if (this.pending.length >= this.w.commitRows) await this.commit();
+  }
+
+  /** Commit what is queued (and the rejected rows); with `wait`, also wait for it to land. */
+  async commit(wait = false): Promise<void> {
+    await this.inFlight;
+    if (this.pending.length > 0 || this.w.rejectedStore.pendingCount > 0) {
+      const batch = this.pending;
+      this.pending = [];
+      this.inFlight = this.commitNow(batch);
+    }
+    if (wait) await this.inFlight;
+  }
+
+  /** Drop what is queued (a failed run) and wait for the commit in flight. */
+  async abandon(): Promise<void> {
+    this.pending = [];
+    await this.inFlight;
+  }
+
+  /** Wait for the commit in flight, ignoring its failure (the run is failing already). */
+  settle(): Promise<void> {
+    return this.inFlight.catch(() => undefined);
+  }
+
+  private async commitNow(batch: Task[]): Promise<void> {
+    const t = performance.now();
+    const res = await this.w.store.write(batch, this.w.runId, { append: this.w.appendOnly });
+    this.totals.inserted += res.inserted;
+    this.totals.updated += res.updated;
+    this.totals.unchanged += res.unchanged;
+    await this.w.rejectedStore.flush();
+    this.w.writeStep.ms += performance.now() - t;
+    await this.w.hooks.emit('afterTaskWrite', {
+      runId: this.w.runId,
+      written: batch.length,
+      inserted: res.inserted,
+      updated: res.updated,
+      version: res.version,
+    });
+  }
+}

@@ -1,0 +1,39 @@
+import type { RejectedInput } from '../core/rejected.ts';
+import type { Task } from '../core/task.ts';
+import type { FieldMapping } from '../io/mapping.ts';
+import type { RawRecord } from '../io/raw-record.ts';
+import type { StepRejection } from '../operators/graph.ts';
+import type { StepSpec } from '../operators/graph-spec.ts';
+import type { StepMetrics } from '../operators/step-metrics.ts';
+
+/** What every worker is set up with (plain data: it is copied to each thread once). */
+export interface ChainSetup {
+  steps: StepSpec[];
+  seed: number;
+  runId: string;
+  baseDir: string;
+  /** The run's mapping: workers map the raw records they are sent. */
+  mapping: FieldMapping;
+  /** near_dedup's params: workers compute its signatures for their output rows. */
+  nearDedupParams: Record<string, unknown> | null;
+}
+
+/** One batch: raw records to map and process, or tasks already mapped on the main thread. */
+export type ChainJob = { records: RawRecord[] } | { tasks: Task[] };
+
+export interface ChainReply {
+  id: number;
+  error?: string;
+  tasks: Task[];
+  /** Records the mapping rejected, in input order. */
+  mapRejected: RejectedInput[];
+  mapMs: number;
+  rejected: StepRejection<Task>[];
+  warnings: Array<{ step: string; message: string }>;
+  /** This worker's totals so far (the main thread keeps the latest per worker and sums them). */
+  metrics: StepMetrics[];
+  worker: number;
+  /** near_dedup signatures of `tasks`, `permutations` numbers per task, or null. */
+  signatures: Uint32Array | null;
+  signerKey: string | null;
+}

@@ -1,0 +1,78 @@
+// The worker side of the pipeline pool: builds the row-wise part of the run's operator chain once,
+// then maps and processes the batches it is sent. Every reply carries the batch's rows, drops,
+// warnings and this worker's step totals; the main thread puts them back in input order.
+import { performance } from 'node:perf_hooks';
+import { parentPort, threadId, workerData } from 'node:worker_threads';
+import { type RejectedInput, rejectedPayload } from '../core/rejected.ts';
+import type { Task } from '../core/task.ts';
+import { compileMapping } from '../io/mapping.ts';
+import { OperatorGraph } from '../operators/graph.ts';
+import { buildGraph } from '../operators/graph-spec.ts';
+import { taskOperatorRegistry } from '../operators/registries.ts';
+import { nearDedupOp } from '../operators/task/near-dedup.ts';
+import { NearDedupSigner } from '../operators/task/near-dedup-signer.ts';
+import type { ChainJob, ChainReply, ChainSetup } from './chain-messages.ts';
+
+const setup = workerData as ChainSetup;
+const warnings: Array<{ step: string; message: string }> = [];
+const graph = new OperatorGraph<Task>(
+  await buildGraph<Task>(setup.steps, { registry: taskOperatorRegistry(), baseDir: setup.baseDir }),
+  {
+    seed: setup.seed,
+    runId: setup.runId,
+    baseDir: setup.baseDir,
+    onWarn: (step, message) => warnings.push({ step, message }),
+  },
+);
+const mapping = compileMapping(setup.mapping);
+const signer = setup.nearDedupParams
+  ? new NearDedupSigner(nearDedupOp.params.parse(setup.nearDedupParams))
+  : null;
+
+async function handle(job: ChainJob): Promise<Omit<ChainReply, 'id'>> {
+  const mapRejected: RejectedInput[] = [];
+  let tasks: Task[];
+  const t0 = performance.now();
+  if ('records' in job) {
+    tasks = [];
+    for (const record of job.records) {
+      const mapped = mapping.map(record);
+      if ('task' in mapped) tasks.push(mapped.task);
+      else
+        mapRejected.push({
+          step: 'map',
+          reason: mapped.error,
+          file: record.source.file,
+          row: record.source.row,
+          payload: rejectedPayload(record.fields),
+        });
+    }
+  } else tasks = job.tasks;
+  const mapMs = performance.now() - t0;
+  const out = await graph.process(tasks);
+  const signatures = signer ? signer.signAll(out.rows) : null;
+  const batchWarnings = warnings.splice(0);
+  return {
+    tasks: out.rows,
+    mapRejected,
+    mapMs,
+    rejected: out.rejected,
+    warnings: batchWarnings,
+    metrics: graph.metrics(),
+    worker: threadId,
+    signatures,
+    signerKey: signer ? signer.key : null,
+  };
+}
+
+parentPort!.on('message', async ({ id, job }: { id: number; job: ChainJob }) => {
+  try {
+    const reply = await handle(job);
+    parentPort!.postMessage(
+      { id, ...reply },
+      reply.signatures ? [reply.signatures.buffer as ArrayBuffer] : [],
+    );
+  } catch (err) {
+    parentPort!.postMessage({ id, error: err instanceof Error ? err.message : String(err) });
+  }
+});

@@ -1,0 +1,158 @@
+import { availableParallelism } from 'node:os';
+import { extname } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { type RejectedInput, rejectedPayload } from '../core/rejected.ts';
+import type { Task } from '../core/task.ts';
+import type { CompiledMapping } from '../io/mapping.ts';
+import type { RawRecord } from '../io/raw-record.ts';
+import type { OperatorGraph, StepRejection } from '../operators/graph.ts';
+import { addMetrics, type StepMetrics } from '../operators/step-metrics.ts';
+import { presign } from '../operators/task/near-dedup-signer.ts';
+import { readText } from '../operators/task/text-fields.ts';
+import type { ChainJob, ChainReply, ChainSetup } from './chain-messages.ts';
+import { OrderedPool } from './ordered-pool.ts';
+
+/** One batch after mapping and the row-wise steps, wherever they ran. */
+export interface StagedBatch {
+  tasks: Task[];
+  mapRejected: RejectedInput[];
+  mapMs: number;
+  rejected: StepRejection<Task>[];
+  warnings: Array<{ step: string; message: string }>;
+}
+
+/** `workers: 'auto'`: one fewer than the cores, at least one. */
+export function autoWorkers(): number {
+  return Math.max(1, availableParallelism() - 1);
+}
+
+export interface RowStageOptions {
+  /** `workers` of the config. */
+  workers: number | 'auto';
+  /** 'auto' starts the pool only once this many rows were read (small inputs stay on the main thread). */
+  autoStartRows: number;
+  /** The row-wise steps, built on the main thread (runs them until, or instead of, a pool). */
+  graph: OperatorGraph<Task>;
+  /** What each worker is set up with; null when nothing would run in workers. */
+  setup: ChainSetup | null;
+  /** Maps raw records on the main thread (workers compile their own from `setup.mapping`). */
+  mapping: CompiledMapping;
+  onPoolStart?: (workers: number) => void;
+}
+
+/**
+ * The row-wise part of a run: mapping and the leading row-wise operators, on a pool of worker
+ * threads or on the main thread. `submit` returns at once; callers await results in submission
+ * order, which is what keeps a run's rows, order and rejected records the same for every
+ * `workers` value. Step totals are this stage's (main-thread graph + every worker's).
+ */
+export class RowStage {
+  private pool: OrderedPool<ChainJob, ChainReply> | null = null;
+  private readonly workerTotals = new Map<number, StepMetrics[]>();
+  private readonly opts: RowStageOptions;
+
+  constructor(opts: RowStageOptions) {
+    this.opts = opts;
+    if (typeof opts.workers === 'number' && opts.workers > 0) this.start(opts.workers);
+  }
+
+  get workers(): number {
+    return this.pool?.size ?? 0;
+  }
+
+  /** How many batches may be in flight before the caller must take the oldest result. */
+  get window(): number {
+    return this.pool ? this.pool.size * 2 + 1 : 1;
+  }
+
+  private start(n: number): void {
+    if (!this.opts.setup) return;
+    const here = fileURLToPath(import.meta.url);
+    // The same extension as this file: .ts from the sources, .js from the built package.
+    const entry = new URL(`./chain-worker${extname(here)}`, import.meta.url);
+    this.pool = new OrderedPool<ChainJob, ChainReply>(n, entry, this.opts.setup);
+    this.opts.onPoolStart?.(n);
+  }
+
+  /** Hand one batch of raw records (or tasks mapped already) to the stage. */
+  submit(batch: { records: RawRecord[] } | { tasks: Task[] }, rowsReadSoFar: number): Promise<StagedBatch> {
+    if (!this.pool && this.opts.workers === 'auto' && rowsReadSoFar > this.opts.autoStartRows)
+      this.start(autoWorkers());
+    if (this.pool) return this.onPool(batch);
+    return this.inline(batch);
+  }
+
+  private async onPool(batch: { records: RawRecord[] } | { tasks: Task[] }): Promise<StagedBatch> {
+    const reply = await this.pool!.run(batch);
+    this.workerTotals.set(reply.worker, reply.metrics);
+    if (reply.signatures && reply.signerKey && this.opts.setup?.nearDedupParams) {
+      const k = reply.signatures.length / Math.max(1, reply.tasks.length);
+      const field = (this.opts.setup.nearDedupParams.field as Parameters<typeof readText>[1]) ?? 'prompt';
+      for (let i = 0; i < reply.tasks.length; i++) {
+        const t = reply.tasks[i]!;
+        presign(t, reply.signerKey, readText(t, field), reply.signatures.subarray(i * k, (i + 1) * k));
+      }
+    }
+    return {
+      tasks: reply.tasks,
+      mapRejected: reply.mapRejected,
+      mapMs: reply.mapMs,
+      rejected: reply.rejected,
+      warnings: reply.warnings,
+    };
+  }
+
+  private async inline(batch: { records: RawRecord[] } | { tasks: Task[] }): Promise<StagedBatch> {
+    const mapped =
+      'records' in batch ? this.mapHere(batch.records) : { tasks: batch.tasks, mapRejected: [], mapMs: 0 };
+    const out = await this.opts.graph.process(mapped.tasks);
+    return { ...mapped, tasks: out.rows, rejected: out.rejected, warnings: [] };
+  }
+
+  private mapHere(records: readonly RawRecord[]): Omit<StagedBatch, 'rejected' | 'warnings'> {
+    const t0 = performance.now();
+    const tasks: Task[] = [];
+    const mapRejected: RejectedInput[] = [];
+    for (const record of records) {
+      const mapped = this.opts.mapping.map(record);
+      if ('task' in mapped) tasks.push(mapped.task);
+      else
+        mapRejected.push({
+          step: 'map',
+          reason: mapped.error,
+          file: record.source.file,
+          row: record.source.row,
+          payload: rejectedPayload(record.fields),
+        });
+    }
+    return { tasks, mapRejected, mapMs: performance.now() - t0 };
+  }
+
+  /** Step totals of the row-wise steps: the main thread's graph plus every worker's. */
+  metrics(): StepMetrics[] {
+    const total = this.opts.graph.metrics();
+    for (const per of this.workerTotals.values())
+      per.forEach((m, i) => {
+        const t = total[i]!;
+        t.rowsIn += m.rowsIn;
+        t.rowsOut += m.rowsOut;
+        t.dropped += m.dropped;
+        t.warnings += m.warnings;
+        t.ms += m.ms;
+        for (const [r, n] of Object.entries(m.reasons)) t.reasons[r] = (t.reasons[r] ?? 0) + n;
+        addMetrics(t.extra, m.extra);
+      });
+    return total;
+  }
+
+  /** Per worker, the share of its life it spent on batches (empty without a pool). */
+  busyShares(): number[] {
+    return this.pool?.busyShares() ?? [];
+  }
+
+  async close(): Promise<void> {
+    await this.pool?.close();
+    this.pool = null;
+  }
+}

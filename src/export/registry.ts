@@ -1,5 +1,6 @@
 import { Registry } from '../core/registry.ts';
 import type { ExportFormat } from './export-format.ts';
+import { trajectoryMessagesFormat, trajectoryStepsFormat } from './trajectory-formats.ts';
 import { trlDpoFormat } from './trl-dpo-format.ts';
 import { trlMessagesFormat } from './trl-messages-format.ts';
 import { trlPromptFormat } from './trl-prompt-format.ts';
@@ -15,6 +16,8 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = [
   trlSftFormat,
   trlMessagesFormat,
   trlDpoFormat,
+  trajectoryMessagesFormat,
+  trajectoryStepsFormat,
 ];
 
 export const EXPORT_FORMAT_NAMES = EXPORT_FORMATS.map((f) => f.name);

@@ -35,6 +35,8 @@ describe('the registry', () => {
       'trl-sft',
       'trl-messages',
       'trl-dpo',
+      'trajectory-messages',
+      'trajectory-steps',
     ]);
     expect(() => exportFormatRegistry().get('verll', 'format')).toThrow(
       "format: unknown export format 'verll' (did you mean 'verl'?)",

@@ -18,6 +18,7 @@ import { EXPORT_FORMAT_NAMES, EXPORT_FORMATS } from '../export/registry.ts';
 import { KIND_NOUN, tableKindOf } from '../export/table-kind.ts';
 import { dropCounts, writeDropped, writeExportResult } from '../export/write-export.ts';
 import { writeJsonl } from '../io/jsonl-writer.ts';
+import { readPreferenceLabels } from '../studio/preference-labels.ts';
 import { UsageError } from './args.ts';
 import { type CommandSpec, DB_OPTION, parseCommand, ROW_FILTER_OPTIONS } from './command-spec.ts';
 import { warnBadRows } from './inspect-command.ts';
@@ -224,7 +225,8 @@ export async function exportCommand(argv: string[]): Promise<number> {
       if (format.reads !== 'stored') {
         const decoded = decode(data, tableName, kind as ExportInputKind);
         skipped = warnBadRows(decoded.bad);
-        result = format.build(decoded.source, options);
+        const labelledPairs = format.name === 'trl-dpo' ? await readPreferenceLabels(dbDir, tableName) : [];
+        result = format.build(decoded.source, { ...options, labelledPairs });
         written = result.table.numRows;
       } else {
         const bad = storedBadCells(data, tableName, kind);

@@ -28,6 +28,10 @@ export const ExportOptionsSchema = z.strictObject({
   conversational: z.boolean().default(false),
   /** Nested paths (`meta.source`, `info.tags[]`) stored as JSON text instead of a typed field. */
   jsonText: z.array(z.string().min(1)).default([]),
+  /** trl-dpo: pairs people labelled in `winnow studio`; a labelled group yields its labelled pair. */
+  labelledPairs: z
+    .array(z.object({ groupId: z.string(), chosenId: z.string(), rejectedId: z.string() }))
+    .optional(),
 });
 export type ExportOptions = z.output<typeof ExportOptionsSchema>;
 export type ExportOptionsInput = z.input<typeof ExportOptionsSchema>;

@@ -1,4 +1,5 @@
 import type { Experience } from '../core/experience.ts';
+import { applyLabelledPairs } from '../studio/labelled-pairs.ts';
 import { buildPreferencePairs } from '../trainer/preference-pairs.ts';
 import { chatType, field, float64, rowsToTable, utf8 } from './arrow-build.ts';
 import { conversationOf, hasPrompt, isConversational } from './chat.ts';
@@ -23,7 +24,14 @@ export function buildTrlDpo(batch: readonly Experience[], options: ExportOptions
     });
     return false;
   });
-  const { pairs, dropped: groups } = buildPreferencePairs(usable, { minMargin: options.minMargin });
+  const built = buildPreferencePairs(usable, { minMargin: options.minMargin });
+  // Pairs labelled in winnow studio replace the reward-built pair of their group.
+  const { pairs, dropped: groups } = applyLabelledPairs(
+    usable,
+    built.pairs,
+    built.dropped,
+    options.labelledPairs ?? [],
+  );
   for (const g of groups)
     dropped.push({ format: 'trl-dpo', id: g.groupId, taskId: g.taskId, reason: g.reason, detail: g.detail });
   const chat = isConversational(

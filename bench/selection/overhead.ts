@@ -1,6 +1,7 @@
 /**
  * Selector overhead: wall time of one select(32) + feedback(32 groups × 16 rewards) step at
- * N = 1e4, 1e5, 1e6 tasks, for random (the baseline), bots and shared_ability.
+ * N = 1e4, 1e5, 1e6 tasks, for random (the baseline) and every built-in selector (issue #15: p50 ≤ 5 ms
+ * at 1M tasks).
  * Reward generation is not timed. Prints median and p95 ms per step and the ratio to random.
  *
  *   npx node bench/selection/overhead.ts [--sizes 10000,100000,1000000] [--steps 40] [--warmup 5]
@@ -8,7 +9,7 @@
  * (--warmup: untimed steps first; a long warm-up shows the cost once many tasks have been observed.)
  */
 import { hashSeed, Rng } from '../../src/core/rng.ts';
-import { createSelector } from '../../src/selectors/registry.ts';
+import { createSelector, type SelectorConfig } from '../../src/selectors/registry.ts';
 import type { Selector, SelectorTaskView, TaskFeedback } from '../../src/selectors/types.ts';
 
 export interface OverheadRow {
@@ -22,6 +23,27 @@ export interface OverheadRow {
   ratioToRandom: number;
 }
 
+/** Every built-in selector as the overhead bench configures it (random first: the baseline). */
+export const OVERHEAD_SELECTORS: Record<string, SelectorConfig> = {
+  random: { type: 'random' },
+  sequential: { type: 'sequential' },
+  shuffle: { type: 'shuffle' },
+  offline_easy2hard: { type: 'offline_easy2hard', params: { feature: 'weak_pass_rate', order: 'desc' } },
+  pass_rate: { type: 'pass_rate' },
+  bots: { type: 'bots' },
+  shared_ability: { type: 'shared_ability' },
+  diverse: { type: 'diverse', params: { selector: { type: 'bots' } } },
+  mixed: {
+    type: 'mixed',
+    params: {
+      tasksets: [
+        { taskset: 'a', selector: { type: 'bots' } },
+        { taskset: 'b', selector: { type: 'pass_rate' } },
+      ],
+    },
+  },
+};
+
 function syntheticView(n: number, seed: number): { view: SelectorTaskView; truth: Float64Array } {
   const rng = new Rng(hashSeed('overhead-view', seed));
   const ids = new Array<string>(n);
@@ -29,7 +51,11 @@ function syntheticView(n: number, seed: number): { view: SelectorTaskView; truth
   const strong = new Float64Array(n);
   const truth = new Float64Array(n);
   const domains = new Array<string>(n);
+  const tasksets = new Array<string>(n);
+  const embedding = new Array<Float64Array>(n);
   for (let k = 0; k < n; k++) {
+    tasksets[k] = k % 2 === 0 ? 'a' : 'b';
+    embedding[k] = Float64Array.from({ length: 8 }, () => rng.normal());
     ids[k] = `task-${k}`;
     const b = rng.normal(0, 2.5);
     const sig = (x: number) => 1 / (1 + Math.exp(-x));
@@ -38,7 +64,9 @@ function syntheticView(n: number, seed: number): { view: SelectorTaskView; truth
     truth[k] = sig(2 * (-0.8 - b));
     domains[k] = `d${k % 8}`;
   }
-  return { view: { ids, features: { weak_pass_rate: weak, strong_pass_rate: strong }, domains }, truth };
+  const features = { weak_pass_rate: weak, strong_pass_rate: strong };
+  const vectors = { 'meta.embedding': embedding };
+  return { view: { ids, features, domains, tasksets, vectors }, truth };
 }
 
 function quantile(xs: number[], q: number): number {
@@ -52,7 +80,8 @@ export function measureOverhead(
   const sizes = opts.sizes ?? [10_000, 100_000, 1_000_000];
   const steps = opts.steps ?? 40;
   const warmup = opts.warmup ?? 5;
-  const names = opts.selectors ?? ['random', 'bots', 'shared_ability'];
+  const names = [...(opts.selectors ?? Object.keys(OVERHEAD_SELECTORS))];
+  if (names[0] !== 'random') names.unshift('random');
   const rows: OverheadRow[] = [];
   for (const n of sizes) {
     const { view, truth } = syntheticView(n, 1);
@@ -60,7 +89,7 @@ export function measureOverhead(
     let randomMedian = Number.NaN;
     for (const name of names) {
       const t0 = performance.now();
-      const sel: Selector = createSelector({ type: name }, view, 7);
+      const sel: Selector = createSelector(OVERHEAD_SELECTORS[name] ?? { type: name }, view, 7);
       const initMs = performance.now() - t0;
       const rng = new Rng(hashSeed('overhead-rewards', n, name));
       const total: number[] = [];

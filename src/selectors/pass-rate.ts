@@ -1,7 +1,7 @@
 import { DataError } from '../core/errors.ts';
 import type { JsonValue } from '../core/task.ts';
 import { BaseSelector, type ObservedBatch } from './base.ts';
-import { tieRank } from './hash-tie.ts';
+import { rankWalkCost, tieRank, walkByTieRank } from './hash-tie.ts';
 import { decodeArray, decodeNumber, encodeArray, encodeNumber } from './state-codec.ts';
 import { TopK } from './top-k.ts';
 import type { SelectorTaskView } from './types.ts';
@@ -28,6 +28,12 @@ export class PassRateSelector extends BaseSelector {
   private succ = new Float64Array(0);
   private trials = new Float64Array(0);
   private globalMean = Number.NaN;
+  /**
+   * Tasks ever observed (listed once each, flagged in `triedFlag`). Every other task has s = n = 0
+   * and so the same key, and `pick` ranks only these plus the first untried tasks in tie order.
+   */
+  private tried: number[] = [];
+  private triedFlag = new Uint8Array(0);
 
   constructor(seed: number, params: PassRateParams) {
     super(seed);
@@ -37,6 +43,8 @@ export class PassRateSelector extends BaseSelector {
   protected override onInit(view: SelectorTaskView): void {
     this.succ = new Float64Array(view.ids.length);
     this.trials = new Float64Array(view.ids.length);
+    this.tried = [];
+    this.triedFlag = new Uint8Array(view.ids.length);
   }
 
   protected override onAddTasks(view: SelectorTaskView, offset: number): void {
@@ -46,6 +54,9 @@ export class PassRateSelector extends BaseSelector {
     t.set(this.trials);
     this.succ = s;
     this.trials = t;
+    const f = new Uint8Array(offset + view.ids.length);
+    f.set(this.triedFlag);
+    this.triedFlag = f;
   }
 
   private prior(): number {
@@ -73,10 +84,30 @@ export class PassRateSelector extends BaseSelector {
     const target = this.p.target;
     const s = this.succ;
     const t = this.trials;
-    for (let k = 0; k < size; k++) {
+    const offer = (k: number) => {
       const key = Math.abs((s[k]! + a0 * mu) / (t[k]! + a0) - target);
       if (key <= top.bound) top.offer(key, k, tieRank(k, salt));
+    };
+    const untried = size - this.tried.length;
+    const wanted = Math.min(n, untried);
+    if (n < size && rankWalkCost(wanted, untried) < size) {
+      // Same result as ranking every task: untried tasks all share one key, so only the first
+      // `wanted` of them in tie order can make the batch; list those by inverting the tie order.
+      for (const k of this.tried) offer(k);
+      let left = wanted;
+      if (left > 0)
+        walkByTieRank(
+          size,
+          salt,
+          (k) => this.triedFlag[k] === 1,
+          (k) => {
+            offer(k);
+            return --left > 0;
+          },
+        );
+      return top.sorted();
     }
+    for (let k = 0; k < size; k++) offer(k);
     const picked = top.sorted();
     if (picked.length === n) return picked;
     // More than the task set: repeat whole rounds of the same order.
@@ -85,11 +116,18 @@ export class PassRateSelector extends BaseSelector {
     return out;
   }
 
+  private markTried(k: number): void {
+    if (this.triedFlag[k] === 1) return;
+    this.triedFlag[k] = 1;
+    this.tried.push(k);
+  }
+
   protected override observe(batch: ObservedBatch): void {
     if (batch.size === 0) return;
     let meanSum = 0;
     for (let i = 0; i < batch.size; i++) {
       const k = batch.idx[i]!;
+      this.markTried(k);
       this.succ[k] = this.p.decay * this.succ[k]! + batch.sum[i]!;
       this.trials[k] = this.p.decay * this.trials[k]! + batch.count[i]!;
       meanSum += batch.mean[i]!;
@@ -114,5 +152,8 @@ export class PassRateSelector extends BaseSelector {
     this.trials = decodeArray(data['trials'], 'float64', 'pass_rate trials', n);
     this.globalMean = decodeNumber(data['globalMean'], 'pass_rate globalMean');
     if (this.succ.length !== n) throw new DataError({ message: 'pass_rate.load: wrong state size' });
+    this.tried = [];
+    this.triedFlag = new Uint8Array(n);
+    for (let k = 0; k < n; k++) if (this.succ[k] !== 0 || this.trials[k] !== 0) this.markTried(k);
   }
 }

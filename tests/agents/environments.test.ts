@@ -149,10 +149,10 @@ describe('environments', () => {
 
   it('a user environment named by module resolves with its params; a bad one is named', async () => {
     const r = await resolveEnvironment(
-      { module: './fixtures/countdown-env.ts', export: 'ChainEnv', params: { steps: 3 } },
+      { module: './fixtures/chain-env.ts', export: 'ChainEnv', params: { steps: 3 } },
       { baseDir: import.meta.dirname, path: 'explorer.workflow.params.environment' },
     );
-    expect(r.label).toBe('module:./fixtures/countdown-env.ts#ChainEnv');
+    expect(r.label).toBe('module:./fixtures/chain-env.ts#ChainEnv');
     const env = await r.def.create(r.params, { baseDir: '.' });
     const ep = await runEpisode(env, task('10'), scripted(['17', '0', '0']).model, opts({ seed: 3 }));
     expect(ep.trajectory.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
@@ -163,7 +163,7 @@ describe('environments', () => {
     expect(ep.trajectory.turns.map((t) => t.reward)).toEqual([0.5, 0, 0]);
     await expect(
       resolveEnvironment(
-        { module: './fixtures/countdown-env.ts', export: 'ChainEnv', params: { steps: 0 } },
+        { module: './fixtures/chain-env.ts', export: 'ChainEnv', params: { steps: 0 } },
         { baseDir: import.meta.dirname, path: 'explorer.workflow.params.environment' },
       ),
     ).rejects.toThrow(/explorer\.workflow\.params\.environment\.params\.steps/);

@@ -1,8 +1,7 @@
 import { WinnowError } from '../core/errors.ts';
 import type { Experience, ExperienceInput } from '../core/experience.ts';
 import type { Registry } from '../core/registry.ts';
-import type { RejectedInput } from '../core/rejected.ts';
-import { hashSeed, Rng } from '../core/rng.ts';
+import { type SampleParts, sampleExperiences } from './buffer-sample.ts';
 import { CapacityGuard } from './capacity-guard.ts';
 import {
   type ExperienceBufferConfig,
@@ -18,7 +17,6 @@ import type {
   RowBookkeeping,
   SampleOptions,
   SampleResult,
-  SkippedExperience,
   WriteResult,
 } from './experience-results.ts';
 import { ExperienceSlots } from './experience-slots.ts';
@@ -30,7 +28,7 @@ import { RejectedStore } from './rejected-store.ts';
 import { createRemover, removerRegistry } from './removers/registry.ts';
 import type { Remover, RemoverDefinition } from './removers/remover.ts';
 import { createSampler, samplerRegistry } from './samplers/registry.ts';
-import type { CandidateView, Sampler, SamplerDefinition } from './samplers/sampler.ts';
+import type { Sampler, SamplerDefinition } from './samplers/sampler.ts';
 import { TableUpkeep } from './table-upkeep.ts';
 import { UseState } from './use-state.ts';
 import type { PendingWrite } from './write-batch.ts';
@@ -219,109 +217,16 @@ export class ExperienceBuffer {
    * (with `blocked` set) while the rate limiter holds sampling back.
    */
   sample(n: number, opts: SampleOptions): Promise<SampleResult> {
-    return this.serial(() => this.sampleNow(n, opts));
+    return this.serial(() => sampleExperiences(this.sampleParts, n, opts));
   }
 
-  private async sampleNow(n: number, opts: SampleOptions): Promise<SampleResult> {
-    const { step } = opts;
-    const table = this.config.table;
-    if (!Number.isInteger(step) || step < 0)
-      throw new WinnowError(`buffer '${table}': sample step must be a non-negative integer, got ${step}`);
-    if (!Number.isInteger(n) || n < 0)
-      throw new WinnowError(`buffer '${table}': sample size must be a non-negative integer, got ${n}`);
-    if (step <= this.use.lastAcked)
-      throw new WinnowError(
-        `buffer '${table}': sample step ${step} is not after the last acknowledged step ${this.use.lastAcked}`,
-      );
-    if (this.rateLimiter && !this.rateLimiter.canSample(n, this.size))
-      return {
-        step,
-        experiences: [],
-        weights: [],
-        skipped: [],
-        requested: n,
-        blocked: this.rateLimiter.whySampleBlocked(n, this.size),
-      };
-    const now = opts.now ?? Date.now();
-    const sl = this.slots;
-    const version = opts.modelVersion ?? step;
-    const minVersion =
-      opts.maxStaleness === undefined ? Number.NEGATIVE_INFINITY : version - opts.maxStaleness;
-    const skippedSlots = this.use.stale(minVersion);
-    const eligible = this.use.eligibility(step, now, minVersion, new Set(skippedSlots));
-    const view: CandidateView = {
-      ...this.use.bounds(),
-      seq: sl.seq,
-      priority: sl.priority,
-      group: sl.group,
-      eligible,
-      facts: (s) => this.slots.facts(s),
+  private get sampleParts(): SampleParts {
+    const { config, slots, use, sampler, storage, rejected, rateLimiter, upkeep } = this;
+    const callIndex = (step: number) => {
+      if (this.callsAtStep.step !== step) this.callsAtStep = { step, calls: 0 };
+      return this.callsAtStep.calls++;
     };
-    if (this.callsAtStep.step !== step) this.callsAtStep = { step, calls: 0 };
-    const stream = this.config.randomStream ?? table;
-    const rng = new Rng(hashSeed(this.config.seed, 'sample', stream, step, this.callsAtStep.calls++));
-    const chosen = this.sampler.select(view, n, { keepGroups: this.config.keepGroups, rng });
-
-    const skipReason = (s: number) =>
-      `stale: model version ${sl.modelVersion[s]} < ${minVersion} (version ${version} − maxStaleness ${opts.maxStaleness})`;
-    const entry = (kind: 'use' | 'skip', s: number): JournalEntry => ({
-      kind,
-      seq: sl.seq[s]!,
-      id: sl.ids[s]!,
-      step,
-      at: now,
-      reason: kind === 'skip' ? skipReason(s) : '',
-    });
-    const entries = [
-      ...chosen.slots.map((s) => entry('use', s)),
-      ...skippedSlots.map((s) => entry('skip', s)),
-    ];
-    // The lease commit and the payload read are independent: run them together.
-    const [leased, fetched] = await Promise.allSettled([
-      this.storage.journal.append(entries),
-      this.storage.take(chosen.slots),
-    ]);
-    if (leased.status === 'rejected') throw leased.reason;
-    if (fetched.status === 'rejected') {
-      await this.storage.journal.dropEntries(
-        step,
-        entries.map((e) => e.seq),
-      );
-      throw fetched.reason;
-    }
-    const rows = fetched.value;
-    const skipped: SkippedExperience[] = skippedSlots.map((s) => ({
-      id: sl.ids[s]!,
-      modelVersion: sl.modelVersion[s]!,
-      reason: skipReason(s),
-    }));
-    const experiences: Experience[] = chosen.slots.map((s) => {
-      const exp = rows.get(s)!;
-      const priority = sl.priority[s]!;
-      sl.addLease(s, { step, at: now, kind: 'use' });
-      this.use.refresh(s);
-      exp.useCount = sl.effectiveUses(s);
-      exp.priority = priority;
-      return exp;
-    });
-    for (const s of skippedSlots) sl.addLease(s, { step, at: now, kind: 'skip' });
-    this.rateLimiter?.onSample(experiences.length);
-    if (skipped.length > 0) {
-      this.rejected.add(
-        skipped.map(
-          (k): RejectedInput => ({
-            step: opts.skipStepName ?? 'sample:staleness',
-            reason: k.reason,
-            rowId: k.id,
-            payload: JSON.stringify({ modelVersion: k.modelVersion, trainStep: step }),
-            runId: this.config.runId,
-          }),
-        ),
-      );
-      await this.rejected.flush();
-    }
-    await this.upkeep.committed(0, entries.length > 0 ? 1 : 0);
-    return { step, experiences, weights: chosen.weights, skipped, requested: n };
+    return { config, slots, use, sampler, storage, rejected, rateLimiter, upkeep, callIndex };
   }
 
   // ---------------------------------------------------------------- ack / recover
@@ -355,6 +260,8 @@ export class ExperienceBuffer {
         throw new WinnowError(
           `buffer '${this.config.table}': cannot resume from step ${t}: deliveries up to step ${last} were already acknowledged (acknowledge a step only once the trainer's checkpoint for it is durable)`,
         );
+      // The rollback deletes journal entries: not beside a background fold's trim of the same table.
+      await this.upkeep.idle();
       const pendingBefore = this.slots.pendingCount();
       let commits = 0;
       if (t > last) {
@@ -406,6 +313,11 @@ export class ExperienceBuffer {
 
   get size(): number {
     return this.slots.live;
+  }
+
+  /** Background table upkeep (fold, compaction): whether a job runs now and how many finished. */
+  get upkeepState(): { busy: boolean; completed: number } {
+    return { busy: this.upkeep.busy, completed: this.upkeep.completed };
   }
 
   get lastAcknowledgedStep(): number {

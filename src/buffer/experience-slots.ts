@@ -298,13 +298,18 @@ export class ExperienceSlots {
     return n;
   }
 
+  /** Whether `compact` would renumber: removed slots outnumber the live ones (and are at least 1,024). */
+  wantsCompact(): boolean {
+    const dead = this.size - this.live;
+    return dead >= 1024 && dead >= this.live;
+  }
+
   /**
    * Drop removed slots when they outnumber the live ones, so memory follows the live row count.
    * Slot numbers change; everything keyed by slot is remapped.
    */
   compact(): boolean {
-    const dead = this.size - this.live;
-    if (dead < 1024 || dead < this.live) return false;
+    if (!this.wantsCompact()) return false;
     const map = new Int32Array(this.size).fill(-1);
     let j = 0;
     for (let s = 0; s < this.size; s++) {

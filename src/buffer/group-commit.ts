@@ -79,6 +79,8 @@ export async function commitGroup(p: GroupCommitParts, calls: readonly PendingWr
     const victims = p.capacity.choose();
     let evicted: EvictedExperience[] = [];
     if (victims.length > 0) {
+      // A delete could conflict with a background fold or compaction of the same rows.
+      await p.upkeep.idle();
       evicted = await p.capacity.evict(victims);
       version = await p.storage.version();
       commits++;

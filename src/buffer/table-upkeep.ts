@@ -10,7 +10,23 @@ import type { UseState } from './use-state.ts';
  * use state into the table (one bulk rewrite), trims the journal, and compacts each table after
  * `compactEvery` of its own commits (merging fragments, dropping versions older than
  * `retainVersionsSeconds`).
+ *
+ * Automatic upkeep of a large table (≥ BACKGROUND_UPKEEP_ROWS rows) runs in the background: a fold of 1M rows or a compaction takes seconds, and a
+ * `sample` or `write` must not wait for it. Folds and compactions are single commits that readers
+ * and appenders can run beside (a take reads by stable row id, an append rebases onto them), so only
+ * what could conflict waits for the background work (`idle`): deletes (eviction, rollback) and the
+ * explicit `flush`/`compact`/`close`. The slot index is never renumbered while background work
+ * runs, and it is renumbered only at a compaction point counted from the buffer's own commits, so
+ * sampling stays the same whatever the background timing. A background failure leaves the table as
+ * it was (a Lance commit is atomic): the rows it would have folded stay pending, and the next fold
+ * (automatic, or the explicit one of `flush`/`compact`/`close`, which reports its own errors) writes them.
  */
+/**
+ * Below this many stored rows a fold or compaction takes milliseconds and runs inline (the table's
+ * shape after each call is then fixed, as small test tables expect); from here on, in the background.
+ */
+export const BACKGROUND_UPKEEP_ROWS = 20_000;
+
 export class TableUpkeep {
   private mainCommits = 0;
   private journalCommits = 0;
@@ -20,6 +36,11 @@ export class TableUpkeep {
   private readonly use: UseState;
   private readonly sampler: Sampler;
   private readonly facts: (slot: number) => RowFacts;
+  private running: Promise<void> | null = null;
+  /** The last background failure (kept for inspection; the work is redone by the next fold). */
+  lastFailure: unknown = null;
+  /** Background jobs finished so far (benchmarks read it). */
+  completed = 0;
 
   constructor(parts: {
     config: { compactEvery: number; foldRows: number; retainVersionsSeconds: number };
@@ -37,27 +58,83 @@ export class TableUpkeep {
     this.facts = parts.facts;
   }
 
+  /** Whether a background fold or compaction is running. */
+  get busy(): boolean {
+    return this.running !== null;
+  }
+
+  /** Wait for background upkeep (before anything that may conflict with it: deletes, renumbering). */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
   /**
-   * Count commits and compact each table after `compactEvery` of its own. Compacting the experience
-   * table folds first (a fold is one bulk rewrite, so it rides along with the one compaction
-   * rewrites anyway); the journal is tiny and compacts on its own schedule.
+   * Count commits; start a background compaction after `compactEvery` commits of the experience
+   * table (it folds first: a fold is one bulk rewrite, so it rides along with the compaction), or a
+   * background fold once `foldRows` rows wait. The journal is tiny and compacts on its own schedule.
+   * Never waits for the work itself; one job runs at a time.
    */
   async committed(main: number, journal: number): Promise<void> {
     this.mainCommits += main;
     this.journalCommits += journal;
-    if (this.mainCommits >= this.config.compactEvery) await this.compact();
-    else {
-      if (this.slots.dirty.size >= this.config.foldRows) await this.fold();
-      if (this.journalCommits >= this.config.compactEvery) this.compactJournal();
+    if (this.journalCommits >= this.config.compactEvery) this.compactJournal();
+    const compact = this.mainCommits >= this.config.compactEvery;
+    if (compact) {
+      this.mainCommits = 0;
+      // Rare (removed rows outnumber live ones): renumber here, at a point fixed by the commit count.
+      if (this.slots.wantsCompact()) {
+        await this.idle();
+        this.renumberSlots();
+      }
+    }
+    if (this.running) return;
+    if (!compact && this.slots.dirty.size < this.config.foldRows) return;
+    const job = this.job(compact).finally(() => {
+      this.running = null;
+      this.completed++;
+    });
+    this.running = job;
+    if (this.slots.live < BACKGROUND_UPKEEP_ROWS) await job;
+  }
+
+  private async job(compact: boolean): Promise<void> {
+    try {
+      await this.foldNow();
+      if (compact) {
+        await this.storage.optimize(this.cutoff());
+        this.compactJournal();
+      }
+    } catch (err) {
+      this.lastFailure = err;
     }
   }
 
-  /** Write acknowledged use counts, priorities and consumption into the table; returns the rows written. */
+  /** Write acknowledged use counts, priorities and consumption into the table now; returns the rows written. */
   async fold(): Promise<number> {
+    await this.idle();
+    return this.foldNow();
+  }
+
+  /** Fold, compact the experience table and (in the background) the journal, in the foreground. */
+  async compact(): Promise<void> {
+    await this.fold();
+    await this.storage.optimize(this.cutoff());
+    this.mainCommits = 0;
+    this.compactJournal();
+    this.renumberSlots();
+  }
+
+  /**
+   * One fold: the dirty rows' state as of now (later changes mark them dirty again), one merge
+   * commit, then the journal entries it covers are trimmed. A failed merge puts the rows back.
+   */
+  private async foldNow(): Promise<number> {
     const sl = this.slots;
     const rows: StoredExperience[] = [];
+    const taken: number[] = [];
     for (const s of sl.dirty) {
       if (!sl.alive[s]) continue;
+      taken.push(s);
       rows.push({
         exp: { id: sl.ids[s]! } as Experience, // fold columns read only the id and the fields below
         seq: sl.seq[s]!,
@@ -68,23 +145,26 @@ export class TableUpkeep {
         consumed: sl.consumed[s] === 1,
       });
     }
-    if (rows.length > 0) {
-      await this.storage.fold(rows);
-      this.mainCommits++;
-    }
     sl.dirty.clear();
-    if (this.use.lastAcked >= 0) {
-      await this.storage.journal.trimThrough(this.use.lastAcked);
+    const acked = this.use.lastAcked;
+    if (rows.length > 0) {
+      try {
+        await this.storage.fold(rows);
+      } catch (err) {
+        // Slots are not renumbered while a fold runs, so these are still the same rows.
+        for (const s of taken) if (sl.alive[s]) sl.dirty.add(s);
+        throw err;
+      }
+    }
+    if (acked >= 0) {
+      await this.storage.journal.trimThrough(acked);
       this.journalCommits++;
     }
     return rows.length;
   }
 
-  async compact(): Promise<void> {
-    await this.fold();
-    await this.storage.optimize(this.cutoff());
-    this.mainCommits = 0;
-    this.compactJournal();
+  /** Drop removed slots from the index once they outnumber the live ones (never while a job runs). */
+  private renumberSlots(): void {
     if (this.slots.compact()) this.use.reindex();
   }
 

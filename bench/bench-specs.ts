@@ -3,6 +3,7 @@
 import type { CommandSpec } from '../src/cli/command-spec.ts';
 import { JUDGE_BENCH_SPEC } from './judge-spec.ts';
 import { CURRICULUM_BENCH_SPEC } from './learning-curriculum/spec.ts';
+import { LOOP_BENCH_SPEC } from './loop-spec.ts';
 import { ALL_SELECTORS } from './selection/lineup.ts';
 import { SCENARIO_NAMES } from './selection/scenarios.ts';
 
@@ -206,4 +207,5 @@ export const BENCH_SPECS = [
   REPLAY_BENCH_SPEC,
   TOKENIZE_BENCH_SPEC,
   JUDGE_BENCH_SPEC,
+  LOOP_BENCH_SPEC,
 ] as const;

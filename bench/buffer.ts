@@ -67,7 +67,7 @@ function experience(i: number, rng: Rng): Experience {
   };
 }
 
-function batch(from: number, count: number, seed: number): Experience[] {
+export function batch(from: number, count: number, seed: number): Experience[] {
   const rng = new Rng(`${seed}:${from}`);
   return Array.from({ length: count }, (_, k) => experience(from + k, rng));
 }

@@ -9,6 +9,7 @@ import {
 } from '../../bench/bench-specs.ts';
 import { JUDGE_BENCH_SPEC } from '../../bench/judge-spec.ts';
 import { CURRICULUM_BENCH_SPEC } from '../../bench/learning-curriculum/spec.ts';
+import { LOOP_BENCH_SPEC } from '../../bench/loop-spec.ts';
 import { UsageError } from './args.ts';
 import {
   type CommandGroup,
@@ -42,6 +43,7 @@ const LOADERS: ReadonlyArray<readonly [CommandSpec, () => Promise<BenchMain>]> =
     async () => (await import('../../bench/learning-curriculum/main.ts')).curriculumBenchMain,
   ],
   [JUDGE_BENCH_SPEC, async () => (await import('../../bench/judge.ts')).judgeBenchMain],
+  [LOOP_BENCH_SPEC, async () => (await import('../../bench/loop.ts')).loopBenchMain],
 ];
 
 const benchName = (spec: CommandSpec) => spec.name.replace(/^bench /, '');

@@ -11,6 +11,7 @@ import {
   unknownName,
   usageLine,
 } from './command-spec.ts';
+import { COMPARE_SPEC, compareCommand } from './compare-command.ts';
 import { CONVERT_SPEC, convertCommand } from './convert-command.ts';
 import { exportCommand, exportSpec } from './export-command.ts';
 import { GC_SPEC, gcCommand } from './gc-command.ts';
@@ -42,6 +43,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'schema', spec: SCHEMA_SPEC, run: schemaCommand },
   { name: 'convert', spec: CONVERT_SPEC, run: convertCommand },
   { name: 'runs', spec: RUNS_SPEC, run: runsCommand },
+  { name: 'compare', spec: COMPARE_SPEC, run: compareCommand },
   { name: 'gc', spec: GC_SPEC, run: gcCommand },
   { name: 'tokenize', spec: TOKENIZE_SPEC, run: tokenizeCommand },
   { name: 'judge', spec: JUDGE_SPEC, run: judgeCommand },

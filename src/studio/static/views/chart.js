@@ -28,7 +28,10 @@ export function lineChart(title, x, series, { percent = false, width = 460, heig
     width,
     height,
     scales: { x: { time: false } },
-    axes: [{ label: 'step' }, { values: (_u, ticks) => ticks.map(fmt), size: 60 }],
+    axes: [
+      { label: 'step', incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000] },
+      { values: (_u, ticks) => ticks.map(fmt), size: 60 },
+    ],
     series: [
       { label: 'step' },
       ...names.map((n, i) => ({

@@ -1,0 +1,169 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StudioServer } from '../../src/studio/studio-server.ts';
+import { captureMain } from '../cli/capture.ts';
+import { readParquetFile } from '../export/arrow-text.ts';
+import { tempDir } from '../helpers/tmp.ts';
+import { browserMissing, launchChromium } from './browser.ts';
+import { makeStudioDb, startFixtureStudio } from './fixture.ts';
+
+/**
+ * The Studio in a real headless Chromium: the user's paths through the UI, each checked by what
+ * the page shows and by what the database then holds. WINNOW_SCREENSHOTS=1 writes the screenshots
+ * docs/studio.md shows (docs/images/studio/); normal runs write none.
+ */
+const missing = browserMissing();
+if (missing) console.warn(`studio browser tests skipped: ${missing}`);
+const SHOTS =
+  process.env.WINNOW_SCREENSHOTS === '1' ? join(import.meta.dirname, '../../docs/images/studio') : null;
+
+describe.skipIf(missing !== null)('studio in Chromium', () => {
+  const dir = tempDir('winnow-studio-browser-');
+  let server: StudioServer;
+  let browser: Awaited<ReturnType<typeof launchChromium>>;
+  let context: BrowserContext;
+  let page: Page;
+  let db: string;
+  const TOKEN = 'browser-token-123';
+
+  beforeAll(async () => {
+    const places = await makeStudioDb(dir);
+    db = places.db;
+    server = await startFixtureStudio(dir, { ...places, token: TOKEN, user: 'reviewer' });
+    browser = await launchChromium();
+    context = browser.context;
+    page = context.pages()[0] ?? (await context.newPage());
+    page.setDefaultTimeout(10_000);
+    if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  /** Wait until the view for the current hash has rendered. */
+  async function settled(before: string | undefined) {
+    await page.waitForFunction(
+      (b) => document.body.dataset.ready !== undefined && document.body.dataset.ready !== b,
+      before,
+    );
+  }
+  const ready = () => page.evaluate(() => document.body.dataset.ready);
+  async function nav(action: () => Promise<unknown>) {
+    const before = await ready();
+    await action();
+    await settled(before);
+  }
+  const shot = async (name: string) => {
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
+  };
+  const ids = () =>
+    page.$$eval('[data-testid=rows] tbody tr td:first-child', (tds) => tds.map((td) => td.textContent));
+
+  it('opens a table, filters and pages, opens a task, edits it, sees the new version, undoes', async () => {
+    await page.goto(`${server.url}?token=${TOKEN}`);
+    await settled(undefined);
+    await shot('tables');
+    await nav(() => page.click('[data-testid=table-tasks]'));
+    expect((await ids()).slice(0, 3)).toEqual(['t00', 't01', 't02']);
+    await page.fill('[data-testid=where]', "taskset = 'odd'");
+    await nav(() => page.click('[data-testid=apply]'));
+    expect((await ids()).slice(0, 3)).toEqual(['t01', 't03', 't05']);
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=count]')?.textContent === '30 matching',
+    );
+    await shot('task-browser');
+    await nav(() => page.click('[data-testid=next]'));
+    expect(await ids()).toEqual(['t51', 't53', 't55', 't57', 't59']);
+    expect(await page.textContent('[data-testid=range]')).toBe('rows 26–30');
+
+    await nav(() => page.click('[data-testid=open-t53]'));
+    const v0 = Number((await page.textContent('[data-testid=task-version]'))!.slice(1));
+    await page.fill('[data-testid=edit-prompt]', 'Compute 53 times three.');
+    await page.fill('[data-testid=edit-reason]', 'make it harder');
+    await nav(() => page.click('[data-testid=save]'));
+    expect(await page.textContent('[data-testid=task-version]')).toBe(`v${v0 + 1}`);
+    expect(await page.inputValue('[data-testid=edit-prompt]')).toBe('Compute 53 times three.');
+    expect(
+      await page.$$eval('[data-testid=edits] tbody tr', (trs) =>
+        trs.map((tr) => tr.children[1]!.textContent),
+      ),
+    ).toEqual(['reviewer']);
+    await shot('task-edit');
+    await nav(() => page.click('[data-testid=undo-edit]'));
+    expect(await page.textContent('[data-testid=task-version]')).toBe(`v${v0 + 2}`);
+    expect(await page.inputValue('[data-testid=edit-prompt]')).toBe('Compute 53 times two.');
+  });
+
+  it('a stale edit from a second tab is refused with a visible message', async () => {
+    const second = await context.newPage();
+    await second.goto(`${server.url}#/task/tasks/t55`);
+    await second.waitForSelector('[data-testid=edit-answer]');
+    await nav(() => page.goto(`${server.url}#/task/tasks/t55`));
+    await page.fill('[data-testid=edit-answer]', '111');
+    await nav(() => page.click('[data-testid=save]'));
+    await second.fill('[data-testid=edit-answer]', '222');
+    await second.click('[data-testid=save]');
+    const alert = await second.waitForSelector('[data-testid=error]');
+    expect(await alert.textContent()).toMatch(
+      /^task 't55' changed since you read it .* \(field: etag\) — reload the row/,
+    );
+    await second.close();
+    expect(await page.inputValue('[data-testid=edit-answer]')).toBe('111');
+  });
+
+  it('compares two runs and the chart holds the runs’ values', async () => {
+    await nav(() => page.goto(`${server.url}#/runs`));
+    await page.check('[data-testid=pick-fifo-1]');
+    await page.check('[data-testid=pick-prio-1]');
+    await nav(() => page.click('[data-testid=compare]'));
+    await page.waitForSelector('[data-testid=chart-accuracy] canvas');
+    const data = await page.evaluate(
+      () =>
+        (
+          window as unknown as {
+            studioCharts: Record<string, { data: number[][]; series: { label: string }[] }>;
+          }
+        ).studioCharts.accuracy,
+    );
+    expect(data.series.map((s) => s.label)).toEqual(['step', 'fifo-1', 'prio-1']);
+    expect(data.data[0]).toEqual([0, 1, 2, 3]);
+    expect(data.data[2]![3]).toBe(0.45);
+    expect(await page.textContent('[data-testid=config-diff]')).toContain('buffer.sampler.type');
+    await shot('compare');
+  });
+
+  it('labels a preference pair and finds it in the trl-dpo export', async () => {
+    await nav(() => page.goto(`${server.url}#/group/exps/g2`));
+    await page.selectOption('[data-testid=chosen]', 'g2-1');
+    await page.selectOption('[data-testid=rejected]', 'g2-0');
+    await nav(() => page.click('[data-testid=label-pair]'));
+    expect(await page.textContent('[data-testid=current-label]')).toBe('labelled by reviewer: g2-1 ≻ g2-0');
+    await shot('group');
+    const out = join(dir, 'pairs.parquet');
+    const r = await captureMain([
+      'export',
+      '--db',
+      db,
+      '--table',
+      'exps',
+      '--format',
+      'trl-dpo',
+      '--out',
+      out,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const g2 = readParquetFile(out)
+      .toArray()
+      .map((x) => x.toJSON() as Record<string, unknown>)
+      .find((x) => x.group_id === 'g2');
+    expect([g2?.chosen_id, g2?.rejected_id, g2?.chosen_reward, g2?.rejected_reward]).toEqual([
+      'g2-1',
+      'g2-0',
+      0.5,
+      0.5,
+    ]);
+  });
+});

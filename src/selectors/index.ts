@@ -14,4 +14,5 @@ export { decodeArray, type EncodedArray, encodeArray } from './state-codec.ts';
 export * from './task-vectors.ts';
 export { taskViewFromTasks } from './task-view.ts';
 export * from './types.ts';
+export * from './stages/index.ts';
 export * from './zoo/index.ts';

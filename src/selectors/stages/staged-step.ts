@@ -1,0 +1,152 @@
+import type { Selector, TaskFeedback } from '../types.ts';
+import { isProbingSelector } from '../zoo/probe.ts';
+import type { PreRolloutStage } from './types.ts';
+
+/** A request for rollouts: `rollouts` more samples of each task. */
+export interface RolloutRequest {
+  ids: readonly string[];
+  rollouts: number;
+  /** Why: a probe (reference set), screening, continuation after screening, or a full group. */
+  phase: 'probe' | 'screen' | 'continue' | 'full';
+}
+
+/** What one explorer step spent and kept, every rollout counted. */
+export interface StagedStepResult {
+  /** Groups kept for training (at most the wanted number). */
+  kept: TaskFeedback[];
+  /** Rollouts spent in all: probes, screening, continuation, full groups (kept or discarded). */
+  rollouts: number;
+  probeRollouts: number;
+  screenRollouts: number;
+  /** Groups rolled out in full (kept or not), and those discarded (uniform or past the quota). */
+  fullGroups: number;
+  discardedGroups: number;
+  /** Tasks dropped after screening; candidates never rolled out (skipped by a stage or unused); candidates asked. */
+  screenedOut: number;
+  skipped: number;
+  asked: number;
+  rounds: number;
+}
+
+export interface StagedStepOptions {
+  want: number;
+  groupSize: number;
+  /** Rounds a refilling step may take (default 8). */
+  maxRounds?: number;
+  step?: number;
+}
+
+/**
+ * One explorer step with pre-rollout stages, as a generator of rollout requests so the same logic
+ * drives a synchronous simulator and an asynchronous policy: probe (DOTS's reference set, not
+ * trained on), ask the selector for candidates, let stages skip some (GRESO), screen (SPEED) and
+ * continue the survivors, roll out full groups, keep those every stage keeps (DAPO), feed every
+ * group back to the selector and the stages, and refill while a stage asks for it.
+ */
+export function* stagedStep(
+  selector: Selector,
+  stages: readonly PreRolloutStage[],
+  o: StagedStepOptions,
+): Generator<RolloutRequest, StagedStepResult, number[][]> {
+  const res: StagedStepResult = {
+    kept: [],
+    rollouts: 0,
+    probeRollouts: 0,
+    screenRollouts: 0,
+    fullGroups: 0,
+    discardedGroups: 0,
+    screenedOut: 0,
+    skipped: 0,
+    asked: 0,
+    rounds: 0,
+  };
+  const G = o.groupSize;
+  const refills = stages.some((s) => s.refills);
+  const maxRounds = refills ? (o.maxRounds ?? 8) : 1;
+  const ctx = o.step !== undefined ? { step: o.step } : undefined;
+  if (isProbingSelector(selector)) {
+    const probe = selector.probe();
+    if (probe.length > 0) {
+      const rewards = yield { ids: probe, rollouts: G, phase: 'probe' };
+      res.probeRollouts += probe.length * G;
+      res.rollouts += probe.length * G;
+      selector.feedback(
+        probe.map((taskId, i) => ({ taskId, rewards: rewards[i]! })),
+        ctx,
+      );
+    }
+  }
+  const screenK = Math.max(0, ...stages.map((s) => s.screen?.(G) ?? 0));
+  while (res.kept.length < o.want && res.rounds < maxRounds) {
+    res.rounds++;
+    const need = o.want - res.kept.length;
+    const ask = stages.reduce((n, s) => (s.candidates ? s.candidates(n) : n), need);
+    res.asked += ask;
+    let ids = selector.select(ask, ctx);
+    // Admission: without an admitting stage, a round rolls out at most what the stages asked for.
+    const limit = stages.some((s) => s.candidates && !s.admit) ? ask : need;
+    for (const s of stages) if (s.admit) ids = s.admit(ids, limit);
+    if (ids.length > limit) ids = ids.slice(0, limit);
+    res.skipped += Math.max(0, ask - ids.length);
+    const groups: TaskFeedback[] = [];
+    let full: TaskFeedback[];
+    if (screenK > 0) {
+      const screened = yield { ids, rollouts: screenK, phase: 'screen' };
+      res.screenRollouts += ids.length * screenK;
+      res.rollouts += ids.length * screenK;
+      const go: number[] = [];
+      ids.forEach((taskId, i) => {
+        if (stages.every((s) => !s.continueAfterScreen || s.continueAfterScreen(screened[i]!))) go.push(i);
+        else {
+          res.screenedOut++;
+          groups.push({ taskId, rewards: screened[i]! });
+        }
+      });
+      const goIds = go.map((i) => ids[i]!);
+      const rest = goIds.length > 0 ? yield { ids: goIds, rollouts: G - screenK, phase: 'continue' } : [];
+      res.rollouts += goIds.length * (G - screenK);
+      full = go.map((i, j) => ({ taskId: ids[i]!, rewards: [...screened[i]!, ...rest[j]!] }));
+    } else {
+      const rewards = ids.length > 0 ? yield { ids, rollouts: G, phase: 'full' } : [];
+      res.rollouts += ids.length * G;
+      full = ids.map((taskId, i) => ({ taskId, rewards: rewards[i]! }));
+    }
+    res.fullGroups += full.length;
+    for (const g of full) {
+      const keep = stages.every((s) => !s.keep || s.keep(g.rewards));
+      if (keep && res.kept.length < o.want) res.kept.push(g);
+      else res.discardedGroups++;
+    }
+    groups.push(...full);
+    selector.feedback(groups, ctx);
+    for (const s of stages) s.observe?.(groups);
+    if (ids.length === 0 && ask === 0) break;
+  }
+  return res;
+}
+
+/** Drive a staged step with a synchronous rollout function. */
+export function runStagedStep(
+  selector: Selector,
+  stages: readonly PreRolloutStage[],
+  o: StagedStepOptions,
+  rollout: (req: RolloutRequest) => number[][],
+): StagedStepResult {
+  const gen = stagedStep(selector, stages, o);
+  let next = gen.next();
+  while (!next.done) next = gen.next(rollout(next.value));
+  return next.value;
+}
+
+/** Drive a staged step with an asynchronous rollout function (a real policy). */
+export async function runStagedStepAsync(
+  selector: Selector,
+  stages: readonly PreRolloutStage[],
+  o: StagedStepOptions,
+  rollout: (req: RolloutRequest) => Promise<number[][]>,
+): Promise<StagedStepResult> {
+  const gen = stagedStep(selector, stages, o);
+  let next = gen.next();
+  while (!next.done) next = gen.next(await rollout(next.value));
+  return next.value;
+}

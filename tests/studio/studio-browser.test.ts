@@ -45,12 +45,12 @@ describe.skipIf(missing !== null)('studio in Chromium', () => {
 
   /** Wait until the view for the current hash has rendered. */
   async function settled(before: string | undefined) {
+    // Page code is passed as text: it runs in the browser, and this file is typed for Node.
     await page.waitForFunction(
-      (b) => document.body.dataset.ready !== undefined && document.body.dataset.ready !== b,
-      before,
+      `document.body.dataset.ready !== undefined && document.body.dataset.ready !== ${JSON.stringify(before ?? null)}`,
     );
   }
-  const ready = () => page.evaluate(() => document.body.dataset.ready);
+  const ready = () => page.evaluate<string | undefined>('document.body.dataset.ready');
   async function nav(action: () => Promise<unknown>) {
     const before = await ready();
     await action();
@@ -72,7 +72,7 @@ describe.skipIf(missing !== null)('studio in Chromium', () => {
     await nav(() => page.click('[data-testid=apply]'));
     expect((await ids()).slice(0, 3)).toEqual(['t01', 't03', 't05']);
     await page.waitForFunction(
-      () => document.querySelector('[data-testid=count]')?.textContent === '30 matching',
+      "document.querySelector('[data-testid=count]')?.textContent === '30 matching'",
     );
     await shot('task-browser');
     await nav(() => page.click('[data-testid=next]'));
@@ -120,13 +120,9 @@ describe.skipIf(missing !== null)('studio in Chromium', () => {
     await page.check('[data-testid=pick-prio-1]');
     await nav(() => page.click('[data-testid=compare]'));
     await page.waitForSelector('[data-testid=chart-accuracy] canvas');
-    const data = await page.evaluate(
-      () =>
-        (
-          window as unknown as {
-            studioCharts: Record<string, { data: number[][]; series: { label: string }[] }>;
-          }
-        ).studioCharts.accuracy,
+    // The uPlot instance's own data and series: what the chart draws.
+    const data = await page.evaluate<{ data: number[][]; series: { label: string }[] }>(
+      '({ data: window.studioCharts.accuracy.data, series: window.studioCharts.accuracy.series.map((s) => ({ label: s.label })) })',
     );
     expect(data.series.map((s) => s.label)).toEqual(['step', 'fifo-1', 'prio-1']);
     expect(data.data[0]).toEqual([0, 1, 2, 3]);

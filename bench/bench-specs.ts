@@ -54,6 +54,13 @@ export const INGEST_BENCH_SPEC = {
       description:
         'skip the plain per-row Python script (bench/ingest_baseline.py) that otherwise runs on the same file when python3 exists',
     },
+    workers: {
+      type: 'string',
+      value: 'N|auto',
+      default: 'auto',
+      description:
+        "the pipelines' workers setting (threads for the row-wise operators and near-dedup signatures; 0: main thread only)",
+    },
     seed,
     json,
   },

@@ -4,7 +4,7 @@
 // script doing the same filters and dedup. Also MinHash near-dedup throughput.
 // Run: npx winnow bench ingest [--rows N] [--input FILE --mapping prompt=col,…] [--json]
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { closeAllConnections } from '../src/buffer/connection.ts';
@@ -18,7 +18,10 @@ import { TaskPipelineConfigSchema } from '../src/lifecycle/task-pipeline-config.
 import { OperatorGraph } from '../src/operators/graph.ts';
 import { buildGraph } from '../src/operators/graph-spec.ts';
 import { taskOperatorRegistry } from '../src/operators/registries.ts';
+import { autoWorkers } from '../src/pipeline-workers/row-stage.ts';
 import { INGEST_BENCH_SPEC } from './bench-specs.ts';
+import { measureFloor } from './ingest/floor.ts';
+import { nearDedupPooled } from './ingest/near-dedup-pool.ts';
 import { type PythonBaseline, runPythonBaseline } from './ingest/python-baseline.ts';
 import { problemText, SYNTHETIC_MAPPING, writeSyntheticFile } from './ingest/synthetic.ts';
 
@@ -60,9 +63,26 @@ function trackPeakRss(): { stop(): number } {
   };
 }
 
-async function runPipeline(file: string, dbDir: string, mapping: Mapping, operators: unknown[]) {
+function parseWorkers(v: string): number | 'auto' {
+  if (v === 'auto') return v;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 64) throw new UsageError(`--workers: '${v}' is not auto or 0–64`);
+  return n;
+}
+
+/** Share of the machine's cores the process kept busy (all its threads). */
+const utilisation = (cpuSecs: number, secs: number) => cpuSecs / (secs * availableParallelism());
+
+async function runPipeline(
+  file: string,
+  dbDir: string,
+  mapping: Mapping,
+  operators: unknown[],
+  workers: number | 'auto',
+) {
   const config = TaskPipelineConfigSchema.parse({
     name: 'bench-ingest',
+    workers,
     runsDir: join(dbDir, 'runs'),
     input: { path: file },
     mapping: { ...mapping, taskset: 'bench' },
@@ -77,13 +97,14 @@ async function runPipeline(file: string, dbDir: string, mapping: Mapping, operat
   const cpu = process.cpuUsage(cpu0);
   return {
     report,
+    workers: report.workers ?? 0,
     secs,
     peakMb: mem.stop() / 2 ** 20,
     cpuSecs: (cpu.user + cpu.system) / 1e6,
   };
 }
 
-async function nearDedupRate(docs: number, seed: number) {
+async function nearDedupRate(docs: number, seed: number, workers: number) {
   const rng = new Rng(seed);
   const tasks: Task[] = [];
   for (let i = 0; i < docs; i++) {
@@ -107,7 +128,17 @@ async function nearDedupRate(docs: number, seed: number) {
   };
   const exact = await time([{ op: 'exact_dedup' }]);
   const near = await time([{ op: 'near_dedup' }]);
-  return { docs, exact, near, meanChars: tasks.reduce((s, t) => s + t.prompt!.length, 0) / tasks.length };
+  const run = workers > 0 ? await nearDedupPooled(tasks, { workers, seed }) : null;
+  const pooled = run && { workers: run.workers, secs: run.secs, cpuSecs: run.cpuSecs, kept: run.kept };
+  const samePooled = run ? run.kept === near.kept : null;
+  return {
+    docs,
+    exact,
+    near,
+    pooled,
+    samePooled,
+    meanChars: tasks.reduce((s, t) => s + t.prompt!.length, 0) / tasks.length,
+  };
 }
 
 const say = (m: string) => process.stderr.write(`${m}\n`);
@@ -118,6 +149,8 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
   const { docs, seed, input, json } = parsed.values;
   if (parsed.values.mapping && !input) throw new UsageError('--mapping needs --input FILE');
   const mapping = parseMapping(parsed.values.mapping);
+  const workers = parseWorkers(parsed.values.workers);
+  const ndWorkers = workers === 'auto' ? autoWorkers() : workers;
   const dir = mkdtempSync(join(tmpdir(), 'winnow-bench-ingest-'));
   try {
     let file: string;
@@ -127,11 +160,16 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
       say(`writing ${parsed.values.rows.toLocaleString('en-US')} synthetic rows…`);
       await writeSyntheticFile(file, parsed.values.rows, seed);
     }
-    say('baseline: read + map + LanceDB write, no operators…');
-    const base = await runPipeline(file, join(dir, 'db-base'), mapping, []);
+    say('floor: the file parsed, its columns as Arrow, written to LanceDB (no mapping)…');
+    const floorMem = trackPeakRss();
+    const floor = await measureFloor(file, join(dir, 'db-floor'));
+    const floorPeakMb = floorMem.stop() / 2 ** 20;
     closeAllConnections();
-    say('pipeline: read + 5 cleaning/filter operators + exact dedup + LanceDB…');
-    const full = await runPipeline(file, join(dir, 'db-full'), mapping, CLEANING_STEPS);
+    say('baseline: read + map + LanceDB write, no operators…');
+    const base = await runPipeline(file, join(dir, 'db-base'), mapping, [], workers);
+    closeAllConnections();
+    say(`pipeline: read + 5 cleaning/filter operators + exact dedup + LanceDB (workers: ${workers})…`);
+    const full = await runPipeline(file, join(dir, 'db-full'), mapping, CLEANING_STEPS, workers);
     closeAllConnections();
     let py: PythonBaseline | { skipped: string } = { skipped: '--no-python' };
     if (!parsed.values['no-python']) {
@@ -141,24 +179,42 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
     let nd: Awaited<ReturnType<typeof nearDedupRate>> | null = null;
     if (docs > 0) {
       say(`near-dedup on ${docs.toLocaleString('en-US')} documents…`);
-      nd = await nearDedupRate(docs, seed);
+      nd = await nearDedupRate(docs, seed, ndWorkers);
     }
 
     const rows = base.report.rowsRead;
     const baseRate = rows / base.secs;
     const fullRate = rows / full.secs;
     const pyRate = 'skipped' in py ? null : py.rows / py.seconds;
+    const floorRate = floor.rows / floor.secs;
     const runs = [
+      {
+        run: 'floor (parse → Arrow → LanceDB, no mapping)',
+        rows: floor.rows,
+        landed: floor.rows,
+        seconds: floor.secs,
+        rowsPerSec: floorRate,
+        ratioToFloor: 1,
+        ratioToBaseline: floorRate / baseRate,
+        ratioToPython: pyRate && floorRate / pyRate,
+        peakRssMb: floorPeakMb,
+        cpuSecs: floor.cpuSecs,
+        cpuUtilisation: utilisation(floor.cpuSecs, floor.secs),
+        workers: 0,
+      },
       {
         run: 'baseline (no operators)',
         rows,
         landed: base.report.tasksOut,
         seconds: base.secs,
         rowsPerSec: baseRate,
+        ratioToFloor: baseRate / floorRate,
         ratioToBaseline: 1,
         ratioToPython: pyRate && baseRate / pyRate,
         peakRssMb: base.peakMb,
         cpuSecs: base.cpuSecs,
+        cpuUtilisation: utilisation(base.cpuSecs, base.secs),
+        workers: base.workers,
       },
       {
         run: '5 filters + exact dedup',
@@ -166,10 +222,13 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
         landed: full.report.tasksOut,
         seconds: full.secs,
         rowsPerSec: fullRate,
+        ratioToFloor: fullRate / floorRate,
         ratioToBaseline: fullRate / baseRate,
         ratioToPython: pyRate && fullRate / pyRate,
         peakRssMb: full.peakMb,
         cpuSecs: full.cpuSecs,
+        cpuUtilisation: utilisation(full.cpuSecs, full.secs),
+        workers: full.workers,
       },
       ...('skipped' in py
         ? []
@@ -180,10 +239,13 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
               landed: py.kept,
               seconds: py.seconds,
               rowsPerSec: pyRate!,
+              ratioToFloor: pyRate! / floorRate,
               ratioToBaseline: pyRate! / baseRate,
               ratioToPython: 1,
               peakRssMb: null,
               cpuSecs: py.cpuSeconds,
+              cpuUtilisation: utilisation(py.cpuSeconds, py.seconds),
+              workers: 0,
             },
           ]),
     ];
@@ -209,10 +271,13 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
           'landed',
           'seconds',
           'rows/s',
+          'ratio to floor',
           'ratio to baseline',
           'ratio to python',
           'peak RSS MB',
           'CPU s',
+          'CPU utilisation',
+          'workers',
           'rows per CPU s',
         ],
         runs.map((r) => [
@@ -221,17 +286,22 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
           r.landed,
           r.seconds,
           Math.round(r.rowsPerSec),
+          r.ratioToFloor,
           r.ratioToBaseline,
           r.ratioToPython ?? '—',
           fmt(r.peakRssMb),
           r.cpuSecs,
+          `${Math.round(r.cpuUtilisation * 100)}% of ${availableParallelism()}`,
+          r.workers,
           Math.round(r.rows / r.cpuSecs),
         ]),
       )}\n`,
     );
     if ('skipped' in py) process.stdout.write(`(python baseline skipped: ${py.skipped})\n`);
     // On a shared machine wall time depends on the neighbours; CPU seconds much less.
-    process.stdout.write('(CPU s: user + system time of the process, all its threads)\n');
+    process.stdout.write(
+      `(CPU s: user + system time of the process, all its threads; CPU utilisation: CPU s ÷ (seconds × ${availableParallelism()} cores); floor: ${floor.writeWaitSecs.toFixed(1)} s of it waiting for LanceDB)\n`,
+    );
     if (nd) {
       process.stdout.write(
         `\n${formatTable(
@@ -246,15 +316,27 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
               1,
             ],
             [
-              'near_dedup (MinHash-LSH)',
+              'near_dedup (MinHash-LSH), main thread',
               nd.docs,
               nd.near.kept,
               nd.near.secs,
               Math.round(nd.docs / nd.near.secs),
               nd.exact.secs / nd.near.secs,
             ],
+            ...(nd.pooled
+              ? [
+                  [
+                    `near_dedup, ${nd.pooled.workers} workers (signatures) + main (LSH)`,
+                    nd.docs,
+                    nd.pooled.kept,
+                    nd.pooled.secs,
+                    Math.round(nd.docs / nd.pooled.secs),
+                    nd.exact.secs / nd.pooled.secs,
+                  ],
+                ]
+              : []),
           ],
-        )}\n(mean document length ${Math.round(nd.meanChars)} chars)\n`,
+        )}\n(mean document length ${Math.round(nd.meanChars)} chars${nd.pooled ? `; workers keep the same rows: ${nd.samePooled ? 'yes' : 'NO'}` : ''})\n`,
       );
     }
     process.stdout.write(

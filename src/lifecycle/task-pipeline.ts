@@ -194,7 +194,7 @@ export async function runTaskPipeline(
     autoStartRows: 2 * (readOptionsOf(config.input).batchSize ?? 8192),
     graph: rowGraph,
     setup:
-      plan.workerSteps.length > 0 || plan.nearDedupParams
+      plan.workerSteps.length > 0 || plan.nearDedupParams || plan.exactDedupParams
         ? {
             steps: plan.workerSteps,
             seed,
@@ -202,6 +202,7 @@ export async function runTaskPipeline(
             baseDir: opts.baseDir,
             mapping: config.mapping,
             nearDedupParams: plan.nearDedupParams,
+            exactDedupParams: plan.exactDedupParams,
           }
         : null,
     mapping,
@@ -211,7 +212,7 @@ export async function runTaskPipeline(
   });
   if (stage.workers === 0 && typeof config.workers === 'number' && config.workers > 0)
     warn(
-      `workers: ${config.workers} has nothing to run: the chain starts with no built-in row-wise operator and holds no near_dedup, so every step runs on the main thread`,
+      `workers: ${config.workers} has nothing to run: the chain starts with no built-in row-wise operator and holds no exact_dedup or near_dedup, so every step runs on the main thread`,
     );
 
   try {

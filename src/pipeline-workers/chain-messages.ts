@@ -16,6 +16,8 @@ export interface ChainSetup {
   mapping: FieldMapping;
   /** near_dedup's params: workers compute its signatures for their output rows. */
   nearDedupParams: Record<string, unknown> | null;
+  /** exact_dedup's params: workers compute its key hashes for their output rows. */
+  exactDedupParams: Record<string, unknown> | null;
 }
 
 /** One batch: raw records to map and process, or tasks already mapped on the main thread. */
@@ -36,4 +38,8 @@ export interface ChainReply {
   /** near_dedup signatures of `tasks`, `permutations` numbers per task, or null. */
   signatures: Uint32Array | null;
   signerKey: string | null;
+  /** exact_dedup key hashes of `tasks` (53-bit key, 32-bit check), or null. */
+  exactKeys: Float64Array | null;
+  exactChecks: Uint32Array | null;
+  exactParamsKey: string | null;
 }

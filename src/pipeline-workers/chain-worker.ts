@@ -9,6 +9,8 @@ import { compileMapping } from '../io/mapping.ts';
 import { OperatorGraph } from '../operators/graph.ts';
 import { buildGraph } from '../operators/graph-spec.ts';
 import { taskOperatorRegistry } from '../operators/registries.ts';
+import { exactDedupOp } from '../operators/task/exact-dedup.ts';
+import { ExactDedupKeyer } from '../operators/task/exact-dedup-prepared.ts';
 import { nearDedupOp } from '../operators/task/near-dedup.ts';
 import { NearDedupSigner } from '../operators/task/near-dedup-signer.ts';
 import type { ChainJob, ChainReply, ChainSetup } from './chain-messages.ts';
@@ -25,6 +27,9 @@ const graph = new OperatorGraph<Task>(
   },
 );
 const mapping = compileMapping(setup.mapping);
+const keyer = setup.exactDedupParams
+  ? new ExactDedupKeyer(exactDedupOp.params.parse(setup.exactDedupParams))
+  : null;
 const signer = setup.nearDedupParams
   ? new NearDedupSigner(nearDedupOp.params.parse(setup.nearDedupParams))
   : null;
@@ -51,6 +56,7 @@ async function handle(job: ChainJob): Promise<Omit<ChainReply, 'id'>> {
   const mapMs = performance.now() - t0;
   const out = await graph.process(tasks);
   const signatures = signer ? signer.signAll(out.rows) : null;
+  const exact = keyer ? keyer.hashAll(out.rows) : null;
   const batchWarnings = warnings.splice(0);
   return {
     tasks: out.rows,
@@ -62,6 +68,9 @@ async function handle(job: ChainJob): Promise<Omit<ChainReply, 'id'>> {
     worker: threadId,
     signatures,
     signerKey: signer ? signer.key : null,
+    exactKeys: exact ? exact.keys : null,
+    exactChecks: exact ? exact.checks : null,
+    exactParamsKey: keyer ? keyer.key : null,
   };
 }
 

@@ -8,6 +8,7 @@ import type { CompiledMapping } from '../io/mapping.ts';
 import type { RawRecord } from '../io/raw-record.ts';
 import type { OperatorGraph, StepRejection } from '../operators/graph.ts';
 import { addMetrics, type StepMetrics } from '../operators/step-metrics.ts';
+import { prepareExactKey } from '../operators/task/exact-dedup-prepared.ts';
 import { presign } from '../operators/task/near-dedup-signer.ts';
 import { readText } from '../operators/task/text-fields.ts';
 import type { ChainJob, ChainReply, ChainSetup } from './chain-messages.ts';
@@ -92,6 +93,19 @@ export class RowStage {
       for (let i = 0; i < reply.tasks.length; i++) {
         const t = reply.tasks[i]!;
         presign(t, reply.signerKey, readText(t, field), reply.signatures.subarray(i * k, (i + 1) * k));
+      }
+    }
+    if (reply.exactKeys && reply.exactChecks && reply.exactParamsKey && this.opts.setup?.exactDedupParams) {
+      const field = (this.opts.setup.exactDedupParams.field as Parameters<typeof readText>[1]) ?? 'prompt';
+      for (let i = 0; i < reply.tasks.length; i++) {
+        const t = reply.tasks[i]!;
+        prepareExactKey(
+          t,
+          reply.exactParamsKey,
+          readText(t, field),
+          reply.exactKeys[i]!,
+          reply.exactChecks[i]!,
+        );
       }
     }
     return {

@@ -46,6 +46,8 @@ export interface RowWisePlan {
   workerSteps: StepSpec[];
   /** Params of the first top-level near_dedup after them: workers compute its MinHash signatures. */
   nearDedupParams: Record<string, unknown> | null;
+  /** Params of the first top-level exact_dedup after them: workers compute its key hashes. */
+  exactDedupParams: Record<string, unknown> | null;
   /** Why the rest runs on the main thread (shown as a run warning when workers start). */
   notes: string[];
 }
@@ -72,13 +74,18 @@ export function planRowWise(
     notes.push(
       `workers: step ${k + 1} (module ${stop.module}) and the steps after it run on the main thread: only built-in row-wise operators run in workers`,
     );
-  let nearDedupParams: Record<string, unknown> | null = null;
-  for (let i = k; i < operators.length; i++) {
-    const spec = operators[i]!;
-    if ('op' in spec && spec.op === 'near_dedup' && isBuiltIn('near_dedup')) {
-      nearDedupParams = spec.params ?? {};
-      break;
+  const firstAfter = (name: string) => {
+    if (!isBuiltIn(name)) return null;
+    for (let i = k; i < operators.length; i++) {
+      const spec = operators[i]!;
+      if ('op' in spec && spec.op === name) return spec.params ?? {};
     }
-  }
-  return { workerSteps: operators.slice(0, k), nearDedupParams, notes };
+    return null;
+  };
+  return {
+    workerSteps: operators.slice(0, k),
+    nearDedupParams: firstAfter('near_dedup'),
+    exactDedupParams: firstAfter('exact_dedup'),
+    notes,
+  };
 }

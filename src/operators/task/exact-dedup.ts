@@ -4,6 +4,7 @@ import type { Drop } from '../operator.ts';
 import { defineOperator } from '../operator.ts';
 import { dedupKeyHash } from './dedup-key.ts';
 import { HashKeyTable, StringKeySet } from './exact-dedup-keys.ts';
+import { ExactDedupKeyer, preparedExactKey } from './exact-dedup-prepared.ts';
 import { readText, TextFieldSchema } from './text-fields.ts';
 
 const Params = z.strictObject({
@@ -28,6 +29,7 @@ export const exactDedupOp = defineOperator<Task, typeof Params>({
     // on the GC's heap (see exact-dedup-keys.ts).
     const seenText = new HashKeyTable();
     const seenIds = new StringKeySet();
+    const keyer = new ExactDedupKeyer(p);
     return {
       name: 'exact_dedup',
       kind: 'dedup',
@@ -42,7 +44,9 @@ export const exactDedupOp = defineOperator<Task, typeof Params>({
             dropped.push({ row: task, reason: `duplicate id ${task.id}` });
             continue;
           }
-          const { key, check } = dedupKeyHash(readText(task, p.field), p);
+          // The hash a worker computed for this very text, or one computed here.
+          const text = readText(task, p.field);
+          const { key, check } = preparedExactKey(task, keyer.key, text) ?? dedupKeyHash(text, p);
           const first = seenText.get(key);
           if (first !== undefined && first.check === check) {
             byText++;

@@ -23,6 +23,7 @@ PACKAGES=(
   onnx
   tokenizers
   numpy
+  tensorboard
 )
 
 cd "$(dirname "$0")/.." || exit 0

@@ -4,6 +4,7 @@ import { writeFileAtomicSync } from '../../core/atomic-file.ts';
 import { Registry } from '../../core/registry.ts';
 import { renderReport } from '../report-html.ts';
 import { defineMonitor, type MonitorDefinition } from './monitor.ts';
+import { tensorboardMonitor } from './tensorboard.ts';
 
 /** `<run folder>/report.html`: summary, charts over steps and the config. */
 export const htmlReportMonitor = defineMonitor({
@@ -51,6 +52,7 @@ export const metricsCsvMonitor = defineMonitor({
 /** Monitors by config name (`monitors: [html_report, metrics_csv]`). */
 export function monitorRegistry(): Registry<MonitorDefinition> {
   const reg = new Registry<MonitorDefinition>('monitor');
-  for (const def of [htmlReportMonitor, metricsCsvMonitor]) reg.register(def as MonitorDefinition);
+  for (const def of [htmlReportMonitor, metricsCsvMonitor, tensorboardMonitor])
+    reg.register(def as MonitorDefinition);
   return reg;
 }

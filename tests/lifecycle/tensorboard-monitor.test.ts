@@ -1,0 +1,182 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { monitorRegistry } from '../../src/lifecycle/monitors/builtin.ts';
+import { crc32c, maskedCrc32c } from '../../src/lifecycle/monitors/tensorboard-events.ts';
+import { runRft } from '../../src/lifecycle/rft-run.ts';
+import { missingPython, runPython } from '../helpers/python.ts';
+import { tempDir } from '../helpers/tmp.ts';
+import { readMetrics, scriptedConfig, scriptedRegistries } from './evaluation-scripted.ts';
+
+const dir = tempDir('winnow-tensorboard-');
+
+// ---- An independent reader: bitwise CRC-32C and a generic protobuf walker (no tables, no schema).
+
+function crc32cBitwise(bytes: Uint8Array): number {
+  let crc = ~0 >>> 0;
+  for (const b of bytes) {
+    crc ^= b;
+    for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0x82f63b78 : crc >>> 1;
+  }
+  return ~crc >>> 0;
+}
+const mask = (c: number) => ((((c >>> 15) | (c << 17)) >>> 0) + 0xa282ead8) >>> 0;
+
+/** Protobuf fields of `buf`: [field number, wire type, value] (varint as number, fixed64/32 as bytes). */
+function fields(buf: Buffer): Array<[number, number, number | Buffer]> {
+  const out: Array<[number, number, number | Buffer]> = [];
+  let i = 0;
+  const varint = () => {
+    let v = 0;
+    let mul = 1;
+    for (;;) {
+      const b = buf[i++]!;
+      v += (b & 0x7f) * mul;
+      mul *= 128;
+      if (b < 0x80) return v;
+    }
+  };
+  while (i < buf.length) {
+    const key = varint();
+    const field = Math.floor(key / 8);
+    const wire = key % 8;
+    const take = (n: number) => {
+      const bytes = buf.subarray(i, i + n);
+      i += n;
+      return bytes;
+    };
+    if (wire === 0) out.push([field, wire, varint()]);
+    else if (wire === 1) out.push([field, wire, take(8)]);
+    else if (wire === 5) out.push([field, wire, take(4)]);
+    else if (wire === 2) out.push([field, wire, take(varint())]);
+    else throw new Error(`unexpected wire type ${wire}`);
+  }
+  return out;
+}
+
+interface DecodedEvent {
+  wallTime: number;
+  step: number;
+  fileVersion?: string;
+  scalars: Array<[string, number]>;
+}
+
+/** Every record of an events file, both CRCs checked, each decoded as an Event. */
+function readEvents(file: string): DecodedEvent[] {
+  const b = readFileSync(file);
+  const events: DecodedEvent[] = [];
+  let at = 0;
+  while (at < b.length) {
+    const len = Number(b.readBigUInt64LE(at));
+    expect(b.readUInt32LE(at + 8)).toBe(mask(crc32cBitwise(b.subarray(at, at + 8))));
+    const data = b.subarray(at + 12, at + 12 + len);
+    expect(b.readUInt32LE(at + 12 + len)).toBe(mask(crc32cBitwise(data)));
+    at += 12 + len + 4;
+    const e: DecodedEvent = { wallTime: 0, step: 0, scalars: [] };
+    for (const [f, , v] of fields(data)) {
+      if (f === 1) e.wallTime = (v as Buffer).readDoubleLE(0);
+      else if (f === 2) e.step = v as number;
+      else if (f === 3) e.fileVersion = (v as Buffer).toString('utf8');
+      else if (f === 5)
+        for (const [vf, , value] of fields(v as Buffer)) {
+          expect(vf).toBe(1);
+          let tag = '';
+          let x = Number.NaN;
+          for (const [ff, , fv] of fields(value as Buffer)) {
+            if (ff === 1) tag = (fv as Buffer).toString('utf8');
+            if (ff === 2) x = (fv as Buffer).readFloatLE(0);
+          }
+          e.scalars.push([tag, x]);
+        }
+    }
+    events.push(e);
+  }
+  return events;
+}
+
+describe('CRC-32C', () => {
+  it('matches the standard check value and the masking TFRecord uses', () => {
+    const check = Buffer.from('123456789');
+    expect(crc32c(check)).toBe(0xe3069283);
+    expect(crc32c(new Uint8Array(32))).toBe(0x8a9136aa);
+    expect(maskedCrc32c(check)).toBe(mask(0xe3069283));
+  });
+});
+
+describe('the tensorboard monitor', () => {
+  it('is registered and named in the config', () => {
+    expect(monitorRegistry().get('tensorboard').name).toBe('tensorboard');
+  });
+
+  const runDir = join(dir, 'run-tb');
+  const ready = (async () => {
+    const config = scriptedConfig(dir, 'tb', { monitors: ['html_report', 'tensorboard'] });
+    const report = await runRft(config, {
+      baseDir: dir,
+      dbDir: join(dir, 'db'),
+      runDir,
+      registries: scriptedRegistries(),
+    });
+    const eventsDir = join(runDir, 'tensorboard');
+    const [name] = readdirSync(eventsDir);
+    return { report, file: join(eventsDir, name!) };
+  })();
+
+  it('writes every step record number as a scalar, step 0 from the measurements before training, CRCs valid', async () => {
+    const { report, file } = await ready;
+    expect(report.files).toContain(file);
+    expect(file).toMatch(/\/tensorboard\/events\.out\.tfevents\.\d+\..+\.\d+\.\d+$/);
+    const events = readEvents(file);
+    expect(events[0]).toMatchObject({ step: 0, fileVersion: 'brain.Event:2', scalars: [] });
+    const metrics = readMetrics(runDir);
+    expect(events.slice(1).map((e) => e.step)).toEqual([0, 1, 2, 3, 4]);
+    expect(events[1]!.scalars).toEqual(
+      Object.entries(report.initialEvaluation!).map(([k, v]) => [k, Math.fround(v)]),
+    );
+    metrics.forEach((rec, i) => {
+      const expected = Object.entries(rec)
+        .filter(([k, v]) => k !== 'step' && typeof v === 'number' && Number.isFinite(v))
+        .map(([k, v]) => [k, Math.fround(v as number)]);
+      expect(events[i + 2]!.step).toBe(rec.step);
+      expect(events[i + 2]!.scalars).toEqual(expected);
+    });
+    // Spot-check values the scripted model fixes: 12 rollouts a step, grpo's advantage spread 0.5.
+    const step2 = new Map(events[3]!.scalars);
+    expect(step2.get('rollouts')).toBe(12);
+    expect(step2.get('exp/grpo/advantage_std')).toBe(0.5);
+    const walls = events.slice(1).map((e) => e.wallTime);
+    expect([...walls].sort((a, b) => a - b)).toEqual(walls);
+    expect(Math.abs(walls.at(-1)! - Date.now() / 1000)).toBeLessThan(120);
+  });
+
+  it.skipIf(
+    missingPython(['tensorboard'], 'reading our event file with TensorBoard’s EventAccumulator').length > 0,
+  )(
+    'TensorBoard’s own EventAccumulator reads the same tags, steps and values',
+    async () => {
+      const { file } = await ready;
+      const script = join(dir, 'read_events.py');
+      writeFileSync(
+        script,
+        [
+          'import json, sys',
+          'from tensorboard.backend.event_processing.event_accumulator import EventAccumulator',
+          'acc = EventAccumulator(sys.argv[1], size_guidance={"scalars": 0})',
+          'acc.Reload()',
+          'out = {t: [[s.step, s.value] for s in acc.Scalars(t)] for t in acc.Tags()["scalars"]}',
+          'print(json.dumps(out))',
+        ].join('\n'),
+      );
+      const r = runPython(script, [file], { timeoutMs: 120_000 });
+      expect(r.code, r.stderr).toBe(0);
+      const read = JSON.parse(r.stdout) as Record<string, Array<[number, number]>>;
+      const ours = new Map<string, Array<[number, number]>>();
+      for (const e of readEvents(file))
+        for (const [tag, v] of e.scalars) ours.set(tag, [...(ours.get(tag) ?? []), [e.step, v]]);
+      expect(Object.keys(read).sort()).toEqual([...ours.keys()].sort());
+      for (const [tag, points] of ours) expect(read[tag]).toEqual(points);
+      expect(read['eval/alpha/pass@4']!.map(([s]) => s)).toEqual([0, 2, 4]);
+    },
+    150_000,
+  );
+});

@@ -1,5 +1,6 @@
 import { type PluginConfig, pluginSlotSchema, resolvePlugin } from '../core/plugin.ts';
 import { Registry } from '../core/registry.ts';
+import { calculatorChoiceEnvironment } from './calculator-choice-environment.ts';
 import type { EnvironmentDefinition } from './environment.ts';
 import { guessNumberEnvironment } from './guess-number-environment.ts';
 import { toolEnvironment } from './tool-environment.ts';
@@ -9,6 +10,7 @@ export function environmentRegistry(): Registry<EnvironmentDefinition> {
   const reg = new Registry<EnvironmentDefinition>('environment');
   reg.register(toolEnvironment as EnvironmentDefinition);
   reg.register(guessNumberEnvironment as EnvironmentDefinition);
+  reg.register(calculatorChoiceEnvironment as EnvironmentDefinition);
   return reg;
 }
 

@@ -175,7 +175,9 @@ export async function runEpisode(
         if (r.failure) counts[FAILURE_COUNT_KEY[r.failure]]++;
       }
     }
-    counts.toolCalls += calls.length;
+    // An environment may read plain text as a call (calculator_choice): its results count as calls too.
+    const callCount = Math.max(calls.length, result.toolResults.length);
+    counts.toolCalls += callCount;
     if (result.observation !== '' && !result.done)
       messages.push({ role: 'user', content: result.observation });
     turns.push({
@@ -184,7 +186,7 @@ export async function runEpisode(
       done: result.done,
       tokenSpan: [spanStart, spanStart + g.tokens.length],
       messageSpan: [messageStart, messages.length],
-      toolCalls: calls.length,
+      toolCalls: callCount,
       invalidCalls: invalid,
       truncated: g.finishReason === 'length',
       info: {

@@ -173,3 +173,25 @@ describe('environments', () => {
     );
   });
 });
+
+describe('calculator_choice (the tiny policy demo)', () => {
+  it("an answer starting with '=' calls the calculator: its exact result is the answer, worth 1 − toolCost", async () => {
+    const { calculatorChoiceEnvironment } = await import('../../src/agents/calculator-choice-environment.ts');
+    const make = (tool: boolean) =>
+      calculatorChoiceEnvironment.create(calculatorChoiceEnvironment.params.parse({ tool, toolCost: 0.5 }), {
+        baseDir: '.',
+      });
+    const t = task('456+789=', {}, '1245');
+    const called = await runEpisode(await make(true), t, scripted(['=']).model, opts());
+    expect(called.trajectory.messages.map((m) => [m.role, m.content])).toEqual([
+      ['user', '456+789='],
+      ['assistant', '='],
+      ['tool', '1245'],
+    ]);
+    expect([called.trajectory.turns[0]!.reward, called.trajectory.counts.toolCalls]).toEqual([0.5, 1]);
+    const own = await runEpisode(await make(true), t, scripted(['1245']).model, opts());
+    expect([own.trajectory.turns[0]!.reward, own.trajectory.counts.toolCalls]).toEqual([1, 0]);
+    const noTool = await runEpisode(await make(false), t, scripted(['=']).model, opts());
+    expect([noTool.trajectory.turns[0]!.reward, noTool.trajectory.counts.toolCalls]).toEqual([0, 0]);
+  });
+});

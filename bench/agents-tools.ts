@@ -1,0 +1,180 @@
+// The tool-use demo's bench (issue #18): the tiny policy trained by RL with a calculator
+// (pipelines/arithmetic-tools.yaml) against the same run without one (`tool: false`), same start,
+// same length, on several seeds. Reports, per seed and step: the tool-use rate of the training
+// rollouts on 3-digit sums with carries ("hard", where the tool helps) and on 1-digit sums
+// ("easy"), and greedy held-out accuracy (all tasks, and hard ones) of each checkpoint.
+// Run: npx node bench/agents-tools.ts [--seeds 1,2,3] [--steps 30] [--out file.json]
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ExperienceBuffer } from '../src/buffer/experience-buffer.ts';
+import { readYamlFile } from '../src/core/config.ts';
+import { parseRftConfig, runRft } from '../src/lifecycle/rft-run.ts';
+import type { TinyPolicy } from '../src/tiny/policy.ts';
+import { loadTinyPolicy } from '../src/tiny/weights-file.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const PIPELINE = join(ROOT, 'pipelines/arithmetic-tools.yaml');
+const START = join(ROOT, 'datasets/arithmetic/tool-start');
+
+interface Row {
+  id: string;
+  prompt: string;
+  answer: string;
+  features: { digits: number; carries: number };
+}
+const readRows = (f: string) =>
+  readFileSync(join(ROOT, f), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Row);
+const isHard = (r: Row) => r.features.digits === 3 && r.features.carries >= 1;
+const isEasy = (r: Row) => r.features.digits === 1;
+
+export interface Point {
+  step: number;
+  heldoutAccuracy: number;
+  hardAccuracy: number;
+  /** Greedy held-out answers that called the calculator, on hard and easy tasks. */
+  heldoutHardCalls: number;
+  heldoutEasyCalls: number;
+}
+export interface RunCurve {
+  seed: number;
+  tool: boolean;
+  /** Per explore step: share of training rollouts that called the calculator. */
+  trainHardCalls: number[];
+  trainEasyCalls: number[];
+  checkpoints: Point[];
+  seconds: number;
+}
+
+/** Greedy held-out accuracy of one policy, answering with the calculator where it calls it (and `tool`). */
+async function evaluate(policy: TinyPolicy, heldout: Row[], tool: boolean, step: number): Promise<Point> {
+  const gens = await policy.generateBatch(
+    heldout.map((r) => ({ prompt: r.prompt, n: 1, temperature: 0, maxTokens: 8 })),
+  );
+  let right = 0;
+  let hardRight = 0;
+  let hardCalls = 0;
+  let easyCalls = 0;
+  heldout.forEach((r, i) => {
+    const text = gens[i]![0]!.text.trim();
+    const call = text.startsWith('=');
+    // The calculator is exact: a call answers right whenever the tool exists.
+    const ok = call ? tool : text === r.answer;
+    if (ok) right++;
+    if (isHard(r)) {
+      if (ok) hardRight++;
+      if (call) hardCalls++;
+    }
+    if (isEasy(r) && call) easyCalls++;
+  });
+  const hard = heldout.filter(isHard).length;
+  const easy = heldout.filter(isEasy).length;
+  return {
+    step,
+    heldoutAccuracy: right / heldout.length,
+    hardAccuracy: hardRight / hard,
+    heldoutHardCalls: hardCalls / hard,
+    heldoutEasyCalls: easyCalls / easy,
+  };
+}
+
+async function oneRun(seed: number, tool: boolean, steps: number, work: string): Promise<RunCurve> {
+  const t0 = performance.now();
+  const raw = readYamlFile(PIPELINE) as {
+    seed: number;
+    heldout?: unknown;
+    lifecycle: { steps: number };
+    explorer: { workflow: { params: { environment: { params: { tool: boolean } } } } };
+  };
+  raw.seed = seed;
+  raw.heldout = undefined;
+  raw.lifecycle.steps = steps;
+  raw.explorer.workflow.params.environment.params.tool = tool;
+  const config = parseRftConfig(JSON.parse(JSON.stringify(raw)), PIPELINE);
+  const runDir = join(work, `run-${seed}-${tool}`);
+  const db = join(work, `db-${seed}-${tool}`);
+  const report = await runRft(config, { baseDir: join(ROOT, 'pipelines'), dbDir: db, runDir });
+  const train = new Map(readRows('datasets/arithmetic/train.jsonl').map((r) => [r.id, r]));
+  const buffer = await ExperienceBuffer.open(db, { table: `${report.runId}_experiences` });
+  const exps = await buffer.read();
+  await buffer.close();
+  const rate = (pick: (r: Row) => boolean) =>
+    Array.from({ length: steps }, (_, k) => {
+      const rows = exps.filter((e) => e.exploreStep === k + 1 && pick(train.get(e.taskId)!));
+      // A call is an answer starting with '=', counted in both runs (without the tool it is just wrong).
+      return rows.length === 0
+        ? Number.NaN
+        : rows.filter((e) => e.response.trim().startsWith('=')).length / rows.length;
+    });
+  const heldout = readRows('datasets/arithmetic/heldout.jsonl');
+  const points: Point[] = [];
+  const start = await loadTinyPolicy(START);
+  points.push(await evaluate(start, heldout, tool, 0));
+  start.dispose();
+  const cks = readdirSync(join(runDir, 'checkpoints'))
+    .filter((d) => d.startsWith('step-'))
+    .sort();
+  for (const ck of cks) {
+    const policy = await loadTinyPolicy(join(runDir, 'checkpoints', ck, 'explorer'));
+    points.push(await evaluate(policy, heldout, tool, Number(ck.slice(5))));
+    policy.dispose();
+  }
+  return {
+    seed,
+    tool,
+    trainHardCalls: rate(isHard),
+    trainEasyCalls: rate(isEasy),
+    checkpoints: points,
+    seconds: (performance.now() - t0) / 1000,
+  };
+}
+
+const pct = (x: number) => (Number.isNaN(x) ? '  –  ' : `${(x * 100).toFixed(1)}%`);
+/** Mean over a window of steps (ignoring steps without such tasks). */
+const windowMean = (xs: number[], from: number, to: number) => {
+  const w = xs.slice(from, to).filter((x) => !Number.isNaN(x));
+  return w.length === 0 ? Number.NaN : w.reduce((a, b) => a + b, 0) / w.length;
+};
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    options: {
+      seeds: { type: 'string', default: '1,2,3' },
+      steps: { type: 'string', default: '30' },
+      out: { type: 'string' },
+    },
+  });
+  const seeds = values.seeds.split(',').map(Number);
+  const steps = Number(values.steps);
+  const work = mkdtempSync(join(tmpdir(), 'winnow-agents-bench-'));
+  const curves: RunCurve[] = [];
+  try {
+    for (const seed of seeds)
+      for (const tool of [true, false]) {
+        const c = await oneRun(seed, tool, steps, work);
+        curves.push(c);
+        const last = c.checkpoints.at(-1)!;
+        console.error(
+          `seed ${seed} ${tool ? 'tool   ' : 'no tool'}: hard-task calls ${pct(windowMean(c.trainHardCalls, 0, 3))} → ${pct(windowMean(c.trainHardCalls, steps - 3, steps))}, easy ${pct(windowMean(c.trainEasyCalls, 0, 3))} → ${pct(windowMean(c.trainEasyCalls, steps - 3, steps))}; held-out ${pct(c.checkpoints[0]!.heldoutAccuracy)} → ${pct(last.heldoutAccuracy)}, 3-digit carries ${pct(c.checkpoints[0]!.hardAccuracy)} → ${pct(last.hardAccuracy)} (${c.seconds.toFixed(0)} s)`,
+        );
+      }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  if (values.out) writeFileSync(values.out, `${JSON.stringify({ steps, seeds, curves }, null, 1)}\n`);
+  console.log(
+    '| seed | run | calls on hard tasks (first 3 → last 3 steps) | calls on easy tasks | held-out accuracy (start → end) | 3-digit carries accuracy |',
+  );
+  console.log('|---|---|---|---|---|---|');
+  for (const c of curves) {
+    const last = c.checkpoints.at(-1)!;
+    const first = c.checkpoints[0]!;
+    console.log(
+      `| ${c.seed} | ${c.tool ? 'tool' : 'no tool'} | ${pct(windowMean(c.trainHardCalls, 0, 3))} → ${pct(windowMean(c.trainHardCalls, steps - 3, steps))} | ${pct(windowMean(c.trainEasyCalls, 0, 3))} → ${pct(windowMean(c.trainEasyCalls, steps - 3, steps))} | ${pct(first.heldoutAccuracy)} → ${pct(last.heldoutAccuracy)} | ${pct(first.hardAccuracy)} → ${pct(last.hardAccuracy)} |`,
+    );
+  }
+}

@@ -6,6 +6,7 @@ import { CURRICULUM_BENCH_SPEC } from './learning-curriculum/spec.ts';
 import { LOOP_BENCH_SPEC } from './loop-spec.ts';
 import { ALL_SELECTORS } from './selection/lineup.ts';
 import { SCENARIO_NAMES } from './selection/scenarios.ts';
+import { STUDIO_BENCH_SPEC } from './studio-spec.ts';
 
 const seed = {
   type: 'int',
@@ -215,4 +216,5 @@ export const BENCH_SPECS = [
   TOKENIZE_BENCH_SPEC,
   JUDGE_BENCH_SPEC,
   LOOP_BENCH_SPEC,
+  STUDIO_BENCH_SPEC,
 ] as const;

@@ -10,6 +10,7 @@ import {
 import { JUDGE_BENCH_SPEC } from '../../bench/judge-spec.ts';
 import { CURRICULUM_BENCH_SPEC } from '../../bench/learning-curriculum/spec.ts';
 import { LOOP_BENCH_SPEC } from '../../bench/loop-spec.ts';
+import { STUDIO_BENCH_SPEC } from '../../bench/studio-spec.ts';
 import { UsageError } from './args.ts';
 import {
   type CommandGroup,
@@ -44,6 +45,7 @@ const LOADERS: ReadonlyArray<readonly [CommandSpec, () => Promise<BenchMain>]> =
   ],
   [JUDGE_BENCH_SPEC, async () => (await import('../../bench/judge.ts')).judgeBenchMain],
   [LOOP_BENCH_SPEC, async () => (await import('../../bench/loop.ts')).loopBenchMain],
+  [STUDIO_BENCH_SPEC, async () => (await import('../../bench/studio.ts')).studioBenchMain],
 ];
 
 const benchName = (spec: CommandSpec) => spec.name.replace(/^bench /, '');

@@ -1,4 +1,5 @@
 import { Rng } from '../../core/rng.ts';
+import { createSimdSigner, type SimdSigner } from './minhash-simd.ts';
 
 /**
  * MinHash signatures over character or word n-gram shingles, built for speed:
@@ -48,6 +49,8 @@ export class MinHasher {
   private shingles = new Uint32Array(1024);
   private codes = new Uint16Array(1024);
   private words = new Uint32Array(256);
+  /** The same loop in WebAssembly SIMD (~5× faster), where the runtime has it. */
+  private readonly simd: SimdSigner | null;
 
   constructor(options: MinHashOptions) {
     if (!Number.isInteger(options.ngram) || options.ngram < 1)
@@ -61,6 +64,7 @@ export class MinHasher {
       this.a[p] = (rng.nextUint32() | 1) >>> 0;
       this.b[p] = rng.nextUint32();
     }
+    this.simd = createSimdSigner(this.a, this.b);
   }
 
   /** The distinct-or-not shingle hashes of `text` (a view into a reused buffer: copy to keep). */
@@ -148,6 +152,15 @@ export class MinHasher {
   }
 
   signatureOfShingles(shingles: Uint32Array, out: Uint32Array, offset = 0): void {
+    if (this.simd) {
+      this.simd.sign(shingles, out, offset);
+      return;
+    }
+    this.signatureOfShinglesJs(shingles, out, offset);
+  }
+
+  /** The JavaScript loop (also the reference the SIMD loop is tested against). */
+  signatureOfShinglesJs(shingles: Uint32Array, out: Uint32Array, offset = 0): void {
     // Comparisons run on int32 values u ^ 0x80000000 (same order as the uint32 u), so V8 keeps
     // everything in 32-bit registers; four permutations share one pass over the shingles.
     const a = this.a;

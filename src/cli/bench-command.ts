@@ -3,6 +3,7 @@ import {
   BUFFER_BENCH_SPEC,
   INGEST_BENCH_SPEC,
   LEARNING_BENCH_SPEC,
+  OPS_BENCH_SPEC,
   REPLAY_BENCH_SPEC,
   SELECTION_BENCH_SPEC,
   TOKENIZE_BENCH_SPEC,
@@ -45,6 +46,7 @@ const LOADERS: ReadonlyArray<readonly [CommandSpec, () => Promise<BenchMain>]> =
   ],
   [JUDGE_BENCH_SPEC, async () => (await import('../../bench/judge.ts')).judgeBenchMain],
   [LOOP_BENCH_SPEC, async () => (await import('../../bench/loop.ts')).loopBenchMain],
+  [OPS_BENCH_SPEC, async () => (await import('../../bench/ops.ts')).opsBenchMain],
   [STUDIO_BENCH_SPEC, async () => (await import('../../bench/studio.ts')).studioBenchMain],
 ];
 

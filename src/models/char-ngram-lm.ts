@@ -80,16 +80,23 @@ export class CharNgramLm {
   readonly name: string;
   readonly file: CharNgramFile;
   private readonly known: ReadonlySet<string>;
-  private readonly totals = new Map<string, number>();
+  /** Per seen context: log P of each seen next symbol, and of any unseen one. */
+  private readonly table = new Map<string, { seen: Map<string, number>; unseen: number }>();
+  /** log P of any symbol after a context never seen in training: k / (k · V). */
+  private readonly unseenContext: number;
 
   constructor(file: CharNgramFile, name = 'char-ngram') {
     this.file = file;
     this.name = name;
     this.known = new Set(file.vocab.filter((s) => s !== UNK && s !== EOS));
+    const kV = file.k * file.vocab.length;
+    this.unseenContext = Math.log(file.k / kV);
     for (const [ctx, row] of Object.entries(file.counts)) {
-      let sum = 0;
-      for (const c of Object.values(row)) sum += c;
-      this.totals.set(ctx, sum);
+      let total = 0;
+      for (const c of Object.values(row)) total += c;
+      const seen = new Map<string, number>();
+      for (const [sym, c] of Object.entries(row)) seen.set(sym, Math.log((c + file.k) / (total + kV)));
+      this.table.set(ctx, { seen, unseen: Math.log(file.k / (total + kV)) });
     }
   }
 
@@ -125,16 +132,22 @@ export class CharNgramLm {
 
   /** Natural-log probability of each character of `text`, then of EOS (length = code points + 1). */
   logprobs(text: string): number[] {
-    const { order, k, vocab, counts } = this.file;
-    const V = vocab.length;
-    const seq = [...Array<string>(order - 1).fill(BOS), ...symbols(text, this.known), EOS];
+    const { order } = this.file;
+    // The context: the last order − 1 symbols (a symbol may be two UTF-16 units, so kept as an array).
+    const win: string[] = Array<string>(order - 1).fill(BOS);
+    let ctx = win.join('');
     const out: number[] = [];
-    for (let i = order - 1; i < seq.length; i++) {
-      const ctx = seq.slice(i - order + 1, i).join('');
-      const c = counts[ctx]?.[seq[i]!] ?? 0;
-      const total = this.totals.get(ctx) ?? 0;
-      out.push(Math.log((c + k) / (total + k * V)));
-    }
+    const step = (sym: string) => {
+      const t = this.table.get(ctx);
+      out.push(t === undefined ? this.unseenContext : (t.seen.get(sym) ?? t.unseen));
+      if (order > 1) {
+        win.shift();
+        win.push(sym);
+        ctx = order === 2 ? sym : win.join('');
+      }
+    };
+    for (const ch of text) step(this.known.has(ch) ? ch : UNK);
+    step(EOS);
     return out;
   }
 }

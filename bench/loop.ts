@@ -26,7 +26,7 @@ import { defaultRegistries } from '../src/lifecycle/run-registries.ts';
 import type { GenerateRequest, Generation, RolloutModel } from '../src/models/rollout-model.ts';
 import type { Trainer } from '../src/trainer/trainer.ts';
 import { defineTrainer } from '../src/trainer/trainer-definition.ts';
-import { batch } from './buffer.ts';
+import { batch } from './buffer-data.ts';
 import { LOOP_BENCH_SPEC } from './loop-spec.ts';
 
 const PIPELINE = resolve(import.meta.dirname, '..', 'pipelines', 'arithmetic-grpo.yaml');

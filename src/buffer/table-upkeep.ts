@@ -37,6 +37,11 @@ export class TableUpkeep {
   private readonly sampler: Sampler;
   private readonly facts: (slot: number) => RowFacts;
   private running: Promise<void> | null = null;
+  /**
+   * A background fold leaves the journal trim (a delete) to the next call made while no job runs:
+   * a delete beside a sample's lease append would make one of them retry.
+   */
+  private trimDue = -1;
   /** The last background failure (kept for inspection; the work is redone by the next fold). */
   lastFailure: unknown = null;
   /** Background jobs finished so far (benchmarks read it). */
@@ -77,6 +82,7 @@ export class TableUpkeep {
   async committed(main: number, journal: number): Promise<void> {
     this.mainCommits += main;
     this.journalCommits += journal;
+    if (!this.running && this.trimDue >= 0) await this.trimJournal(this.trimDue);
     if (this.journalCommits >= this.config.compactEvery) this.compactJournal();
     const compact = this.mainCommits >= this.config.compactEvery;
     if (compact) {
@@ -89,17 +95,18 @@ export class TableUpkeep {
     }
     if (this.running) return;
     if (!compact && this.slots.dirty.size < this.config.foldRows) return;
-    const job = this.job(compact).finally(() => {
+    const background = this.slots.live >= BACKGROUND_UPKEEP_ROWS;
+    const job = this.job(compact, background).finally(() => {
       this.running = null;
       this.completed++;
     });
     this.running = job;
-    if (this.slots.live < BACKGROUND_UPKEEP_ROWS) await job;
+    if (!background) await job;
   }
 
-  private async job(compact: boolean): Promise<void> {
+  private async job(compact: boolean, background: boolean): Promise<void> {
     try {
-      await this.foldNow();
+      await this.foldNow(!background);
       if (compact) {
         await this.storage.optimize(this.cutoff());
         this.compactJournal();
@@ -112,7 +119,8 @@ export class TableUpkeep {
   /** Write acknowledged use counts, priorities and consumption into the table now; returns the rows written. */
   async fold(): Promise<number> {
     await this.idle();
-    return this.foldNow();
+    if (this.trimDue >= 0) await this.trimJournal(this.trimDue);
+    return this.foldNow(true);
   }
 
   /** Fold, compact the experience table and (in the background) the journal, in the foreground. */
@@ -128,7 +136,7 @@ export class TableUpkeep {
    * One fold: the dirty rows' state as of now (later changes mark them dirty again), one merge
    * commit, then the journal entries it covers are trimmed. A failed merge puts the rows back.
    */
-  private async foldNow(): Promise<number> {
+  private async foldNow(trim: boolean): Promise<number> {
     const sl = this.slots;
     const rows: StoredExperience[] = [];
     const taken: number[] = [];
@@ -157,10 +165,17 @@ export class TableUpkeep {
       }
     }
     if (acked >= 0) {
-      await this.storage.journal.trimThrough(acked);
-      this.journalCommits++;
+      if (trim) await this.trimJournal(acked);
+      else this.trimDue = acked;
     }
     return rows.length;
+  }
+
+  /** Drop the journal entries a fold wrote into the table (acknowledged through `step`). */
+  private async trimJournal(step: number): Promise<void> {
+    await this.storage.journal.trimThrough(step);
+    if (this.trimDue <= step) this.trimDue = -1;
+    this.journalCommits++;
   }
 
   /** Drop removed slots from the index once they outnumber the live ones (never while a job runs). */

@@ -3,7 +3,6 @@ import { type Job, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { WinnowError } from '../core/errors.ts';
 import type { Explorer } from '../explorer/explorer.ts';
-import { prepareRft } from '../lifecycle/rft-build.ts';
 import type { RftConfig } from '../lifecycle/rft-config.ts';
 import { connectionOf, type QueueUrl } from './queue-url.ts';
 import { ROLLOUT_QUEUE, RolloutJobSchema, type RolloutResult, RunContextSchema } from './rollout-job.ts';
@@ -99,6 +98,8 @@ export class RolloutWorker {
     if (text === null)
       throw new WinnowError(`run context ${context} is not in Redis (its coordinator is gone?)`);
     const ctx = RunContextSchema.parse(decodeWire(text));
+    // Loaded on the first job, not at start: a worker is ready (and replaceable) in a fraction of the time.
+    const { prepareRft } = await import('../lifecycle/rft-build.ts');
     const prepared = await prepareRft(ctx.config as unknown as RftConfig, {
       baseDir: ctx.baseDir,
       ...(ctx.configFile ? { configFile: ctx.configFile } : {}),

@@ -1,0 +1,231 @@
+// `winnow bench scale`: rollout throughput through the scale-out queue with 1, 2 and 4 worker
+// processes of the same concurrency, against a local OpenAI-compatible server whose every request
+// takes a fixed latency. The work is latency-bound, so throughput should grow with the workers.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Queue, QueueEvents } from 'bullmq';
+import { Redis } from 'ioredis';
+import { parseCommand } from '../src/cli/command-spec.ts';
+import { formatTable } from '../src/cli/table.ts';
+import type { Task } from '../src/core/task.ts';
+import { prepareRft } from '../src/lifecycle/rft-build.ts';
+import { loadRftConfig } from '../src/lifecycle/rft-run.ts';
+import { QueueRollouts } from '../src/scale/queue-rollouts.ts';
+import { connectionOf, parseQueueUrl } from '../src/scale/queue-url.ts';
+import { contextKeyOf, ROLLOUT_QUEUE, type RunContext } from '../src/scale/rollout-job.ts';
+import { encodeWire } from '../src/scale/wire.ts';
+import { redisUnavailable, startRedis } from '../tests/helpers/redis.ts';
+import { AnswerServer } from '../tests/scale/answer-server.ts';
+import { SCALE_BENCH_SPEC } from './scale-spec.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const BIN = join(ROOT, 'bin', 'winnow.js');
+
+interface Row {
+  workers: number;
+  groups: number;
+  rollouts: number;
+  seconds: number;
+  groupsPerSecond: number;
+  rolloutsPerSecond: number;
+  ratio: number;
+  serverMaxInFlight: number;
+}
+
+function configYaml(baseUrl: string): string {
+  return [
+    'name: bench-scale',
+    'kind: rft',
+    'seed: 1',
+    'tasks:',
+    `  path: ${join(ROOT, 'datasets/arithmetic/train.jsonl')}`,
+    '  mapping: { taskset: arithmetic, id: id, prompt: prompt, answer: answer }',
+    'selector: { type: random }',
+    'explorer:',
+    `  model: { type: openai, params: { model: arith, baseUrl: "${baseUrl}", endpoint: completions, logprobs: false } }`,
+    '  reward: math',
+    '  repeat: 4',
+    '  batchTasks: 8',
+    'trainer: { type: export, params: { dir: ./export } }',
+    'lifecycle: { mode: explore, steps: 1 }',
+    'monitors: []',
+    '',
+  ].join('\n');
+}
+
+function startWorkers(n: number, url: string, concurrency: number): Promise<ChildProcess[]> {
+  return Promise.all(
+    Array.from({ length: n }, () => {
+      const child = spawn(
+        process.execPath,
+        [BIN, 'worker', '--queue', url, '--concurrency', String(concurrency)],
+        {
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
+      return new Promise<ChildProcess>((resolve, reject) => {
+        let err = '';
+        child.stderr?.on('data', (c) => {
+          err += String(c);
+          if (/ready on/.test(err)) resolve(child);
+        });
+        child.once('exit', () => reject(new Error(`worker exited: ${err.trim().split('\n').pop()}`)));
+      });
+    }),
+  );
+}
+
+async function stopWorkers(children: ChildProcess[]): Promise<void> {
+  await Promise.all(
+    children.map(
+      (c) =>
+        new Promise<void>((resolve) => {
+          if (c.exitCode !== null) return resolve();
+          c.once('exit', () => resolve());
+          c.kill('SIGTERM');
+        }),
+    ),
+  );
+}
+
+export async function scaleBenchMain(argv: string[]): Promise<number> {
+  const parsed = parseCommand(SCALE_BENCH_SPEC, argv);
+  if (!parsed) return 0;
+  const o = parsed.values;
+  const counts = o.workers.map((w) => Number(w));
+  if (counts.some((n) => !Number.isInteger(n) || n < 1)) {
+    process.stderr.write(`error: --workers: expected positive integers, got ${o.workers.join(',')}\n`);
+    return 2;
+  }
+  const missing = redisUnavailable();
+  if (missing) {
+    process.stderr.write(`error: ${missing}\n`);
+    return 1;
+  }
+  const log = (line: string) => {
+    if (!o.json) process.stderr.write(`${line}\n`);
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'winnow-bench-scale-'));
+  const redis = await startRedis();
+  const server = new AnswerServer(o.latency);
+  const client = new Redis(redis.port, '127.0.0.1');
+  const url = parseQueueUrl(redis.url);
+  const queue = new Queue(ROLLOUT_QUEUE, { connection: connectionOf(url) });
+  const events = new QueueEvents(ROLLOUT_QUEUE, { connection: connectionOf(url) });
+  const rows: Row[] = [];
+  try {
+    const file = join(dir, 'bench-scale.yaml');
+    writeFileSync(file, configYaml(await server.start()));
+    const config = loadRftConfig(file);
+    const runId = 'bench-scale-1';
+    const dbDir = join(dir, 'db');
+    const prepared = await prepareRft(config, {
+      baseDir: dir,
+      configFile: file,
+      dbDir,
+      runDir: dir,
+      runId,
+      seed: 1,
+    });
+    const tasks: Task[] = prepared.parts.tasks;
+    const context = contextKeyOf(dbDir, runId);
+    const ctx: RunContext = {
+      runId,
+      config: config as unknown as Record<string, unknown>,
+      baseDir: dir,
+      configFile: file,
+      dbDir,
+      runDir: dir,
+      bufferTable: `${runId}_experiences`,
+      seed: 1,
+    };
+    await client.set(context, encodeWire(ctx));
+    await events.waitUntilReady();
+    const perWorker = Math.max(
+      o.concurrency,
+      Math.round(((o.seconds * 1000) / Math.max(1, o.latency)) * o.concurrency),
+    );
+    let step = 0;
+    let cursor = 0;
+    const take = (n: number) => {
+      const out = Array.from({ length: n }, (_, i) => tasks[(cursor + i) % tasks.length]!);
+      cursor += n;
+      return out;
+    };
+    for (const n of counts) {
+      const workers = await startWorkers(n, redis.url, o.concurrency);
+      try {
+        const rollouts = new QueueRollouts({
+          queue,
+          events,
+          context,
+          runId,
+          runDir: dir,
+          maxInFlight: 100_000,
+          log: () => {},
+        });
+        // Warm-up (untimed): every worker builds the run's parts on its first job.
+        await rollouts.explore(take(2 * n * o.concurrency), ++step, 0);
+        const groups = perWorker * n;
+        server.maxInFlight = 0;
+        const t0 = performance.now();
+        const r = await rollouts.explore(take(Math.min(groups, tasks.length)), ++step, 0);
+        const seconds = (performance.now() - t0) / 1000;
+        const row: Row = {
+          workers: n,
+          groups: r.metrics.tasks,
+          rollouts: r.metrics.rollouts,
+          seconds,
+          groupsPerSecond: r.metrics.tasks / seconds,
+          rolloutsPerSecond: r.metrics.rollouts / seconds,
+          ratio: 0,
+          serverMaxInFlight: server.maxInFlight,
+        };
+        row.ratio = rows.length === 0 ? 1 : row.rolloutsPerSecond / rows[0]!.rolloutsPerSecond;
+        rows.push(row);
+        log(
+          `${n} worker(s): ${row.rollouts} rollouts in ${seconds.toFixed(2)} s (${row.rolloutsPerSecond.toFixed(1)}/s, ×${row.ratio.toFixed(2)})`,
+        );
+      } finally {
+        await stopWorkers(workers);
+      }
+    }
+    prepared.parts.dispose?.();
+  } finally {
+    await events.close();
+    await queue.close();
+    client.disconnect();
+    await server.stop();
+    await redis.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const result = {
+    latencyMs: o.latency,
+    concurrencyPerWorker: o.concurrency,
+    rollouts: rows,
+    ingest: {
+      status: 'not built',
+      note: 'pipeline shards (winnow worker --role pipeline) are not implemented yet',
+    },
+  };
+  if (o.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  else
+    process.stdout.write(
+      `${formatTable(
+        ['workers', 'groups', 'rollouts', 's', 'rollouts/s', 'vs 1st', 'server in flight'],
+        rows.map((r) => [
+          r.workers,
+          r.groups,
+          r.rollouts,
+          r.seconds.toFixed(2),
+          r.rolloutsPerSecond.toFixed(1),
+          `×${r.ratio.toFixed(2)}`,
+          r.serverMaxInFlight,
+        ]),
+      )}\ningest with pipeline workers: not built (docs/scale-out.md)\n`,
+    );
+  return 0;
+}

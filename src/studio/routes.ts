@@ -7,7 +7,7 @@ import { rejectedGroups, sourceLines } from './rejected-api.ts';
 import { countMatching, readPage } from './rows-query.ts';
 import { compareRuns, listRuns } from './runs-api.ts';
 import { openStudioTable, type StudioContext } from './studio-context.ts';
-import { describeTable, listTables } from './tables-api.ts';
+import { buildPromptIndex, describeTable, listTables } from './tables-api.ts';
 import { taskDetail } from './task-detail.ts';
 import { editTask, reviewTask, TaskChangesSchema } from './task-edits.ts';
 
@@ -187,6 +187,12 @@ export const STUDIO_ROUTES: readonly StudioRoute[] = [
     'mark the better of two responses of a group (a preference pair)',
     PreferenceBodySchema,
     (ctx, b) => labelPreference(ctx, b),
+  ),
+  post(
+    '/api/index',
+    "build the full-text index on a table's prompt column (search then uses it)",
+    z.strictObject({ table }),
+    (ctx, b) => buildPromptIndex(ctx, b.table),
   ),
   post(
     '/api/undo',

@@ -1,6 +1,7 @@
-import type { Table } from '@lancedb/lancedb';
+import { Index, type Table } from '@lancedb/lancedb';
+import { HttpError } from '../serve/http-error.ts';
 import { hasFtsIndex } from './rows-query.ts';
-import { openStudioTable, type StudioContext, studioConnection } from './studio-context.ts';
+import { checkWritable, openStudioTable, type StudioContext, studioConnection } from './studio-context.ts';
 
 /** What a table holds, as far as the Studio's views go. */
 export type TableKind = 'tasks' | 'experiences' | 'rejected' | 'runs' | 'studio' | 'other';
@@ -60,4 +61,27 @@ export async function describeTable(ctx: StudioContext, name: string) {
     tagList: tags,
     ftsIndex: await hasFtsIndex(table, 'prompt'),
   };
+}
+
+/**
+ * Build (or rebuild) the full-text index on `prompt`, which the task browser's search then uses
+ * instead of a substring scan. A new index version of the table; the rows are unchanged.
+ */
+export async function buildPromptIndex(
+  ctx: StudioContext,
+  name: string,
+): Promise<{ table: string; version: number; ms: number }> {
+  checkWritable(ctx);
+  const table = await openStudioTable(ctx, name);
+  const kinds = new Map((await table.schema()).fields.map((f) => [f.name, String(f.type)]));
+  if (!/utf8/i.test(kinds.get('prompt') ?? ''))
+    throw new HttpError({
+      status: 400,
+      code: 'invalid_request',
+      field: 'table',
+      message: `table '${name}' has no text column 'prompt' to index`,
+    });
+  const started = performance.now();
+  await table.createIndex('prompt', { config: Index.fts(), replace: true });
+  return { table: name, version: await table.version(), ms: Math.round(performance.now() - started) };
 }

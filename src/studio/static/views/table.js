@@ -1,4 +1,4 @@
-import { get } from '../api.js';
+import { get, post } from '../api.js';
 import { cellText, errorLine, grid, h } from '../dom.js';
 
 const PAGE = 25;
@@ -7,7 +7,7 @@ const PAGE = 25;
  * The task browser: a page of rows with a --where filter, full-text search on the prompt, sorting
  * by any column and paging; a version picker reads an older version. Nothing loads the table whole.
  */
-export async function showTable(root, { parts, params, go }) {
+export async function showTable(root, { parts, params, go, info }) {
   const name = parts[0];
   const state = {
     where: params.get('where') ?? '',
@@ -103,6 +103,16 @@ export async function showTable(root, { parts, params, go }) {
   get('/api/count', { table: name, where: state.where, q: state.q, version: state.version })
     .then((c) => (count.textContent = `${c.count.toLocaleString('en-US')} matching`))
     .catch(() => (count.textContent = ''));
+  const buildIndex = async (e) => {
+    e.target.disabled = true;
+    e.target.textContent = 'building…';
+    try {
+      await post('/api/index', { table: name });
+      nav({});
+    } catch (err) {
+      body.prepend(errorLine(err));
+    }
+  };
   const columns = page.rows.length > 0 ? Object.keys(page.rows[0]) : meta.schema.map((f) => f.name);
   const from = state.offset + 1;
   const to = state.offset + page.rows.length;
@@ -132,6 +142,9 @@ export async function showTable(root, { parts, params, go }) {
       count,
       page.search ? h('span', { class: 'note' }, `search: ${page.search}`) : null,
       state.sort ? h('span', { class: 'note' }, `sorted by ${state.sort}${state.desc ? ' ↓' : ' ↑'}`) : null,
+      meta.kind === 'tasks' && !meta.ftsIndex && !info.readOnly
+        ? h('button', { 'data-testid': 'build-index', onclick: buildIndex }, 'Build search index')
+        : null,
     ),
     grid(columns, page.rows, {
       testid: 'rows',

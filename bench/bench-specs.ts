@@ -7,6 +7,7 @@ import { LOOP_BENCH_SPEC } from './loop-spec.ts';
 import { SCALE_BENCH_SPEC } from './scale-spec.ts';
 import { ALL_SELECTORS } from './selection/lineup.ts';
 import { SCENARIO_NAMES } from './selection/scenarios.ts';
+import { STUDIO_BENCH_SPEC } from './studio-spec.ts';
 
 const seed = {
   type: 'int',
@@ -206,6 +207,57 @@ export const TOKENIZE_BENCH_SPEC = {
   examples: ['winnow bench tokenize', 'winnow bench tokenize --prompts 10000 --json'],
 } as const satisfies CommandSpec;
 
+export const OPS_BENCH_SPEC = {
+  name: 'bench ops',
+  args: '',
+  maxArgs: 0,
+  summary:
+    'Documents/s of every task operator on GSM8K-sized rows (two shards at once for row-wise operators, one for dedups), ' +
+    'each against a no-op measured in the same run; a 10-operator Data-Juicer recipe through winnow run against the ' +
+    'same recipe with no operators; language_id_filter accuracy on the labelled samples; peak RSS.',
+  options: {
+    rows: {
+      type: 'int',
+      value: 'N',
+      min: 100,
+      default: 1_000_000,
+      description: 'rows per operator (GSM8K test questions with their answers, a number varied per lap)',
+    },
+    ops: {
+      type: 'list',
+      value: 'A,B',
+      description: 'only these operators (registry names; default: every measurable one)',
+    },
+    'model-rows': {
+      type: 'int',
+      value: 'N',
+      min: 100,
+      default: 100_000,
+      description:
+        'at most this many rows for the operators that run a model per row (tokenizer, language detector, language model)',
+    },
+    'recipe-rows': {
+      type: 'int',
+      value: 'N',
+      min: 0,
+      description: 'rows for the recipe through winnow run (default: --rows; 0 skips it)',
+    },
+    batch: {
+      type: 'int',
+      value: 'N',
+      min: 1,
+      default: 1000,
+      description: 'rows per operator batch',
+    },
+    seed,
+    json,
+  },
+  examples: [
+    'winnow bench ops --rows 20000',
+    'winnow bench ops --ops language_id_filter,near_dedup --recipe-rows 0 --json',
+  ],
+} as const satisfies CommandSpec;
+
 export const BENCH_SPECS = [
   INGEST_BENCH_SPEC,
   SELECTION_BENCH_SPEC,
@@ -216,5 +268,7 @@ export const BENCH_SPECS = [
   TOKENIZE_BENCH_SPEC,
   JUDGE_BENCH_SPEC,
   LOOP_BENCH_SPEC,
+  STUDIO_BENCH_SPEC,
+  OPS_BENCH_SPEC,
   SCALE_BENCH_SPEC,
 ] as const;

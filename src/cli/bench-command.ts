@@ -3,6 +3,7 @@ import {
   BUFFER_BENCH_SPEC,
   INGEST_BENCH_SPEC,
   LEARNING_BENCH_SPEC,
+  OPS_BENCH_SPEC,
   REPLAY_BENCH_SPEC,
   SELECTION_BENCH_SPEC,
   TOKENIZE_BENCH_SPEC,
@@ -11,6 +12,7 @@ import { JUDGE_BENCH_SPEC } from '../../bench/judge-spec.ts';
 import { CURRICULUM_BENCH_SPEC } from '../../bench/learning-curriculum/spec.ts';
 import { LOOP_BENCH_SPEC } from '../../bench/loop-spec.ts';
 import { SCALE_BENCH_SPEC } from '../../bench/scale-spec.ts';
+import { STUDIO_BENCH_SPEC } from '../../bench/studio-spec.ts';
 import { UsageError } from './args.ts';
 import {
   type CommandGroup,
@@ -46,6 +48,8 @@ const LOADERS: ReadonlyArray<readonly [CommandSpec, () => Promise<BenchMain>]> =
   [JUDGE_BENCH_SPEC, async () => (await import('../../bench/judge.ts')).judgeBenchMain],
   [SCALE_BENCH_SPEC, async () => (await import('../../bench/scale.ts')).scaleBenchMain],
   [LOOP_BENCH_SPEC, async () => (await import('../../bench/loop.ts')).loopBenchMain],
+  [OPS_BENCH_SPEC, async () => (await import('../../bench/ops.ts')).opsBenchMain],
+  [STUDIO_BENCH_SPEC, async () => (await import('../../bench/studio.ts')).studioBenchMain],
 ];
 
 const benchName = (spec: CommandSpec) => spec.name.replace(/^bench /, '');

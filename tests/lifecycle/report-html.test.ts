@@ -1,6 +1,6 @@
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { chartScriptSource, lineChart } from '../../src/lifecycle/charts.ts';
+import { chartScriptSource, lineChart, type Series } from '../../src/lifecycle/charts.ts';
 import { type ReportInput, renderReport } from '../../src/lifecycle/report-html.ts';
 import type { StepRecord } from '../../src/lifecycle/rft-runner.ts';
 
@@ -129,9 +129,23 @@ describe('renderReport', () => {
 describe('chartScriptSource', () => {
   it('is the chart code itself: evaluated on its own it draws exactly what lineChart draws', () => {
     const series = [
-      { label: 'run a', points: [[1, 0.33] as [number, number], [2, 0.43]], color: '#1f77b4' },
-      { label: 'run b', points: [[1, 0.3] as [number, number], [3, 0.38]], color: '#d62728' },
-    ];
+      {
+        label: 'run a',
+        points: [
+          [1, 0.33],
+          [2, 0.43],
+        ],
+        color: '#1f77b4',
+      },
+      {
+        label: 'run b',
+        points: [
+          [1, 0.3],
+          [3, 0.38],
+        ],
+        color: '#d62728',
+      },
+    ] satisfies Series[];
     const fromScript = runInNewContext(
       `${chartScriptSource()}\nlineChart(title, series, { percent: true })`,
       {

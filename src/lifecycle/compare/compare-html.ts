@@ -7,6 +7,7 @@ export const COMPARISON_DATA_ID = 'winnow-comparison';
 
 const PAGE_CSS = `${REPORT_CSS}
 body{max-width:1280px} .compare{display:flex;gap:24px;flex-wrap:wrap;align-items:flex-start}
+.compare>.chart{flex:0 0 480px;max-width:480px} .compare>.diff{flex:1 1 420px;min-width:0}
 .controls{margin:8px 0} .controls label{margin-right:12px} table.values td,table.values th{font-variant-numeric:tabular-nums}
 table.diff td{font-family:ui-monospace,monospace;font-size:12px;max-width:260px;overflow-wrap:anywhere}
 tr.meaning th{color:#b00} .note{color:#555}`;
@@ -96,12 +97,12 @@ ${PAGE_CSS}
 </style></head><body>
 <h1>${esc(title)}</h1>
 ${runsTable(c)}
-<div class="compare"><div>
+<div class="compare"><div class="chart">
 <h2>Metrics over steps</h2>
 <div class="controls"><label>metric <select id="metric">${options}</select></label></div>
 <div id="figure">${figure}</div>
 ${missing}
-</div><div>${diffTable(c)}</div></div>
+</div><div class="diff">${diffTable(c)}</div></div>
 <script type="application/json" id="${COMPARISON_DATA_ID}">${scriptJson(c)}</script>
 <script>
 ${pageScript()}

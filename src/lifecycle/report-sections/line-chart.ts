@@ -66,7 +66,7 @@ export function niceAxis(dataMin: number, dataMax: number, opts: AxisOptions = {
       : which === 0
         ? Math.max(v, Math.min(opts.bounds[0], dLo))
         : Math.min(v, Math.max(opts.bounds[1], dHi));
-  const fit = (from: number, to: number): Axis => {
+  const fitTicks = (from: number, to: number): Axis => {
     let e = Math.floor(Math.log10((to - from) / (maxTicks - 1)));
     for (;;) {
       for (const m of [1, 2, 5]) {
@@ -84,10 +84,10 @@ export function niceAxis(dataMin: number, dataMax: number, opts: AxisOptions = {
       e++;
     }
   };
-  const padded = fit(bounded(lo, 0), bounded(hi, 1));
+  const padded = fitTicks(bounded(lo, 0), bounded(hi, 1));
   if (flat) return padded;
   // Where the padding alone would double the step, the data's own range reads better.
-  const tight = fit(bounded(dLo, 0), bounded(dHi, 1));
+  const tight = fitTicks(bounded(dLo, 0), bounded(dHi, 1));
   return tight.step < padded.step ? tight : padded;
 }
 
@@ -218,7 +218,8 @@ export function lineChart(title: string, series: Series[], opts: LineChartOption
   const legend = series
     .map(
       (s, i) =>
-        `<text x="${L + (i % 3) * 136}" y="${14 + Math.floor(i / 3) * 16}" fill="${s.color}">■ ${escapeHtml(s.label.length > 20 ? `${s.label.slice(0, 19)}…` : s.label)}</text>`,
+        // A swatch beside the label: the page style greys chart text, so the colour is in the rect.
+        `<rect x="${L + (i % 3) * 136}" y="${5 + Math.floor(i / 3) * 16}" width="10" height="10" fill="${s.color}"/><text x="${L + (i % 3) * 136 + 14}" y="${14 + Math.floor(i / 3) * 16}">${escapeHtml(s.label.length > 20 ? `${s.label.slice(0, 19)}…` : s.label)}</text>`,
     )
     .join('');
   return `<figure><figcaption>${escapeHtml(title)}</figcaption><svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(title)}" data-y-min="${y.min}" data-y-max="${y.max}">${grid}${axes}${xTicks}${yLabel}${lines}${legend}</svg></figure>`;

@@ -56,6 +56,12 @@ export const INGEST_BENCH_SPEC = {
       description:
         'skip the plain per-row Python script (bench/ingest_baseline.py) that otherwise runs on the same file when python3 exists',
     },
+    runs: {
+      type: 'list',
+      value: 'RUN,…',
+      choices: ['floor', 'baseline', 'full'],
+      description: 'which runs to measure (default: all three; e.g. --runs full for a 10M-row peak RSS)',
+    },
     workers: {
       type: 'string',
       value: 'N|auto',

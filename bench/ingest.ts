@@ -152,6 +152,7 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
   const workers = parseWorkers(parsed.values.workers);
   const ndWorkers = workers === 'auto' ? autoWorkers() : workers;
   const dir = mkdtempSync(join(tmpdir(), 'winnow-bench-ingest-'));
+  let floorWait = 0;
   try {
     let file: string;
     if (input) file = resolve(input);
@@ -160,17 +161,62 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
       say(`writing ${parsed.values.rows.toLocaleString('en-US')} synthetic rows…`);
       await writeSyntheticFile(file, parsed.values.rows, seed);
     }
-    say('floor: the file parsed, its columns as Arrow, written to LanceDB (no mapping)…');
-    const floorMem = trackPeakRss();
-    const floor = await measureFloor(file, join(dir, 'db-floor'));
-    const floorPeakMb = floorMem.stop() / 2 ** 20;
-    closeAllConnections();
-    say('baseline: read + map + LanceDB write, no operators…');
-    const base = await runPipeline(file, join(dir, 'db-base'), mapping, [], workers);
-    closeAllConnections();
-    say(`pipeline: read + 5 cleaning/filter operators + exact dedup + LanceDB (workers: ${workers})…`);
-    const full = await runPipeline(file, join(dir, 'db-full'), mapping, CLEANING_STEPS, workers);
-    closeAllConnections();
+    const want = new Set(parsed.values.runs ?? ['floor', 'baseline', 'full']);
+    type Measured = {
+      label: string;
+      rows: number;
+      landed: number;
+      secs: number;
+      cpuSecs: number;
+      peakMb: number;
+      workers: number;
+    };
+    const measured: Measured[] = [];
+    if (want.has('floor')) {
+      say('floor: the file parsed, its columns as Arrow, written to LanceDB (no mapping)…');
+      const mem = trackPeakRss();
+      const f = await measureFloor(file, join(dir, 'db-floor'));
+      measured.push({
+        label: 'floor (parse → Arrow → LanceDB, no mapping)',
+        rows: f.rows,
+        landed: f.rows,
+        secs: f.secs,
+        cpuSecs: f.cpuSecs,
+        peakMb: mem.stop() / 2 ** 20,
+        workers: 0,
+      });
+      floorWait = f.writeWaitSecs;
+      closeAllConnections();
+    }
+    if (want.has('baseline')) {
+      say('baseline: read + map + LanceDB write, no operators…');
+      const r = await runPipeline(file, join(dir, 'db-base'), mapping, [], workers);
+      measured.push({
+        label: 'baseline (no operators)',
+        rows: r.report.rowsRead,
+        landed: r.report.tasksOut,
+        secs: r.secs,
+        cpuSecs: r.cpuSecs,
+        peakMb: r.peakMb,
+        workers: r.workers,
+      });
+      closeAllConnections();
+    }
+    let full: Awaited<ReturnType<typeof runPipeline>> | null = null;
+    if (want.has('full')) {
+      say(`pipeline: read + 5 cleaning/filter operators + exact dedup + LanceDB (workers: ${workers})…`);
+      full = await runPipeline(file, join(dir, 'db-full'), mapping, CLEANING_STEPS, workers);
+      measured.push({
+        label: '5 filters + exact dedup',
+        rows: full.report.rowsRead,
+        landed: full.report.tasksOut,
+        secs: full.secs,
+        cpuSecs: full.cpuSecs,
+        peakMb: full.peakMb,
+        workers: full.workers,
+      });
+      closeAllConnections();
+    }
     let py: PythonBaseline | { skipped: string } = { skipped: '--no-python' };
     if (!parsed.values['no-python']) {
       say('python: the same filters and dedup in a plain per-row script…');
@@ -182,54 +228,30 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
       nd = await nearDedupRate(docs, seed, ndWorkers);
     }
 
-    const rows = base.report.rowsRead;
-    const baseRate = rows / base.secs;
-    const fullRate = rows / full.secs;
+    const rows = measured[0]?.rows ?? 0;
     const pyRate = 'skipped' in py ? null : py.rows / py.seconds;
-    const floorRate = floor.rows / floor.secs;
+    const rateOf = (label: string) => {
+      const m = measured.find((x) => x.label.startsWith(label));
+      return m ? m.rows / m.secs : null;
+    };
+    const floorRate = rateOf('floor');
+    const baseRate = rateOf('baseline');
+    const ratio = (x: number, to: number | null) => (to === null ? null : x / to);
     const runs = [
-      {
-        run: 'floor (parse → Arrow → LanceDB, no mapping)',
-        rows: floor.rows,
-        landed: floor.rows,
-        seconds: floor.secs,
-        rowsPerSec: floorRate,
-        ratioToFloor: 1,
-        ratioToBaseline: floorRate / baseRate,
-        ratioToPython: pyRate && floorRate / pyRate,
-        peakRssMb: floorPeakMb,
-        cpuSecs: floor.cpuSecs,
-        cpuUtilisation: utilisation(floor.cpuSecs, floor.secs),
-        workers: 0,
-      },
-      {
-        run: 'baseline (no operators)',
-        rows,
-        landed: base.report.tasksOut,
-        seconds: base.secs,
-        rowsPerSec: baseRate,
-        ratioToFloor: baseRate / floorRate,
-        ratioToBaseline: 1,
-        ratioToPython: pyRate && baseRate / pyRate,
-        peakRssMb: base.peakMb,
-        cpuSecs: base.cpuSecs,
-        cpuUtilisation: utilisation(base.cpuSecs, base.secs),
-        workers: base.workers,
-      },
-      {
-        run: '5 filters + exact dedup',
-        rows,
-        landed: full.report.tasksOut,
-        seconds: full.secs,
-        rowsPerSec: fullRate,
-        ratioToFloor: fullRate / floorRate,
-        ratioToBaseline: fullRate / baseRate,
-        ratioToPython: pyRate && fullRate / pyRate,
-        peakRssMb: full.peakMb,
-        cpuSecs: full.cpuSecs,
-        cpuUtilisation: utilisation(full.cpuSecs, full.secs),
-        workers: full.workers,
-      },
+      ...measured.map((m) => ({
+        run: m.label,
+        rows: m.rows,
+        landed: m.landed,
+        seconds: m.secs,
+        rowsPerSec: m.rows / m.secs,
+        ratioToFloor: ratio(m.rows / m.secs, floorRate),
+        ratioToBaseline: ratio(m.rows / m.secs, baseRate),
+        ratioToPython: ratio(m.rows / m.secs, pyRate),
+        peakRssMb: m.peakMb as number | null,
+        cpuSecs: m.cpuSecs,
+        cpuUtilisation: utilisation(m.cpuSecs, m.secs),
+        workers: m.workers,
+      })),
       ...('skipped' in py
         ? []
         : [
@@ -239,8 +261,8 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
               landed: py.kept,
               seconds: py.seconds,
               rowsPerSec: pyRate!,
-              ratioToFloor: pyRate! / floorRate,
-              ratioToBaseline: pyRate! / baseRate,
+              ratioToFloor: ratio(pyRate!, floorRate),
+              ratioToBaseline: ratio(pyRate!, baseRate),
               ratioToPython: 1,
               peakRssMb: null,
               cpuSecs: py.cpuSeconds,
@@ -249,7 +271,7 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
             },
           ]),
     ];
-    const steps = full.report.steps.map((s) => ({
+    const steps = (full?.report.steps ?? []).map((s) => ({
       step: s.step,
       in: s.rowsIn,
       out: s.rowsOut,
@@ -286,8 +308,8 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
           r.landed,
           r.seconds,
           Math.round(r.rowsPerSec),
-          r.ratioToFloor,
-          r.ratioToBaseline,
+          r.ratioToFloor ?? '—',
+          r.ratioToBaseline ?? '—',
           r.ratioToPython ?? '—',
           fmt(r.peakRssMb),
           r.cpuSecs,
@@ -300,7 +322,7 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
     if ('skipped' in py) process.stdout.write(`(python baseline skipped: ${py.skipped})\n`);
     // On a shared machine wall time depends on the neighbours; CPU seconds much less.
     process.stdout.write(
-      `(CPU s: user + system time of the process, all its threads; CPU utilisation: CPU s ÷ (seconds × ${availableParallelism()} cores); floor: ${floor.writeWaitSecs.toFixed(1)} s of it waiting for LanceDB)\n`,
+      `(CPU s: user + system time of the process, all its threads; CPU utilisation: CPU s ÷ (seconds × ${availableParallelism()} cores); floor: ${floorWait.toFixed(1)} s of it waiting for LanceDB)\n`,
     );
     if (nd) {
       process.stdout.write(

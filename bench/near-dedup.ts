@@ -1,23 +1,28 @@
 /**
  * near_dedup throughput and quality on synthetic short documents.
  *
- *   npx node bench/near-dedup.ts [docs=100000] [dupShare=0.1]
+ *   npx node bench/near-dedup.ts [docs=100000] [dupShare=0.1] [workers=cores]
  *
  * Builds `docs` documents of ~300 characters from a random vocabulary; a `dupShare` of them are
  * planted near-duplicates of an earlier document (1–3 word substitutions, a dropped word, or
  * case/spacing/punctuation changes). Prints docs/s for near_dedup next to exact_dedup over the
  * same documents (the baseline, measured in the same run), and recall/precision on the planted
- * pairs, with recall split by the pair's true Jaccard similarity.
+ * pairs, with recall split by the pair's true Jaccard similarity. Also runs near_dedup the way a
+ * pipeline with `workers` does (signatures on worker threads, the LSH index on the main thread),
+ * with its recall and whether it drops exactly the rows one thread drops.
  */
+import { availableParallelism } from 'node:os';
 import { Rng } from '../src/core/rng.ts';
 import type { Task } from '../src/core/task.ts';
 import type { OperatorContext, OperatorDefinition } from '../src/operators/operator.ts';
 import { exactDedupOp } from '../src/operators/task/exact-dedup.ts';
 import { MinHasher } from '../src/operators/task/minhash.ts';
 import { nearDedupOp } from '../src/operators/task/near-dedup.ts';
+import { nearDedupPooled } from './ingest/near-dedup-pool.ts';
 
 const N = Number(process.argv[2] ?? 100_000);
 const DUP_SHARE = Number(process.argv[3] ?? 0.1);
+const WORKERS = Number(process.argv[4] ?? availableParallelism());
 const BATCH = 8192;
 
 const rng = new Rng('bench:near-dedup');
@@ -87,6 +92,10 @@ async function timeOp<P>(def: OperatorDefinition<Task, P>, params: unknown) {
 await timeOp(exactDedupOp, {});
 const exact = await timeOp(exactDedupOp, {});
 const near = await timeOp(nearDedupOp, {});
+const pooled = await nearDedupPooled(docs, { workers: WORKERS, seed: 1, batch: BATCH });
+const sameDrops =
+  JSON.stringify(pooled.dropped.map((d) => [d.row.id, d.reason])) ===
+  JSON.stringify(near.dropped.map((d) => [d.row.id, d.reason]));
 
 // True Jaccard of planted pairs over the same shingles near_dedup uses (char 5-grams, lower-cased).
 const hasher = new MinHasher({ tokenizer: 'char', ngram: 5, permutations: 1, seed: 1, lowercase: true });
@@ -99,6 +108,8 @@ function jaccard(a: string, b: string): number {
   return inter / (sa.size + sb.size - inter);
 }
 const droppedIds = new Map(near.dropped.map((d) => [d.row.id, d.reason]));
+const pooledIds = new Set(pooled.dropped.map((d) => d.row.id));
+let pooledFound = 0;
 const buckets = [
   { label: 'J ≥ 0.9', lo: 0.9, hi: 2, n: 0, hit: 0 },
   { label: '0.8 ≤ J < 0.9', lo: 0.8, hi: 0.9, n: 0, hit: 0 },
@@ -110,6 +121,7 @@ for (const [dup, src] of plantedSource) {
   const j = jaccard(byId.get(dup)!.prompt!, byId.get(src)!.prompt!);
   const b = buckets.find((x) => j >= x.lo && j < x.hi)!;
   b.n++;
+  if (pooledIds.has(dup)) pooledFound++;
   if (droppedIds.has(dup)) {
     b.hit++;
     found++;
@@ -136,8 +148,15 @@ for (const [name, r, ratio] of rows)
   console.log(
     `| ${name} | ${r.ms.toFixed(0)} | ${r.cpuMs.toFixed(0)} | ${rate(r.cpuMs)} | ${rate(r.ms)} | ${ratio.toFixed(2)}× | ${r.dropped.length} |`,
   );
+const cores = availableParallelism();
 console.log(
-  `\nplanted pairs: recall ${(found / plantedSource.size).toFixed(4)} (${found}/${plantedSource.size}), precision ${(correct / Math.max(1, near.dropped.length)).toFixed(4)} (${correct}/${near.dropped.length})`,
+  `| near_dedup, ${WORKERS} workers (signatures) + main thread (LSH) | ${(pooled.secs * 1000).toFixed(0)} | ${(pooled.cpuSecs * 1000).toFixed(0)} (all threads; ${Math.round((100 * pooled.cpuSecs) / (pooled.secs * cores))}% of ${cores} cores) | — | ${Math.round(docs.length / pooled.secs)} | — | ${pooled.dropped.length} |`,
+);
+console.log(
+  `\nworkers: recall ${(pooledFound / plantedSource.size).toFixed(4)} (${pooledFound}/${plantedSource.size}); the same rows dropped, with the same reasons, as one thread: ${sameDrops ? 'yes' : 'NO'}`,
+);
+console.log(
+  `planted pairs: recall ${(found / plantedSource.size).toFixed(4)} (${found}/${plantedSource.size}), precision ${(correct / Math.max(1, near.dropped.length)).toFixed(4)} (${correct}/${near.dropped.length})`,
 );
 console.log('\n| true Jaccard of planted pair | pairs | found | recall |');
 console.log('|---|---:|---:|---:|');

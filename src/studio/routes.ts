@@ -7,7 +7,7 @@ import { rejectedGroups, sourceLines } from './rejected-api.ts';
 import { countMatching, readPage } from './rows-query.ts';
 import { compareRuns, listRuns } from './runs-api.ts';
 import { openStudioTable, type StudioContext } from './studio-context.ts';
-import { buildPromptIndex, describeTable, listTables } from './tables-api.ts';
+import { buildIndex, describeTable, listTables } from './tables-api.ts';
 import { taskDetail } from './task-detail.ts';
 import { editTask, reviewTask, TaskChangesSchema } from './task-edits.ts';
 
@@ -190,9 +190,9 @@ export const STUDIO_ROUTES: readonly StudioRoute[] = [
   ),
   post(
     '/api/index',
-    "build the full-text index on a table's prompt column (search then uses it)",
-    z.strictObject({ table }),
-    (ctx, b) => buildPromptIndex(ctx, b.table),
+    'build an index: full text on prompt (default), or a scalar index on column= (filters then use it)',
+    z.strictObject({ table, column: z.string().min(1).optional() }),
+    (ctx, b) => buildIndex(ctx, b.table, b.column),
   ),
   post(
     '/api/undo',

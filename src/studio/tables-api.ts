@@ -1,4 +1,5 @@
 import { Index, type Table } from '@lancedb/lancedb';
+import { columnKinds } from '../cli/where-filter.ts';
 import { HttpError } from '../serve/http-error.ts';
 import { hasFtsIndex } from './rows-query.ts';
 import { checkWritable, openStudioTable, type StudioContext, studioConnection } from './studio-context.ts';
@@ -64,24 +65,46 @@ export async function describeTable(ctx: StudioContext, name: string) {
 }
 
 /**
- * Build (or rebuild) the full-text index on `prompt`, which the task browser's search then uses
- * instead of a substring scan. A new index version of the table; the rows are unchanged.
+ * Build (or rebuild) an index the task browser then uses: full text on `prompt` (search), or a
+ * scalar index on another column (a filter on it then reads the index, not every row) — a bitmap
+ * for text columns (few distinct values: tasksets), a B-tree for numbers. A new index version of
+ * the table; the rows are unchanged.
  */
-export async function buildPromptIndex(
+export async function buildIndex(
   ctx: StudioContext,
   name: string,
-): Promise<{ table: string; version: number; ms: number }> {
+  column = 'prompt',
+): Promise<{
+  table: string;
+  column: string;
+  index: 'fts' | 'bitmap' | 'btree';
+  version: number;
+  ms: number;
+}> {
   checkWritable(ctx);
   const table = await openStudioTable(ctx, name);
-  const kinds = new Map((await table.schema()).fields.map((f) => [f.name, String(f.type)]));
-  if (!/utf8/i.test(kinds.get('prompt') ?? ''))
+  const kinds = columnKinds(await table.schema());
+  const kind = kinds.get(column);
+  if (kind === undefined || kind === 'other')
     throw new HttpError({
       status: 400,
       code: 'invalid_request',
-      field: 'table',
-      message: `table '${name}' has no text column 'prompt' to index`,
+      field: 'column',
+      message: `table '${name}' has no ${kind === 'other' ? 'indexable ' : ''}column '${column}'`,
+      hint: `columns: ${[...kinds]
+        .filter(([, k]) => k !== 'other')
+        .map(([n]) => n)
+        .join(', ')}`,
     });
+  const index = column === 'prompt' ? 'fts' : kind === 'string' || kind === 'boolean' ? 'bitmap' : 'btree';
+  const config = index === 'fts' ? Index.fts() : index === 'bitmap' ? Index.bitmap() : Index.btree();
   const started = performance.now();
-  await table.createIndex('prompt', { config: Index.fts(), replace: true });
-  return { table: name, version: await table.version(), ms: Math.round(performance.now() - started) };
+  await table.createIndex(column, { config, replace: true });
+  return {
+    table: name,
+    column,
+    index,
+    version: await table.version(),
+    ms: Math.round(performance.now() - started),
+  };
 }

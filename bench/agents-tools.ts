@@ -3,7 +3,7 @@
 // same length, on several seeds. Reports, per seed and step: the tool-use rate of the training
 // rollouts on 3-digit sums with carries ("hard", where the tool helps) and on 1-digit sums
 // ("easy"), and greedy held-out accuracy (all tasks, and hard ones) of each checkpoint.
-// Run: npx node bench/agents-tools.ts [--seeds 1,2,3] [--steps 30] [--out file.json]
+// Run: npx node bench/agents-tools.ts [--seeds 1,2,3] [--steps 30] [--tool-cost 0.5] [--out file.json]
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,18 +82,25 @@ async function evaluate(policy: TinyPolicy, heldout: Row[], tool: boolean, step:
   };
 }
 
-async function oneRun(seed: number, tool: boolean, steps: number, work: string): Promise<RunCurve> {
+async function oneRun(
+  seed: number,
+  tool: boolean,
+  steps: number,
+  work: string,
+  toolCost: number | undefined,
+): Promise<RunCurve> {
   const t0 = performance.now();
   const raw = readYamlFile(PIPELINE) as {
     seed: number;
     heldout?: unknown;
     lifecycle: { steps: number };
-    explorer: { workflow: { params: { environment: { params: { tool: boolean } } } } };
+    explorer: { workflow: { params: { environment: { params: { tool: boolean; toolCost: number } } } } };
   };
   raw.seed = seed;
   raw.heldout = undefined;
   raw.lifecycle.steps = steps;
   raw.explorer.workflow.params.environment.params.tool = tool;
+  if (toolCost !== undefined) raw.explorer.workflow.params.environment.params.toolCost = toolCost;
   const config = parseRftConfig(JSON.parse(JSON.stringify(raw)), PIPELINE);
   const runDir = join(work, `run-${seed}-${tool}`);
   const db = join(work, `db-${seed}-${tool}`);
@@ -146,16 +153,18 @@ if (import.meta.main) {
       seeds: { type: 'string', default: '1,2,3' },
       steps: { type: 'string', default: '30' },
       out: { type: 'string' },
+      'tool-cost': { type: 'string' },
     },
   });
   const seeds = values.seeds.split(',').map(Number);
   const steps = Number(values.steps);
+  const toolCost = values['tool-cost'] === undefined ? undefined : Number(values['tool-cost']);
   const work = mkdtempSync(join(tmpdir(), 'winnow-agents-bench-'));
   const curves: RunCurve[] = [];
   try {
     for (const seed of seeds)
       for (const tool of [true, false]) {
-        const c = await oneRun(seed, tool, steps, work);
+        const c = await oneRun(seed, tool, steps, work, toolCost);
         curves.push(c);
         const last = c.checkpoints.at(-1)!;
         console.error(

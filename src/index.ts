@@ -1,4 +1,5 @@
 // Winnow's public API. Re-exports only; see docs/ for what each part does.
+export * from './agents/index.ts';
 export * from './buffer/index.ts';
 export { main as runCli } from './cli/main.ts';
 export * from './core/index.ts';

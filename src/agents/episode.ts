@@ -5,10 +5,10 @@ import { describeToolsForText, parseTextToolCalls } from './text-tool-calls.ts';
 import { toolSpecOf } from './tool.ts';
 import {
   type CallCounts,
-  type ChatMessage,
   emptyCounts,
   type StopReason,
   type Trajectory,
+  type TrajectoryMessage,
   type Turn,
 } from './trajectory.ts';
 
@@ -53,11 +53,11 @@ const FAILURE_COUNT_KEY = {
 } as const satisfies Record<string, keyof CallCounts>;
 
 /** The model's view of a message: OpenAI chat fields only. */
-function asRequestMessage(m: ChatMessage): Message {
+function asRequestMessage(m: TrajectoryMessage): Message {
   return m as Message;
 }
 
-function toolCallMessages(calls: readonly GeneratedToolCall[]): NonNullable<ChatMessage['tool_calls']> {
+function toolCallMessages(calls: readonly GeneratedToolCall[]): NonNullable<TrajectoryMessage['tool_calls']> {
   return calls.map((c) => ({
     id: c.id,
     type: 'function',
@@ -85,7 +85,7 @@ export async function runEpisode(
     opts.systemPrompt,
     opts.toolCallFormat === 'text' && tools.length > 0 ? describeToolsForText(tools) : undefined,
   ].filter((s): s is string => s !== undefined && s !== '');
-  const messages: ChatMessage[] = [
+  const messages: TrajectoryMessage[] = [
     ...(system.length > 0 ? [{ role: 'system' as const, content: system.join('\n\n') }] : []),
     { role: 'user', content: first },
   ];

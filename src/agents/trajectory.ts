@@ -18,13 +18,13 @@ export const ToolCallMessageSchema = z.object({
 });
 
 /** A chat message in the OpenAI format, tool calls included (what the model saw and wrote). */
-export const ChatMessageSchema = z.object({
+export const TrajectoryMessageSchema = z.object({
   role: z.enum(['system', 'user', 'assistant', 'tool']),
   content: z.string(),
   tool_calls: z.array(ToolCallMessageSchema).optional(),
   tool_call_id: z.string().optional(),
 });
-export type ChatMessage = z.infer<typeof ChatMessageSchema>;
+export type TrajectoryMessage = z.infer<typeof TrajectoryMessageSchema>;
 
 export const STOP_REASONS = ['done', 'max_turns', 'max_tokens', 'time_budget'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
@@ -60,7 +60,7 @@ export type CallCounts = z.infer<typeof CallCountsSchema>;
 
 export const TrajectorySchema = z.object({
   environment: z.string(),
-  messages: z.array(ChatMessageSchema),
+  messages: z.array(TrajectoryMessageSchema),
   turns: z.array(TurnSchema),
   counts: CallCountsSchema,
   stopReason: z.enum(STOP_REASONS),

@@ -1,5 +1,5 @@
 import * as arrow from 'apache-arrow';
-import { type ChatMessage, readTrajectory, type Trajectory } from '../agents/trajectory.ts';
+import { readTrajectory, type Trajectory, type TrajectoryMessage } from '../agents/trajectory.ts';
 import type { Experience } from '../core/experience.ts';
 import { field, float64, rowsToTable, utf8 } from './arrow-build.ts';
 import type { ExportDrop, ExportFormat, ExportResult, ExportSource } from './export-format.ts';
@@ -27,7 +27,7 @@ const toolChatTurnType = () =>
   ]);
 const toolChatType = () => new arrow.List(new arrow.Field('element', toolChatTurnType(), false));
 
-function turnRow(m: ChatMessage) {
+function turnRow(m: TrajectoryMessage) {
   return {
     role: m.role,
     content: m.content,

@@ -131,13 +131,37 @@ export const SELECTION_BENCH_SPEC = {
     selectors: {
       type: 'list',
       value: 'A,B',
-      choices: ALL_SELECTORS.map((s) => s.name),
-      description: 'selectors to compare (random always runs; default: the standard line-up)',
+      choices: ['all', ...ALL_SELECTORS.map((s) => s.name)],
+      description:
+        'selectors to compare (random always runs; default: the standard line-up; all = random, bots, shared_ability and the selection zoo)',
+    },
+    'first-seed': {
+      type: 'int',
+      value: 'N',
+      min: 1,
+      default: 1,
+      description: 'seeds run are N…N+K−1 (zoo defaults were tuned on 1–5; report on 6–10)',
+    },
+    'overhead-tasks': {
+      type: 'int',
+      value: 'N',
+      min: 0,
+      default: 0,
+      description: 'also time each selector step on a pool of N tasks (e.g. 1000000; 0 = not measured)',
+    },
+    html: {
+      type: 'string',
+      value: 'FILE',
+      description: 'also write the leaderboard with learning curves as HTML',
     },
     json,
     quiet: { type: 'boolean', description: 'no progress lines on stderr' },
   },
-  examples: ['winnow bench selection --seeds 3', 'winnow bench selection --scenario all --json'],
+  examples: [
+    'winnow bench selection --seeds 3',
+    'winnow bench selection --scenario all --json',
+    'winnow bench selection --selectors all --first-seed 6 --overhead-tasks 1000000 --json --html zoo.html',
+  ],
 } as const satisfies CommandSpec;
 
 /** The flags bench/learning and bench/replay share: seeds, steps and how often accuracy is measured. */

@@ -1,3 +1,4 @@
+import { fmtInterval } from '../learning-curriculum/stats.ts';
 import type { Stat } from './metrics.ts';
 import type { ScenarioResult, SelectionBenchResult } from './runner.ts';
 
@@ -15,7 +16,8 @@ function table(head: string[], rows: string[][]): string {
 export function formatScenario(sc: ScenarioResult): string {
   const head = [
     'selector',
-    'steps→target (× random)',
+    'steps ÷ random [90%]',
+    'rollouts ÷ random [90%]',
     'steps→target',
     'rollouts→target',
     'ETR',
@@ -27,7 +29,8 @@ export function formatScenario(sc: ScenarioResult): string {
   ];
   const rows = sc.selectors.map((s) => [
     s.selector,
-    `${s.reached < s.runs ? '≥' : ''}${pm(s.relSteps, 2)}`,
+    `${s.reached < s.runs ? '≥' : ''}${fmtInterval(s.stepsRatio)}`,
+    fmtInterval(s.rolloutsRatio),
     `${s.reached < s.runs ? '≥' : ''}${pm(s.stepsToTarget, 0)}`,
     pm(s.rolloutsToTarget, 0),
     pm(s.etr, 3),
@@ -62,6 +65,21 @@ export function formatSelectionTable(result: SelectionBenchResult): string {
       ].join('\n'),
     );
   }
+  if (result.overhead.length > 0)
+    parts.push(
+      [
+        `selector time per step at ${result.overhead[0]!.tasks} tasks (select + feedback + stages + probes, rollouts excluded)`,
+        table(
+          ['selector', 'median ms/step', 'init ms', 'state bytes/task'],
+          result.overhead.map((o) => [
+            o.selector,
+            o.medianMs.toFixed(2),
+            o.initMs.toFixed(0),
+            o.stateBytesPerTask.toFixed(1),
+          ]),
+        ),
+      ].join('\n'),
+    );
   parts.push(`(${(result.elapsedMs / 1000).toFixed(1)} s)`);
   return parts.join('\n\n');
 }

@@ -1,5 +1,6 @@
 import { createSelector, type SelectorConfig } from '../../src/selectors/registry.ts';
 import type { LearnerSim } from '../../src/selectors/sim/learner-sim.ts';
+import type { StageConfig } from '../../src/selectors/stages/registry.ts';
 import type { Selector } from '../../src/selectors/types.ts';
 import { OracleSelector } from './oracle.ts';
 
@@ -9,6 +10,10 @@ export interface BenchSelector {
   description: string;
   /** Needs these feature columns (skipped, with a note, in scenarios that lack them). */
   needs?: string[];
+  /** Pre-rollout stages run in front of the selector (issue #22). */
+  stages?: StageConfig[];
+  /** The selector cannot take tasks added mid-run (skipped in scenarios with arrivals). */
+  fixedTasks?: boolean;
   build(sim: LearnerSim, seed: number): Selector;
 }
 
@@ -79,4 +84,65 @@ export const EXTRA_SELECTORS: BenchSelector[] = [
   },
 ];
 
-export const ALL_SELECTORS: BenchSelector[] = [...LINEUP, ...EXTRA_SELECTORS];
+const zoo = (
+  name: string,
+  description: string,
+  config: SelectorConfig,
+  stages?: StageConfig[],
+): BenchSelector => ({
+  name,
+  description,
+  fixedTasks: true,
+  ...(stages ? { stages } : {}),
+  build: fromConfig(config),
+});
+
+/**
+ * The selection zoo (issue #22, docs/selection-zoo.md): every published method at its paper's
+ * defaults, categories = the difficulty level where a method needs them, and the pre-rollout
+ * stages alone (over random) and composed with BOTS and the successor.
+ */
+export const ZOO_SELECTORS: BenchSelector[] = [
+  zoo('mopps', 'MoPPS: Beta posteriors with retention, Thompson toward 0.5', { type: 'mopps' }),
+  zoo('dots', 'DOTS: reference set every 10 steps, attention over features', { type: 'dots' }),
+  zoo('lilo', 'LILO: learnability p(1−p) by rejection', { type: 'lilo' }),
+  zoo('adarft', 'AdaRFT: target level moved by η·tanh(α(R̄−β))', {
+    type: 'adarft',
+    params: { feature: 'level' },
+  }),
+  zoo('plr', 'Prioritized Level Replay: rank score + staleness', { type: 'plr' }),
+  zoo('sec', 'SEC: Boltzmann bandit over levels, TD(0) on |advantage|', {
+    type: 'sec',
+    params: { category: 'level' },
+  }),
+  zoo('dump', 'DUMP: UCB over levels on windowed |advantage|', {
+    type: 'dump',
+    params: { category: 'level' },
+  }),
+  zoo('vcrl', 'VCRL: variance memory bank refills low-variance slots', { type: 'vcrl' }),
+  zoo('pcl', 'PCL: online value model, 4× candidates closest to 0.5', { type: 'pcl' }),
+  zoo('dapo_ds', 'random + DAPO dynamic sampling (keep mixed groups, refill)', { type: 'random' }, [
+    { type: 'dapo_ds' },
+  ]),
+  zoo('greso', 'random + DAPO dynamic sampling + GRESO pre-rollout skipping', { type: 'random' }, [
+    { type: 'dapo_ds' },
+    { type: 'greso' },
+  ]),
+  zoo('speed', 'random + SPEED screening (4 rollouts, continue 0 < p < 1)', { type: 'random' }, [
+    { type: 'speed' },
+  ]),
+  zoo('bots+greso', 'BOTS with GRESO skipping in front', { type: 'bots', params: { shortlist: 0 } }, [
+    { type: 'greso' },
+  ]),
+  zoo('bots+speed', 'BOTS with SPEED screening', { type: 'bots', params: { shortlist: 0 } }, [
+    { type: 'speed' },
+  ]),
+  zoo('shared_ability+speed', 'the successor with SPEED screening', { type: 'shared_ability' }, [
+    { type: 'speed' },
+  ]),
+];
+
+/** `--selectors all`: random, BOTS, the successor and the whole zoo. */
+export const ALL_NAMES = ['random', 'bots', 'shared_ability', ...ZOO_SELECTORS.map((s) => s.name)];
+
+export const ALL_SELECTORS: BenchSelector[] = [...LINEUP, ...EXTRA_SELECTORS, ...ZOO_SELECTORS];

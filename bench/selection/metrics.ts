@@ -10,6 +10,8 @@ export interface RunTrace {
   /** Groups with mixed rewards per step. */
   mixed: Int32Array;
   groups: Int32Array;
+  /** Rollouts spent up to and including each step (screening, probes and discarded groups too). */
+  rollouts: Float64Array;
   /** Sum over steps of Σ (predicted − reward)² over the batch's rollouts, and the count (0: no predictions). */
   brierSum: number;
   brierCount: number;

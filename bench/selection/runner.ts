@@ -1,6 +1,11 @@
 import { ConfigError } from '../../src/core/errors.ts';
 import { LearnerSim } from '../../src/selectors/sim/learner-sim.ts';
-import { ALL_SELECTORS, type BenchSelector, LINEUP_NAMES } from './lineup.ts';
+import { buildStages } from '../../src/selectors/stages/registry.ts';
+import { type RolloutRequest, runStagedStep } from '../../src/selectors/stages/staged-step.ts';
+import type { Selector } from '../../src/selectors/types.ts';
+import { isProbingSelector } from '../../src/selectors/zoo/probe.ts';
+import { bootstrapRatio, type Interval } from '../learning-curriculum/stats.ts';
+import { ALL_NAMES, ALL_SELECTORS, type BenchSelector, LINEUP_NAMES } from './lineup.ts';
 import {
   brier,
   calibrationError,
@@ -11,6 +16,7 @@ import {
   stepsToTarget,
 } from './metrics.ts';
 import { SCENARIO_NAMES, SCENARIOS, type SelectionScenario } from './scenarios.ts';
+import { measureOverhead, type StepOverhead } from './zoo-overhead.ts';
 
 export interface SelectionBenchOptions {
   /** A scenario name, or 'all' (default: 'default'). */
@@ -21,6 +27,10 @@ export interface SelectionBenchOptions {
   selectors?: string[];
   /** Override the scenario's number of steps. */
   steps?: number;
+  /** Seeds run are firstSeed…firstSeed+seeds−1 (default 1; tune on 1–5, report on 6–10). */
+  firstSeed?: number;
+  /** Also time each selector's step on a pool of this many tasks (0: not measured). */
+  overheadTasks?: number;
   /** Accepted for the CLI (the caller decides how to print). */
   json?: boolean;
   /** Progress lines (e.g. to stderr). */
@@ -36,6 +46,9 @@ export interface SelectorSummary {
   /** The same, divided by random's steps to its own final accuracy (per seed). */
   relSteps: Stat;
   rolloutsToTarget: Stat;
+  /** Paired ratios to random (Σ this / Σ random over the seeds) with 90% bootstrap intervals. */
+  stepsRatio: Interval;
+  rolloutsRatio: Interval;
   /** Runs that reached the target within the run. */
   reached: number;
   etr: Stat;
@@ -63,6 +76,29 @@ export interface ScenarioResult {
   skipped: Array<{ selector: string; reason: string }>;
   /** Successor steps / BOTS steps per seed (when both ran). */
   successorOverBots: Stat | null;
+  /** Mean held-out accuracy and cumulative rollouts over the seeds, at up to 50 steps, per selector. */
+  curves: SelectionCurve[];
+}
+
+export interface SelectionCurve {
+  selector: string;
+  steps: number[];
+  accuracy: number[];
+  rollouts: number[];
+}
+
+function meanCurve(name: string, traces: readonly RunTrace[], steps: number): SelectionCurve {
+  const every = Math.max(1, Math.ceil(steps / 50));
+  const at: number[] = [];
+  for (let t = every - 1; t < steps; t += every) at.push(t);
+  if (at[at.length - 1] !== steps - 1) at.push(steps - 1);
+  const avg = (f: (tr: RunTrace) => number) => traces.reduce((a, tr) => a + f(tr), 0) / traces.length;
+  return {
+    selector: name,
+    steps: at.map((t) => t + 1),
+    accuracy: at.map((t) => avg((tr) => tr.accuracy[t]!)),
+    rollouts: at.map((t) => avg((tr) => tr.rollouts[t]!)),
+  };
 }
 
 export interface AcceptanceCheck {
@@ -75,6 +111,8 @@ export interface AcceptanceCheck {
 export interface SelectionBenchResult {
   scenarios: ScenarioResult[];
   acceptance: AcceptanceCheck[];
+  /** Selector time per step at `overheadTasks` tasks (empty when not measured). */
+  overhead: StepOverhead[];
   elapsedMs: number;
 }
 
@@ -97,6 +135,7 @@ export function runOne(
     accuracy: new Float64Array(steps),
     mixed: new Int32Array(steps),
     groups: new Int32Array(steps),
+    rollouts: new Float64Array(steps),
     brierSum: 0,
     brierCount: 0,
     calibSum: 0,
@@ -105,6 +144,8 @@ export function runOne(
     warnings: 0,
   };
   const seen = new Set<string>();
+  if (entry.stages || isProbingSelector(sel)) return runStaged(entry, sim, sel, trace, seed);
+  let spent = 0;
   for (let t = 0; t < steps; t++) {
     const fresh = sim.arrivals(t);
     if (fresh) {
@@ -132,7 +173,44 @@ export function runOne(
     trace.warnings += report.warnings.length;
     trace.mixed[t] = sim.learn(results);
     trace.groups[t] = results.length;
+    spent += results.length * sim.config.groupSize;
+    trace.rollouts[t] = spent;
     for (const id of ids) seen.add(id);
+    trace.accuracy[t] = sim.heldOutAccuracy();
+  }
+  trace.distinct = seen.size;
+  return trace;
+}
+
+/** A run through the staged step (pre-rollout stages, probes): every rollout counted. */
+function runStaged(
+  entry: BenchSelector,
+  sim: LearnerSim,
+  sel: Selector,
+  trace: RunTrace,
+  seed: number,
+): RunTrace {
+  const stages = buildStages(entry.stages ?? [], seed, `${entry.name}.stages`);
+  for (const s of stages) s.init(sim.view());
+  const G = sim.config.groupSize;
+  const seen = new Set<string>();
+  let spent = 0;
+  for (let t = 0; t < trace.steps; t++) {
+    const fresh = sim.arrivals(t);
+    if (fresh) throw new ConfigError({ path: entry.name, message: 'staged runs take no new tasks' });
+    let call = 0;
+    // The first request of a step draws what the plain path draws; later ones draw fresh samples.
+    const rollout = (req: RolloutRequest) =>
+      sim
+        .rollout(req.ids, call++ === 0 ? t : t + 100_000 * call)
+        .map((r) => r.rewards.slice(0, req.rollouts));
+    const r = runStagedStep(sel, stages, { want: trace.batch, groupSize: G, step: t }, rollout);
+    sim.learn(r.kept);
+    trace.mixed[t] = r.mixedGroups;
+    trace.groups[t] = r.fullGroups + r.screenedOut;
+    spent += r.rollouts;
+    trace.rollouts[t] = spent;
+    for (const g of r.kept) seen.add(g.taskId);
     trace.accuracy[t] = sim.heldOutAccuracy();
   }
   trace.distinct = seen.size;
@@ -144,6 +222,8 @@ function summarise(
   traces: RunTrace[],
   targets: Map<number, number>,
   randomSteps: Map<number, number>,
+  randomRollouts: Map<number, number>,
+  salt: number,
 ): SelectorSummary {
   const stt: number[] = [];
   const rel: number[] = [];
@@ -155,8 +235,10 @@ function summarise(
     const steps = s ?? tr.steps;
     stt.push(steps);
     rel.push(steps / randomSteps.get(tr.seed)!);
-    rollouts.push(steps * tr.batch * tr.groupSize);
+    rollouts.push(tr.rollouts[Math.min(tr.steps, steps) - 1]!);
   }
+  const baseSteps = traces.map((tr) => randomSteps.get(tr.seed)!);
+  const baseRollouts = traces.map((tr) => randomRollouts.get(tr.seed)!);
   const early = (tr: RunTrace) => effectiveTaskRatio(tr, 0, Math.max(1, Math.ceil(tr.steps / 10)));
   return {
     selector: entry.name,
@@ -165,6 +247,8 @@ function summarise(
     stepsToTarget: stat(stt),
     relSteps: stat(rel),
     rolloutsToTarget: stat(rollouts),
+    stepsRatio: bootstrapRatio(stt, baseSteps, 101 + salt),
+    rolloutsRatio: bootstrapRatio(rollouts, baseRollouts, 202 + salt),
     reached,
     etr: stat(traces.map((t) => effectiveTaskRatio(t))),
     etrEarly: stat(traces.map(early)),
@@ -177,10 +261,16 @@ function summarise(
 
 export function runScenario(
   scenario: SelectionScenario,
-  opts: { seeds: number; selectors: string[]; steps?: number; onProgress?: (m: string) => void },
+  opts: {
+    seeds: number;
+    firstSeed?: number;
+    selectors: string[];
+    steps?: number;
+    onProgress?: (m: string) => void;
+  },
 ): ScenarioResult {
   const steps = opts.steps ?? scenario.steps;
-  const seeds = Array.from({ length: opts.seeds }, (_, i) => i + 1);
+  const seeds = Array.from({ length: opts.seeds }, (_, i) => i + (opts.firstSeed ?? 1));
   const wanted = new Set(['random', ...opts.selectors]);
   const lineup = ALL_SELECTORS.filter((s) => wanted.has(s.name));
   const probe = new LearnerSim(scenario.sim, 1);
@@ -191,6 +281,10 @@ export function runScenario(
     const missing = (entry.needs ?? []).filter((c) => !columns.has(c));
     if (missing.length > 0) {
       skipped.push({ selector: entry.name, reason: `needs column(s) ${missing.join(', ')}` });
+      continue;
+    }
+    if (entry.fixedTasks && (scenario.sim.arrivals?.length ?? 0) > 0) {
+      skipped.push({ selector: entry.name, reason: 'its method fixes the task set (no tasks mid-run)' });
       continue;
     }
     const t0 = performance.now();
@@ -207,9 +301,12 @@ export function runScenario(
   const randomSteps = new Map(
     randomTraces.map((t) => [t.seed, stepsToTarget(t.accuracy, targets.get(t.seed)!)!] as const),
   );
+  const randomRollouts = new Map(
+    randomTraces.map((t) => [t.seed, t.rollouts[randomSteps.get(t.seed)! - 1]!] as const),
+  );
   const summaries = lineup
     .filter((e) => traces.has(e.name))
-    .map((e) => summarise(e, traces.get(e.name)!, targets, randomSteps));
+    .map((e, i) => summarise(e, traces.get(e.name)!, targets, randomSteps, randomRollouts, i));
   let successorOverBots: Stat | null = null;
   const sa = traces.get('shared_ability');
   const bots = traces.get('bots');
@@ -235,6 +332,7 @@ export function runScenario(
     selectors: summaries,
     skipped,
     successorOverBots,
+    curves: summaries.map((x) => meanCurve(x.selector, traces.get(x.selector)!, steps)),
   };
 }
 
@@ -298,7 +396,10 @@ export async function runSelectionBench(opts: SelectionBenchOptions = {}): Promi
         message: `unknown scenario '${n}'`,
         hint: `known: all, ${SCENARIO_NAMES.join(', ')}`,
       });
-  const selectors = opts.selectors ?? LINEUP_NAMES;
+  const asked = opts.selectors ?? LINEUP_NAMES;
+  const selectors = asked.includes('all')
+    ? [...new Set([...ALL_NAMES, ...asked.filter((s) => s !== 'all')])]
+    : asked;
   const known = ALL_SELECTORS.map((s) => s.name);
   for (const s of selectors)
     if (!known.includes(s))
@@ -315,6 +416,7 @@ export async function runSelectionBench(opts: SelectionBenchOptions = {}): Promi
     scenarios.push(
       runScenario(SCENARIOS[name]!, {
         seeds,
+        ...(opts.firstSeed !== undefined ? { firstSeed: opts.firstSeed } : {}),
         selectors,
         ...(opts.steps !== undefined ? { steps: opts.steps } : {}),
         ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
@@ -323,5 +425,13 @@ export async function runSelectionBench(opts: SelectionBenchOptions = {}): Promi
     // Yield between scenarios so a caller's timers and signals get a turn.
     await new Promise((resolve) => setImmediate(resolve));
   }
-  return { scenarios, acceptance: acceptanceChecks(scenarios), elapsedMs: performance.now() - t0 };
+  const overhead =
+    (opts.overheadTasks ?? 0) > 0
+      ? measureOverhead(
+          ALL_SELECTORS.filter((e) => e.name === 'random' || selectors.includes(e.name)),
+          opts.overheadTasks!,
+          opts.onProgress ? { onProgress: opts.onProgress } : {},
+        )
+      : [];
+  return { scenarios, acceptance: acceptanceChecks(scenarios), overhead, elapsedMs: performance.now() - t0 };
 }

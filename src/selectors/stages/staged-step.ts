@@ -1,6 +1,6 @@
 import type { Selector, TaskFeedback } from '../types.ts';
 import { isProbingSelector } from '../zoo/probe.ts';
-import type { PreRolloutStage } from './types.ts';
+import { isMixed, type PreRolloutStage } from './types.ts';
 
 /** A request for rollouts: `rollouts` more samples of each task. */
 export interface RolloutRequest {
@@ -10,16 +10,23 @@ export interface RolloutRequest {
   phase: 'probe' | 'screen' | 'continue' | 'full';
 }
 
+/** A kept group, with the reward arrays exactly as the rollout function returned them (to find their samples). */
+export interface KeptGroup extends TaskFeedback {
+  pieces: readonly (readonly number[])[];
+}
+
 /** What one explorer step spent and kept, every rollout counted. */
 export interface StagedStepResult {
   /** Groups kept for training (at most the wanted number). */
-  kept: TaskFeedback[];
+  kept: KeptGroup[];
   /** Rollouts spent in all: probes, screening, continuation, full groups (kept or discarded). */
   rollouts: number;
   probeRollouts: number;
   screenRollouts: number;
   /** Groups rolled out in full (kept or not), and those discarded (uniform or past the quota). */
   fullGroups: number;
+  /** Full groups whose rewards were not all equal (a gradient), kept or not. */
+  mixedGroups: number;
   discardedGroups: number;
   /** Tasks dropped after screening; candidates never rolled out (skipped by a stage or unused); candidates asked. */
   screenedOut: number;
@@ -54,6 +61,7 @@ export function* stagedStep(
     probeRollouts: 0,
     screenRollouts: 0,
     fullGroups: 0,
+    mixedGroups: 0,
     discardedGroups: 0,
     screenedOut: 0,
     skipped: 0,
@@ -89,7 +97,7 @@ export function* stagedStep(
     if (ids.length > limit) ids = ids.slice(0, limit);
     res.skipped += Math.max(0, ask - ids.length);
     const groups: TaskFeedback[] = [];
-    let full: TaskFeedback[];
+    let full: KeptGroup[];
     if (screenK > 0) {
       const screened = yield { ids, rollouts: screenK, phase: 'screen' };
       res.screenRollouts += ids.length * screenK;
@@ -105,14 +113,19 @@ export function* stagedStep(
       const goIds = go.map((i) => ids[i]!);
       const rest = goIds.length > 0 ? yield { ids: goIds, rollouts: G - screenK, phase: 'continue' } : [];
       res.rollouts += goIds.length * (G - screenK);
-      full = go.map((i, j) => ({ taskId: ids[i]!, rewards: [...screened[i]!, ...rest[j]!] }));
+      full = go.map((i, j) => ({
+        taskId: ids[i]!,
+        rewards: [...screened[i]!, ...rest[j]!],
+        pieces: [screened[i]!, rest[j]!],
+      }));
     } else {
       const rewards = ids.length > 0 ? yield { ids, rollouts: G, phase: 'full' } : [];
       res.rollouts += ids.length * G;
-      full = ids.map((taskId, i) => ({ taskId, rewards: rewards[i]! }));
+      full = ids.map((taskId, i) => ({ taskId, rewards: rewards[i]!, pieces: [rewards[i]!] }));
     }
     res.fullGroups += full.length;
     for (const g of full) {
+      if (isMixed(g.rewards)) res.mixedGroups++;
       const keep = stages.every((s) => !s.keep || s.keep(g.rewards));
       if (keep && res.kept.length < o.want) res.kept.push(g);
       else res.discardedGroups++;

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { selectionHtml } from '../../../bench/selection/html.ts';
+import { ALL_NAMES } from '../../../bench/selection/lineup.ts';
+import { runSelectionBench } from '../../../bench/selection/runner.ts';
+
+// CI smoke of the simulator leaderboard: 1 seed, 6 steps, a 2,000-task overhead pool. It checks the
+// output's shape (every method, every number the issue asks for), not the result.
+describe('bench selection --selectors all (smoke)', () => {
+  it('reports every method with ratios to random, intervals, effective ratio and ms per step', async () => {
+    const r = await runSelectionBench({
+      selectors: ['all'],
+      seeds: 1,
+      firstSeed: 6,
+      steps: 6,
+      overheadTasks: 2000,
+    });
+    const sc = r.scenarios[0]!;
+    expect(sc.seeds).toEqual([6]);
+    expect(sc.selectors.map((s) => s.selector)).toEqual(ALL_NAMES);
+    for (const s of sc.selectors) {
+      for (const k of ['stepsRatio', 'rolloutsRatio'] as const) {
+        expect(Object.keys(s[k]).sort()).toEqual(['hi', 'lo', 'ratio']);
+        expect(s[k].lo).toBeLessThanOrEqual(s[k].hi);
+      }
+      expect(s.etr.mean).toBeGreaterThanOrEqual(0);
+      expect(s.etr.mean).toBeLessThanOrEqual(1);
+      expect(s.rolloutsToTarget.mean).toBeGreaterThan(0);
+    }
+    expect(sc.selectors[0]!.stepsRatio.ratio).toBe(1);
+    expect(r.overhead.map((o) => o.selector)).toEqual(ALL_NAMES);
+    for (const o of r.overhead) {
+      expect(o.tasks).toBe(2000);
+      expect(o.medianMs).toBeGreaterThanOrEqual(0);
+    }
+    expect(sc.curves.map((c) => c.selector)).toEqual(ALL_NAMES);
+    expect(sc.curves[0]!.steps).toEqual([1, 2, 3, 4, 5, 6]);
+    const html = selectionHtml(r);
+    expect(html).toContain('<svg');
+    expect(html).toContain('held-out accuracy by rollouts spent');
+  }, 30_000);
+});

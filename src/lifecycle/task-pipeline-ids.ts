@@ -12,7 +12,8 @@ export class LandedIds {
   private readonly fileIndex = new Map<string, number>();
   /** Per slot: index into `files`, or −1 for a generated row (no source). */
   private fileOf = new Int32Array(1 << 10);
-  private rowOf = new Float64Array(1 << 10);
+  /** Per slot: the source row (rows are non-negative integers below 2^32). */
+  private rowOf = new Uint32Array(1 << 10);
 
   /** Record `task`'s id; if it was landed before, where the first one came from (null: a generated row). */
   add(task: Task): { first: Task['source'] | null } | undefined {
@@ -26,7 +27,7 @@ export class LandedIds {
       const fileOf = new Int32Array(this.fileOf.length * 2);
       fileOf.set(this.fileOf);
       this.fileOf = fileOf;
-      const rowOf = new Float64Array(this.rowOf.length * 2);
+      const rowOf = new Uint32Array(this.rowOf.length * 2);
       rowOf.set(this.rowOf);
       this.rowOf = rowOf;
     }

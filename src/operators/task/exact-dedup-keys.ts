@@ -28,7 +28,8 @@ function growUint32(a: Uint32Array, min: number): Uint32Array<ArrayBuffer> {
  * by code unit, never only by hash). Callers keep per-slot data in their own typed arrays.
  */
 export class StringKeySet {
-  private chars = new Uint16Array(1 << 16);
+  /** Keys' code units: one byte each while every key is Latin-1 (ids usually are), two after. */
+  private chars: Uint8Array | Uint16Array = new Uint8Array(1 << 16);
   private used = 0;
   /** Slot s's key is chars[start[s] .. start[s + 1]). */
   private start: Uint32Array<ArrayBuffer> = new Uint32Array(1 << 10);
@@ -66,8 +67,12 @@ export class StringKeySet {
       this.start = growUint32(this.start, slot + 2);
       this.hashes = growUint32(this.hashes, slot + 2);
     }
-    if (this.used + key.length > this.chars.length) {
-      const more = new Uint16Array(Math.max(this.used + key.length, this.chars.length * 2));
+    let wide = this.chars instanceof Uint16Array;
+    if (!wide) for (let k = 0; k < key.length && !wide; k++) wide = key.charCodeAt(k) > 0xff;
+    if (this.used + key.length > this.chars.length || wide !== this.chars instanceof Uint16Array) {
+      // Grow by half (not double): the arena is the largest part of the set.
+      const size = Math.max(this.used + key.length, Math.ceil(this.chars.length * 1.5));
+      const more = wide ? new Uint16Array(size) : new Uint8Array(size);
       more.set(this.chars.subarray(0, this.used));
       this.chars = more;
     }
@@ -77,7 +82,7 @@ export class StringKeySet {
     this.start[slot + 1] = this.used;
     this.hashes[slot] = h;
     this.table[i] = slot;
-    if (this.count * 2 > this.table.length) this.rehash();
+    if (this.count * 4 > this.table.length * 3) this.rehash();
     return slot;
   }
 
@@ -137,7 +142,8 @@ export class HashKeyTable {
     this.keys[i] = key;
     this.checks[i] = check;
     this.values[i] = value;
-    if (++this.count * 2 > this.keys.length) this.rehash();
+    // Up to 3/4 full: linear probing stays short there, and 10M keys fit in 16M slots, not 32M.
+    if (++this.count * 4 > this.keys.length * 3) this.rehash();
   }
 
   private position(key: number): number {

@@ -11,9 +11,10 @@ export function jsonCell(value: unknown, maxString = Number.POSITIVE_INFINITY): 
     return Array.from(value as unknown as ArrayLike<number | bigint>, (v) => jsonCell(v));
   if (Array.isArray(value)) return value.map((v) => jsonCell(v, maxString));
   if (value instanceof Date) return value.getTime();
+  // Arrow rows and vectors: toJSON first, so a map row keeps its keys ({difficulty: 0.5}), not just values.
   const maybe = value as { toArray?: () => unknown; toJSON?: () => unknown };
-  if (typeof maybe.toArray === 'function') return jsonCell(maybe.toArray(), maxString);
   if (typeof maybe.toJSON === 'function') return jsonCell(maybe.toJSON(), maxString);
+  if (typeof maybe.toArray === 'function') return jsonCell(maybe.toArray(), maxString);
   if (typeof value === 'object')
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, jsonCell(v, maxString)]));
   return String(value);

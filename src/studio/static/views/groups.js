@@ -88,12 +88,12 @@ export async function showGroup(root, { parts, info, go }) {
       'p',
       { class: 'note' },
       `task `,
-      h('a', { href: '#/' }, g.taskId),
+      h('a', { href: `#/task/tasks/${encodeURIComponent(g.taskId)}` }, g.taskId),
       ` · step ${g.step} · ${g.responses.length} responses`,
     ),
     msg,
     h('h2', {}, 'Prompt'),
-    h('pre', {}, g.prompt ?? JSON.stringify(g.messages, null, 2)),
+    h('pre', {}, g.prompt ?? (g.messages ?? []).map((m) => `${m.role}: ${m.content}`).join('\n\n')),
   );
   if (g.filtered.length > 0)
     root.append(
@@ -179,9 +179,8 @@ export async function showGroup(root, { parts, info, go }) {
           'div',
           { class: 'bar' },
           h('strong', {}, `#${r.runIndex}`),
-          `advantage ${cellText(r.advantage)}`,
-          'reward',
-          reward,
+          h('span', {}, `advantage ${cellText(r.advantage)}`),
+          h('label', {}, 'reward ', reward),
           h('button', { disabled: info.readOnly, onclick: override }, 'Override reward'),
         ),
         h('pre', {}, r.response),

@@ -103,16 +103,31 @@ export async function showTable(root, { parts, params, go, info }) {
   get('/api/count', { table: name, where: state.where, q: state.q, version: state.version })
     .then((c) => (count.textContent = `${c.count.toLocaleString('en-US')} matching`))
     .catch(() => (count.textContent = ''));
-  const buildIndex = async (e) => {
+  const buildIndex = async (e, column) => {
     e.target.disabled = true;
     e.target.textContent = 'building…';
     try {
-      await post('/api/index', { table: name });
+      await post('/api/index', { table: name, ...(column ? { column } : {}) });
       nav({});
     } catch (err) {
       body.prepend(errorLine(err));
     }
   };
+  // A scalar index on a filtered column: filters on it then read the index, not every row.
+  const indexable = meta.schema.filter(
+    (f) => /^(Utf8|LargeUtf8|Bool|U?Int|Float)/i.test(f.type) && f.name !== 'prompt',
+  );
+  const indexColumn = h(
+    'select',
+    { 'data-testid': 'index-column' },
+    indexable.map((f) => h('option', { value: f.name }, f.name)),
+  );
+  const indexPicker = h(
+    'span',
+    {},
+    indexColumn,
+    h('button', { onclick: (e) => buildIndex(e, indexColumn.value) }, 'Index column'),
+  );
   const columns = page.rows.length > 0 ? Object.keys(page.rows[0]) : meta.schema.map((f) => f.name);
   const from = state.offset + 1;
   const to = state.offset + page.rows.length;
@@ -143,8 +158,9 @@ export async function showTable(root, { parts, params, go, info }) {
       page.search ? h('span', { class: 'note' }, `search: ${page.search}`) : null,
       state.sort ? h('span', { class: 'note' }, `sorted by ${state.sort}${state.desc ? ' ↓' : ' ↑'}`) : null,
       meta.kind === 'tasks' && !meta.ftsIndex && !info.readOnly
-        ? h('button', { 'data-testid': 'build-index', onclick: buildIndex }, 'Build search index')
+        ? h('button', { 'data-testid': 'build-index', onclick: (e) => buildIndex(e) }, 'Build search index')
         : null,
+      info.readOnly ? null : indexPicker,
     ),
     grid(columns, page.rows, {
       testid: 'rows',

@@ -3,6 +3,7 @@ import type { Experience, ExperienceInput } from '../core/experience.ts';
 import type { Registry } from '../core/registry.ts';
 import { type SampleParts, sampleExperiences } from './buffer-sample.ts';
 import { CapacityGuard } from './capacity-guard.ts';
+import { type CheckedWrite, checkRows } from './checked-write.ts';
 import {
   type ExperienceBufferConfig,
   type ExperienceBufferConfigInput,
@@ -31,7 +32,6 @@ import { createSampler, samplerRegistry } from './samplers/registry.ts';
 import type { Sampler, SamplerDefinition } from './samplers/sampler.ts';
 import { TableUpkeep } from './table-upkeep.ts';
 import { UseState } from './use-state.ts';
-import type { PendingWrite } from './write-batch.ts';
 
 export type * from './experience-results.ts';
 
@@ -77,7 +77,7 @@ export class ExperienceBuffer {
   private callsAtStep = { step: Number.NaN, calls: 0 };
   private queue: Promise<unknown> = Promise.resolve();
   /** `write` calls waiting for the next group commit; null once it started or another call queued behind it. */
-  private group: PendingWrite[] | null = null;
+  private group: CheckedWrite[] | null = null;
   private closed = false;
 
   private constructor(
@@ -175,15 +175,22 @@ export class ExperienceBuffer {
    * Group commit: calls made while an earlier call is being served are committed together, in
    * call order, as one LanceDB commit (a call made after a `sample`/`ack`/… stays behind it). The
    * promise of each call resolves only once the commit holding its rows has landed: a resolved
-   * write is durable (docs/reliability.md, "When a write is durable"). A call with a bad row fails
-   * alone; a failed commit fails every call in it, and none of their rows is in the index.
+   * write is durable (docs/reliability.md, "When a write is durable"). A call's rows are checked
+   * when it is made (beside the commit in flight): a call with a bad row fails at once, alone. A
+   * failed commit fails every call in it, and none of their rows is in the index.
    */
   write(exps: readonly ExperienceInput[]): Promise<WriteResult> {
     if (this.closed) return Promise.reject(new WinnowError(`buffer '${this.config.table}' is closed`));
+    let rows: CheckedWrite['rows'];
+    try {
+      rows = checkRows(exps, this.config.table);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     return new Promise<WriteResult>((resolve, reject) => {
       let group = this.group;
       if (group === null) {
-        const calls: PendingWrite[] = [];
+        const calls: CheckedWrite[] = [];
         group = calls;
         this.serial(async () => {
           if (this.group === calls) this.group = null;
@@ -192,14 +199,14 @@ export class ExperienceBuffer {
         this.group = calls;
       }
       group.push({
-        exps,
+        rows,
         done: (r) => (r instanceof Error ? reject(r) : resolve(r)),
       });
     });
   }
 
   /** One commit for every call of a group (group-commit.ts); settles each call's promise. */
-  private async commitGroup(calls: readonly PendingWrite[]): Promise<void> {
+  private async commitGroup(calls: readonly CheckedWrite[]): Promise<void> {
     const parts = { table: this.config.table, slots: this.slots, storage: this.storage, use: this.use };
     const more = { capacity: this.capacity, upkeep: this.upkeep, sampler: this.sampler };
     const onIndexed = (rows: number) => {

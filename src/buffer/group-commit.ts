@@ -1,4 +1,5 @@
 import type { CapacityGuard } from './capacity-guard.ts';
+import { type CheckedWrite, numberGroup } from './checked-write.ts';
 import type { EvictedExperience } from './experience-results.ts';
 import type { ExperienceSlots } from './experience-slots.ts';
 import type { ExperienceStorage } from './experience-storage.ts';
@@ -6,7 +7,6 @@ import { payloadFlags } from './experience-table.ts';
 import type { Sampler } from './samplers/sampler.ts';
 import type { TableUpkeep } from './table-upkeep.ts';
 import type { UseState } from './use-state.ts';
-import { type PendingWrite, prepareGroup } from './write-batch.ts';
 
 /** The buffer's parts a group commit writes through. */
 export interface GroupCommitParts {
@@ -24,32 +24,29 @@ export interface GroupCommitParts {
 }
 
 /**
- * Write the calls of one group (ExperienceBuffer.write) as one LanceDB commit: prepare each call
- * (a call with a bad row fails alone), append every fresh row, index them, evict over capacity,
- * then settle each call's promise — only now, after the commit. A failed commit fails every call
- * and indexes nothing.
+ * Write the calls of one group (ExperienceBuffer.write; each call's rows were checked when it was
+ * made) as one LanceDB commit: number the rows in call order, append every fresh row, index them,
+ * evict over capacity, then settle each call's promise — only now, after the commit. A failed
+ * commit fails every call and indexes nothing.
  */
-export async function commitGroup(p: GroupCommitParts, calls: readonly PendingWrite[]): Promise<void> {
-  const prepared = prepareGroup(calls, {
-    table: p.table,
+export async function commitGroup(p: GroupCommitParts, calls: readonly CheckedWrite[]): Promise<void> {
+  const prepared = numberGroup(calls, {
     firstSeq: p.firstSeq,
     has: (id) => p.slots.idToSlot.has(id),
     sampler: p.sampler,
   });
-  const fresh = prepared.flatMap((r) => (r instanceof Error ? [] : r.fresh));
+  const fresh = prepared.flatMap((r) => r.fresh);
   const settle = (version: number, evicted: EvictedExperience[]) => {
-    const last = prepared.findLastIndex((r) => !(r instanceof Error));
+    const last = prepared.length - 1;
     prepared.forEach((r, i) => {
       const done = calls[i]!.done;
-      if (r instanceof Error) done(r);
       // Evictions are reported once, to the group's last call.
-      else
-        done({
-          written: r.fresh.length,
-          duplicates: r.duplicates,
-          evicted: i === last ? evicted : [],
-          version,
-        });
+      done({
+        written: r.fresh.length,
+        duplicates: r.duplicates,
+        evicted: i === last ? evicted : [],
+        version,
+      });
     });
   };
   try {

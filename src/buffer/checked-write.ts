@@ -1,0 +1,69 @@
+import type { Experience, ExperienceInput } from '../core/experience.ts';
+import { checkExperience } from './experience-check.ts';
+import type { WriteResult } from './experience-results.ts';
+import type { StoredExperience } from './experience-table.ts';
+import type { Sampler } from './samplers/sampler.ts';
+
+/**
+ * One `write` call waiting in a commit group, its rows already checked. The check runs when the call
+ * is made, not when its group commits: with several calls in flight it overlaps the commit before
+ * (LanceDB writes on its own threads), and a call with a bad row fails at once, alone.
+ */
+export interface CheckedWrite {
+  rows: Experience[];
+  /** Settles the call's promise: its result once its commit landed, or why it failed. */
+  done: (result: WriteResult | Error) => void;
+}
+
+/** Check every row of a call (throws the first row's DataError, naming the row, id and field). */
+export function checkRows(exps: readonly ExperienceInput[], table: string): Experience[] {
+  return exps.map((raw, i) => checkExperience(raw, i, `buffer '${table}' write`));
+}
+
+/**
+ * Number the calls of one group commit in call order: each new experience gets the next seq and its
+ * sampler priority at zero uses; ids the buffer already holds, or that an earlier row of the group
+ * wrote, are set aside as duplicates (so re-writing a step after a crash adds nothing).
+ */
+export function numberGroup(
+  calls: readonly CheckedWrite[],
+  ctx: { firstSeq: number; has: (id: string) => boolean; sampler: Sampler },
+): Array<{ fresh: StoredExperience[]; duplicates: string[] }> {
+  const grouped = new Set<string>();
+  let seq = ctx.firstSeq;
+  return calls.map((call) => {
+    const fresh: StoredExperience[] = [];
+    const duplicates: string[] = [];
+    for (const exp of call.rows) {
+      if (grouped.has(exp.id) || ctx.has(exp.id)) {
+        duplicates.push(exp.id);
+        continue;
+      }
+      grouped.add(exp.id);
+      const priority = ctx.sampler.priority(
+        {
+          id: exp.id,
+          seq,
+          modelVersion: exp.modelVersion,
+          advantage: exp.advantage,
+          reward: exp.reward,
+          taskId: exp.taskId,
+          taskset: exp.taskset,
+          groupId: exp.groupId,
+          exploreStep: exp.exploreStep,
+        },
+        0,
+      );
+      fresh.push({
+        exp: { ...exp, useCount: 0, priority },
+        seq: seq++,
+        useCount: 0,
+        priority,
+        lastUsedStep: -1,
+        lastUsedAt: 0,
+        consumed: false,
+      });
+    }
+    return { fresh, duplicates };
+  });
+}

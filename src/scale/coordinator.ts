@@ -41,6 +41,8 @@ export class Coordinator {
       maxRetriesPerRequest: 2,
       retryStrategy: (n: number) => (n > 5 ? null : 200),
     });
+    // Connection errors reach the caller through the failed command; ioredis would print them unhandled.
+    this.redis.on('error', () => undefined);
   }
 
   async claim(run: CoordinatedRunInfo): Promise<QueueRollouts> {

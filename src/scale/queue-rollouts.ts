@@ -71,7 +71,12 @@ export class QueueRollouts {
           jobId,
           removeOnComplete: { age: 7 * 86_400 },
           removeOnFail: { age: 7 * 86_400 },
+          // A worker that could not build the run (its context not stored yet, a path it cannot see) tries again.
+          attempts: 3,
+          backoff: { type: 'fixed', delay: 500 },
         });
+        // A job that failed under an earlier coordinator of this run is tried again, not reported again.
+        if (await job.isFailed()) await job.retry('failed');
         const raw = await job.waitUntilFinished(this.o.events);
         const result = RolloutResultSchema.parse(decodeWire(String(raw)));
         groups[i] = result.experiences;

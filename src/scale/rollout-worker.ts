@@ -39,6 +39,8 @@ export class RolloutWorker {
   constructor(o: RolloutWorkerOptions) {
     this.o = o;
     this.redis = new Redis({ ...(connectionOf(o.queue) as object) });
+    // Failed commands reject (the job fails and is retried); ioredis would also print each error unhandled.
+    this.redis.on('error', () => undefined);
   }
 
   async start(): Promise<void> {

@@ -2,8 +2,10 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { monitorRegistry } from '../../src/lifecycle/monitors/builtin.ts';
+import { tensorboardMonitor } from '../../src/lifecycle/monitors/tensorboard.ts';
 import { crc32c, maskedCrc32c } from '../../src/lifecycle/monitors/tensorboard-events.ts';
 import { runRft } from '../../src/lifecycle/rft-run.ts';
+import type { StepRecord } from '../../src/lifecycle/rft-runner.ts';
 import { missingPython, runPython } from '../helpers/python.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { readMetrics, scriptedConfig, scriptedRegistries } from './evaluation-scripted.ts';
@@ -147,6 +149,59 @@ describe('the tensorboard monitor', () => {
     const walls = events.slice(1).map((e) => e.wallTime);
     expect([...walls].sort((a, b) => a - b)).toEqual(walls);
     expect(Math.abs(walls.at(-1)! - Date.now() / 1000)).toBeLessThan(120);
+  });
+
+  it('writes steps told live once, in increasing order, and the rest at the end (NaN and non-numbers left out)', async () => {
+    const liveDir = join(dir, 'live');
+    const m = await tensorboardMonitor.create(tensorboardMonitor.params.parse({ dir: 'tb' }), {
+      runDir: liveDir,
+      runId: 'live-1',
+      baseDir: dir,
+      path: 'monitors[0]',
+    });
+    const rec = (step: number, meanReward: number) =>
+      ({ step, meanReward, trainLoss: Number.NaN, stepMs: 1000, note: 'x' }) as unknown as StepRecord;
+    m.onStep!(rec(1, 0.25));
+    m.onStep!(rec(2, 0.5));
+    const files = await m.onEnd!({
+      name: 'live',
+      runId: 'live-1',
+      config: {},
+      history: [rec(1, 0.25), rec(2, 0.5), rec(3, 0.75)],
+      initialAccuracy: 0.3,
+      describe: {},
+      counters: {},
+      durationMs: 3000,
+    });
+    expect(files).toHaveLength(1);
+    expect(files[0]!.startsWith(join(liveDir, 'tb', 'events.out.tfevents.'))).toBe(true);
+    expect(readEvents(files[0]!).map((e) => [e.step, e.fileVersion ?? null, e.scalars])).toEqual([
+      [0, 'brain.Event:2', []],
+      [
+        1,
+        null,
+        [
+          ['meanReward', 0.25],
+          ['stepMs', 1000],
+        ],
+      ],
+      [
+        2,
+        null,
+        [
+          ['meanReward', 0.5],
+          ['stepMs', 1000],
+        ],
+      ],
+      [
+        3,
+        null,
+        [
+          ['meanReward', 0.75],
+          ['stepMs', 1000],
+        ],
+      ],
+    ]);
   });
 
   it.skipIf(

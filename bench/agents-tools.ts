@@ -4,12 +4,14 @@
 // rollouts on 3-digit sums with carries ("hard", where the tool helps) and on 1-digit sums
 // ("easy"), and greedy held-out accuracy (all tasks, and hard ones) of each checkpoint.
 // Run: npx node bench/agents-tools.ts [--seeds 1,2,3] [--steps 30] [--tool-cost 0.5] [--out file.json]
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ExperienceBuffer } from '../src/buffer/experience-buffer.ts';
 import { readYamlFile } from '../src/core/config.ts';
+import { Hooks } from '../src/lifecycle/hooks.ts';
+import type { RftEvents } from '../src/lifecycle/rft-events.ts';
 import { parseRftConfig, runRft } from '../src/lifecycle/rft-run.ts';
 import type { TinyPolicy } from '../src/tiny/policy.ts';
 import { loadTinyPolicy } from '../src/tiny/weights-file.ts';
@@ -104,7 +106,12 @@ async function oneRun(
   const config = parseRftConfig(JSON.parse(JSON.stringify(raw)), PIPELINE);
   const runDir = join(work, `run-${seed}-${tool}`);
   const db = join(work, `db-${seed}-${tool}`);
-  const report = await runRft(config, { baseDir: join(ROOT, 'pipelines'), dbDir: db, runDir });
+  // The run keeps its last 3 checkpoints; copy every one's explorer weights as it is written.
+  const kept = join(work, `weights-${seed}-${tool}`);
+  const hooks = new Hooks<RftEvents>().on('onCheckpoint', ({ step, dir }) => {
+    cpSync(join(dir, 'explorer'), join(kept, `step-${String(step).padStart(6, '0')}`), { recursive: true });
+  });
+  const report = await runRft(config, { baseDir: join(ROOT, 'pipelines'), dbDir: db, runDir, hooks });
   const train = new Map(readRows('datasets/arithmetic/train.jsonl').map((r) => [r.id, r]));
   const buffer = await ExperienceBuffer.open(db, { table: `${report.runId}_experiences` });
   const exps = await buffer.read();

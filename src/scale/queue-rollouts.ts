@@ -46,6 +46,8 @@ export class QueueRollouts {
   private readonly o: QueueRolloutsOptions;
   constructor(o: QueueRolloutsOptions) {
     this.o = o;
+    // Each pending add() listens on the queue once; up to maxInFlight of them at a time is expected.
+    o.queue.setMaxListeners(Math.max(o.queue.getMaxListeners(), o.maxInFlight + 10));
   }
 
   async explore(tasks: readonly Task[], step: number, modelVersion: number): Promise<ExploreResult> {

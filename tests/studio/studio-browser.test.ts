@@ -1,7 +1,8 @@
-import { mkdirSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunTable } from '../../src/buffer/run-table.ts';
 import type { StudioServer } from '../../src/studio/studio-server.ts';
 import { captureMain } from '../cli/capture.ts';
 import { readParquetFile } from '../export/arrow-text.ts';
@@ -129,6 +130,45 @@ describe.skipIf(missing !== null)('studio in Chromium', () => {
     expect(data.data[2]![3]).toBe(0.45);
     expect(await page.textContent('[data-testid=config-diff]')).toContain('buffer.sampler.type');
     await shot('compare');
+  });
+
+  it("a running run's charts update without a reload", async () => {
+    const runDir = join(dir, 'runs', 'live-1');
+    mkdirSync(runDir, { recursive: true });
+    const config = { name: 'live', lifecycle: { steps: 5 }, buffer: { sampler: { type: 'fifo' } } };
+    writeFileSync(
+      join(runDir, 'run-config.json'),
+      JSON.stringify({ runId: 'live-1', configHash: 'h9', config }),
+    );
+    writeFileSync(join(runDir, 'metrics.jsonl'), `${JSON.stringify({ step: 1, meanReward: 0.1 })}\n`);
+    await (await RunTable.open(db)).put({
+      runId: 'live-1',
+      kind: 'rft',
+      name: 'live',
+      configHash: 'h9',
+      seed: 1,
+      status: 'running',
+      startedAt: Date.now(),
+      finishedAt: 0,
+      tableVersion: 1,
+      summary: JSON.stringify({ runDir }),
+    });
+    await nav(() => page.goto(`${server.url}#/compare?run=fifo-1&run=live-1`));
+    await page.waitForSelector('[data-testid=chart-meanReward] canvas');
+    const steps = () => page.evaluate<number[]>('window.studioCharts.meanReward.data[0]');
+    // Step 0: fifo-1 measured its held-out accuracy before its first step.
+    expect(await steps()).toEqual([0, 1, 2, 3]);
+    appendFileSync(join(runDir, 'metrics.jsonl'), `${JSON.stringify({ step: 4, meanReward: 0.4 })}\n`);
+    await page.waitForFunction('window.studioCharts.meanReward.data[0].length === 5', undefined, {
+      timeout: 8000,
+    });
+    expect(await page.evaluate<Array<number | null>>('window.studioCharts.meanReward.data[2]')).toEqual([
+      null,
+      0.1,
+      null,
+      null,
+      0.4,
+    ]);
   });
 
   it('labels a preference pair and finds it in the trl-dpo export', async () => {

@@ -1,10 +1,9 @@
 // The curriculum bench as one offline HTML page: mean held-out accuracy curves per selector (all
 // levels, and per level), and the summary table.
 import { escapeHtml, lineChart, REPORT_CSS, type Series } from '../../src/lifecycle/charts.ts';
+import { seriesColor } from '../selection/html.ts';
 import type { CurriculumResult } from './main.ts';
 import { textReport } from './main.ts';
-
-const COLORS = ['#888888', '#1f77b4', '#17becf', '#d62728', '#e377c2', '#2ca02c', '#9467bd', '#ff7f0e'];
 
 /** Mean over seeds of each evaluated step's accuracy (or one level's), per selector. */
 function meanSeries(r: CurriculumResult, level?: string): Series[] {
@@ -19,7 +18,7 @@ function meanSeries(r: CurriculumResult, level?: string): Series[] {
       });
       return [step, ys.reduce((a, b) => a + b, 0) / ys.length];
     });
-    return { label: name, points, color: COLORS[i % COLORS.length]! };
+    return { label: name, points, color: seriesColor(name, i) };
   });
 }
 

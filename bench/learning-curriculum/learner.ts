@@ -10,6 +10,9 @@ import { hashSeed } from '../../src/core/rng.ts';
 import type { Task } from '../../src/core/task.ts';
 import type { Generation } from '../../src/models/rollout-model.ts';
 import { createSelector, type SelectorConfig } from '../../src/selectors/registry.ts';
+import { buildStages, type StageConfig } from '../../src/selectors/stages/registry.ts';
+import { type RolloutRequest, runStagedStepAsync } from '../../src/selectors/stages/staged-step.ts';
+import type { PreRolloutStage } from '../../src/selectors/stages/types.ts';
 import { taskViewFromTasks } from '../../src/selectors/task-view.ts';
 import type { Selector, SelectorTaskView } from '../../src/selectors/types.ts';
 import { evaluateAccuracy } from '../../src/tiny/evaluate.ts';
@@ -17,6 +20,7 @@ import { PolicyGradientTrainer } from '../../src/tiny/policy-gradient-trainer.ts
 import { loadWarmStart } from '../../src/tiny/warm-start.ts';
 import { exactPassRates } from './exact-pass-rate.ts';
 import { OraclePassRateSelector } from './oracle.ts';
+import { BenchRoundsStage } from './rounds-stage.ts';
 
 export interface LearnerSettings {
   /** Training steps (policy updates). */
@@ -57,7 +61,9 @@ export interface LearningCurve {
 }
 
 /** How a bench entry builds its selector: a registry config, or the oracle. */
-export type SelectorRecipe = { config: SelectorConfig } | { oracle: true; target: number };
+export type SelectorRecipe =
+  | { config: SelectorConfig; stages?: StageConfig[] }
+  | { oracle: true; target: number; stages?: StageConfig[] };
 
 export interface LearnerInputs {
   train: readonly Task[];
@@ -103,6 +109,12 @@ export async function runLearner(
     oracle.init(view);
     selector = oracle;
   } else selector = createSelector(recipe.config, view, seed);
+  // The bench's rounds, unless a stage brings its own refilling (DAPO's over-sampling replaces them).
+  const extra = buildStages(recipe.stages ?? [], seed, `${name}.stages`);
+  for (const st of extra) st.init(view);
+  const stages: PreRolloutStage[] = extra.some((st) => st.refills && st.candidates)
+    ? extra
+    : [new BenchRoundsStage(s.batchTasks), ...extra];
   const evaluate = async (step: number, rollouts: number): Promise<CurvePoint> => {
     const r = await evaluateAccuracy(policy, inputs.heldout, { seed: 0 });
     const levels: Record<string, number> = {};
@@ -120,41 +132,51 @@ export async function runLearner(
       if (oracle && (step - 1) % s.oracleEvery === 0)
         oracle.setPassRates(exactPassRates(policy, inputs.train));
       // Dynamic sampling: roll out rounds of tasks until the step has `trainGroups` groups with a
-      // gradient (or `maxRounds` ran); the selector learns from each round before the next.
-      const batch: Experience[] = [];
-      let kept = 0;
-      for (let round = 0; round < s.maxRounds && kept < s.trainGroups; round++) {
-        const tasks = selector.select(s.batchTasks, { step }).map((id) => byId.get(id)!);
-        for (const t of tasks) {
-          seen.add(t.id);
-          const level = String(t.meta.domain);
-          picked[level] = (picked[level] ?? 0) + 1;
+      // gradient (or `maxRounds` ran); the selector learns from each round before the next. Stages
+      // (GRESO, SPEED, DAPO's over-sampling) and probes (DOTS) run inside the same staged step, and
+      // every rollout they spend is counted.
+      const samples = new Map<readonly number[], Generation[]>();
+      let round = 0;
+      const rollout = async (req: RolloutRequest): Promise<number[][]> => {
+        const tasks = req.ids.map((id) => byId.get(id)!);
+        if (req.phase === 'full' || req.phase === 'screen') {
+          for (const t of tasks) {
+            seen.add(t.id);
+            const level = String(t.meta.domain);
+            picked[level] = (picked[level] ?? 0) + 1;
+          }
         }
+        // The first request of a round keeps the seeds of the plain protocol (identical runs).
+        const r = req.phase === 'probe' ? 1000 + round : req.phase === 'continue' ? 2000 + round : round++;
         const gens = await policy.generateBatch(
           tasks.map((t, k) => ({
             prompt: t.prompt!,
-            n: s.repeat,
+            n: req.rollouts,
             temperature: 1,
-            seed: hashSeed(seed, step, round, k),
+            seed: hashSeed(seed, step, r, k),
           })),
         );
-        const feedback = tasks.map((task, k) => {
+        return tasks.map((task, k) => {
           const rewards: number[] = gens[k]!.map((g) => (g.text.trim() === task.answer ? 1 : 0));
-          groups++;
-          const group = groupExperiences(task, gens[k]!, rewards, `${step}-${round}-${k}`, step);
-          if (group.length > 0) {
-            mixed++;
-            // Groups past the step's quota are rolled out (and paid for) but not trained on.
-            if (kept < s.trainGroups) {
-              kept++;
-              batch.push(...group);
-            }
-          }
-          return { taskId: task.id, rewards };
+          samples.set(rewards, gens[k]!);
+          return rewards;
         });
-        rollouts += tasks.length * s.repeat;
-        selector.feedback(feedback, { step });
-      }
+      };
+      const result = await runStagedStepAsync(
+        selector,
+        stages,
+        { want: s.trainGroups, groupSize: s.repeat, maxRounds: s.maxRounds, step },
+        rollout,
+      );
+      rollouts += result.rollouts;
+      groups += result.fullGroups + result.screenedOut;
+      mixed += result.mixedGroups;
+      const batch: Experience[] = [];
+      result.kept.forEach((g, i) => {
+        const task = byId.get(g.taskId)!;
+        const gens = g.pieces.flatMap((p) => samples.get(p) ?? []);
+        batch.push(...groupExperiences(task, gens, g.rewards, `${step}-${i}`, step));
+      });
       if (batch.length > 0) await trainer.step(batch);
       if (step % s.every === 0 || step === s.steps) points.push(await evaluate(step, rollouts));
     }

@@ -1,5 +1,7 @@
 // The selectors of the curriculum bench as they run there. Parameters were chosen on seeds 1–5
 // (see docs/selectors.md, "Real learner"); the report seeds are 6–10.
+import type { SelectorConfig } from '../../src/selectors/registry.ts';
+import type { StageConfig } from '../../src/selectors/stages/registry.ts';
 import type { SelectorRecipe } from './learner.ts';
 import type { CurriculumSelectorName } from './spec.ts';
 
@@ -15,6 +17,10 @@ export const DEFAULT_TARGET_PASS_RATE = 0.5;
 
 /** The default weight ρ of BOTS's reference evidence in bots_ref (chosen on seeds 1–5). */
 export const DEFAULT_BOTS_RHO = 0.1;
+
+function zooEntry(config: SelectorConfig, description: string, stages?: StageConfig[]): CurriculumEntry {
+  return { recipe: { config, ...(stages ? { stages } : {}) }, references: false, description };
+}
 
 /** The line-up with the adaptive selectors (and the oracle) aiming at pass rate `target`. */
 export function curriculumLineup(
@@ -64,6 +70,49 @@ export function curriculumLineup(
       recipe: { oracle: true, target },
       references: false,
       description: 'true pass rates (exact, every 2nd update), closest to the target (the bound)',
+    },
+    // The zoo at its papers' defaults, on the pool's own columns (level, digits, operands, carries,
+    // difficulty; domain = level name), without the reference pass-rate columns.
+    mopps: zooEntry({ type: 'mopps', params: { target } }, 'MoPPS: Beta posteriors with retention, Thompson'),
+    dots: zooEntry({ type: 'dots' }, 'DOTS: reference set every 10 updates, attention over features'),
+    lilo: zooEntry({ type: 'lilo' }, 'LILO: learnability p(1−p) by rejection'),
+    adarft: zooEntry(
+      { type: 'adarft', params: { feature: 'level' } },
+      'AdaRFT: target difficulty moved by η·tanh(α(R̄−β))',
+    ),
+    plr: zooEntry({ type: 'plr' }, 'Prioritized Level Replay: rank score + staleness'),
+    sec: zooEntry({ type: 'sec' }, 'SEC: Boltzmann bandit over levels, TD(0) on |advantage|'),
+    dump: zooEntry({ type: 'dump' }, 'DUMP: UCB over levels on windowed |advantage|'),
+    vcrl: zooEntry({ type: 'vcrl' }, 'VCRL: variance memory bank'),
+    pcl: zooEntry({ type: 'pcl', params: { target } }, 'PCL: online value model, candidates closest to p*'),
+    dapo_ds: zooEntry({ type: 'random' }, 'random + DAPO over-sampling (1.5× per round)', [
+      { type: 'dapo_ds' },
+    ]),
+    greso: zooEntry({ type: 'random' }, 'random + GRESO skipping', [{ type: 'greso' }]),
+    speed: zooEntry({ type: 'random' }, 'random + SPEED screening (4 of 8 rollouts)', [{ type: 'speed' }]),
+    'bots_ref+greso': {
+      recipe: {
+        config: { type: 'bots', params: { shortlist: 0, target, rho } },
+        stages: [{ type: 'greso' }],
+      },
+      references: true,
+      description: 'BOTS with references, GRESO skipping in front',
+    },
+    'bots_ref+speed': {
+      recipe: {
+        config: { type: 'bots', params: { shortlist: 0, target, rho } },
+        stages: [{ type: 'speed' }],
+      },
+      references: true,
+      description: 'BOTS with references, SPEED screening',
+    },
+    'shared_ability+speed': {
+      recipe: {
+        config: { type: 'shared_ability', params: { target, mode: 'thompson', shortlist: 0 } },
+        stages: [{ type: 'speed' }],
+      },
+      references: false,
+      description: 'the successor (Thompson), SPEED screening',
     },
   };
 }

@@ -8,11 +8,14 @@ import { parseCommand } from '../../src/cli/command-spec.ts';
 import { formatTable } from '../../src/cli/table.ts';
 import { loadTaskFile } from '../../src/explorer/tasks/arithmetic-datasets.ts';
 import { CURRICULUM_LEVELS } from '../../src/explorer/tasks/curriculum.ts';
+import { createSelector } from '../../src/selectors/registry.ts';
+import type { LearnerSim } from '../../src/selectors/sim/learner-sim.ts';
+import { measureOverhead, type StepOverhead } from '../selection/zoo-overhead.ts';
 import { curriculumHtml } from './html.ts';
 import { buildView, type LearnerSettings, type LearningCurve, runLearner } from './learner.ts';
 import { curriculumLineup } from './lineup.ts';
 import { startReport, strongReference } from './references.ts';
-import { CURRICULUM_BENCH_SPEC, type CurriculumSelectorName } from './spec.ts';
+import { CURRICULUM_ALL, CURRICULUM_BENCH_SPEC, type CurriculumSelectorName } from './spec.ts';
 import { bootstrapRatio, commonTarget, fmtInterval, type Interval, mean, stepsToTarget } from './stats.ts';
 
 const DATA = resolve(import.meta.dirname, '..', '..', 'datasets', 'curriculum');
@@ -40,7 +43,7 @@ export async function curriculumBenchMain(argv: string[]): Promise<number> {
   if (!parsed) return 0;
   const v = parsed.values;
   const smoke = v.smoke === true;
-  const seedCount = smoke ? 2 : v.seeds;
+  const seedCount = smoke && !parsed.given.has('seeds') ? 2 : v.seeds;
   const seeds = Array.from({ length: seedCount }, (_, i) => v['first-seed'] + i);
   const settings: LearnerSettings = smoke
     ? { steps: 4, trainGroups: 4, batchTasks: 8, repeat: 4, maxRounds: 2, every: 2, lr: v.lr, oracleEvery: 1 }
@@ -54,7 +57,10 @@ export async function curriculumBenchMain(argv: string[]): Promise<number> {
         lr: v.lr,
         oracleEvery: 2,
       };
-  let selectors = [...(v.selectors as CurriculumSelectorName[])];
+  const named = v.selectors as string[];
+  let selectors = named.includes('all')
+    ? [...new Set([...CURRICULUM_ALL, ...(named.filter((n) => n !== 'all') as CurriculumSelectorName[])])]
+    : [...(named as CurriculumSelectorName[])];
   if (smoke && !parsed.given.has('selectors')) selectors = ['random', 'bots', 'shared_ability'];
   if (!selectors.includes('random')) selectors.unshift('random');
   const log = (s: string) => {
@@ -165,6 +171,27 @@ export async function curriculumBenchMain(argv: string[]): Promise<number> {
     if (selectors.includes(a) && selectors.includes(b))
       pairs[`${a}/${b}`] = bootstrapRatio(stepsOf(a), stepsOf(b), 505);
 
+  // Selector time per step at scale, on the simulator's pool (the curriculum pool has 800 tasks).
+  const overhead =
+    v['overhead-tasks'] > 0
+      ? measureOverhead(
+          selectors.flatMap((name) => {
+            const recipe = lineup[name].recipe;
+            if (!('config' in recipe)) return [];
+            const config = recipe.config;
+            return [
+              {
+                name,
+                description: lineup[name].description,
+                ...(recipe.stages ? { stages: recipe.stages } : {}),
+                build: (sim: LearnerSim, seed: number) => createSelector(config, sim.view(), seed),
+              },
+            ];
+          }),
+          v['overhead-tasks'],
+          { onProgress: log },
+        )
+      : [];
   const result = {
     bench: 'curriculum',
     seeds,
@@ -183,6 +210,7 @@ export async function curriculumBenchMain(argv: string[]): Promise<number> {
     },
     summary: summaries,
     pairs,
+    overhead,
     curves,
   };
   if (v.html) writeFileSync(v.html, curriculumHtml(result));
@@ -207,6 +235,7 @@ export type CurriculumResult = {
   };
   summary: SelectorSummary[];
   pairs: Record<string, Interval>;
+  overhead: StepOverhead[];
   curves: LearningCurve[];
 };
 
@@ -270,6 +299,21 @@ export function textReport(r: CurriculumResult): string {
     'share of rolled-out groups per level (where each selector spent its rollouts)',
     picked,
     ...(pairs.length ? ['', ...pairs] : []),
+    ...(r.overhead.length
+      ? [
+          '',
+          `selector time per step at ${r.overhead[0]!.tasks} simulated tasks (rollouts excluded)`,
+          formatTable(
+            ['selector', 'median ms/step', 'init ms', 'state bytes/task'],
+            r.overhead.map((o) => [
+              o.selector,
+              o.medianMs.toFixed(2),
+              o.initMs.toFixed(0),
+              o.stateBytesPerTask.toFixed(1),
+            ]),
+          ),
+        ]
+      : []),
     '',
     `(seeds ${r.seeds.join(',')}; ${r.settings.steps} updates, each on ${r.settings.trainGroups} groups with a gradient, found in rounds of ` +
       `${r.settings.batchTasks} tasks × ${r.settings.repeat} rollouts (at most ${r.settings.maxRounds} rounds); selectors aim at p* = ${r.targetPassRate}, bots_ref ρ = ${r.rho}; start held-out accuracy ${pct(r.curves[0]?.points[0]?.accuracy ?? 0)}; ` +

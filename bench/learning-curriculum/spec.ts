@@ -12,7 +12,28 @@ export const CURRICULUM_SELECTORS = [
   'shared_ability_expected',
   'offline_easy2hard',
   'oracle',
+  // The selection zoo (issue #22, docs/selection-zoo.md), run with `--selectors all` or by name.
+  'mopps',
+  'dots',
+  'lilo',
+  'adarft',
+  'plr',
+  'sec',
+  'dump',
+  'vcrl',
+  'pcl',
+  'dapo_ds',
+  'greso',
+  'speed',
+  'bots_ref+greso',
+  'bots_ref+speed',
+  'shared_ability+speed',
 ] as const;
+
+/** `--selectors all`: random, BOTS (both), the successor and the zoo. */
+export const CURRICULUM_ALL = CURRICULUM_SELECTORS.filter(
+  (n) => !['shared_ability_ref', 'shared_ability_expected', 'offline_easy2hard', 'oracle'].includes(n),
+);
 export type CurriculumSelectorName = (typeof CURRICULUM_SELECTORS)[number];
 
 export const CURRICULUM_BENCH_SPEC = {
@@ -89,15 +110,23 @@ export const CURRICULUM_BENCH_SPEC = {
     selectors: {
       type: 'list',
       value: 'A,B',
-      choices: CURRICULUM_SELECTORS,
-      default: CURRICULUM_SELECTORS.filter((n) => !n.startsWith('shared_ability_')).join(','),
+      choices: ['all', ...CURRICULUM_SELECTORS],
+      default: 'random,bots,bots_ref,shared_ability,offline_easy2hard,oracle',
       description:
-        'selectors to compare (random, the baseline, always runs; shared_ability_ref and shared_ability_expected only when named)',
+        'selectors to compare (random, the baseline, always runs; all = random, BOTS, shared_ability and the selection zoo)',
     },
     smoke: {
       type: 'boolean',
       description:
-        'a tiny configuration for CI (seeds 6–7, 4 updates, rounds of 8 tasks × 4 rollouts, 3 selectors) whose output shape a test checks',
+        'a tiny configuration for CI (seeds 6–7 unless --seeds, 4 updates, rounds of 8 tasks × 4 rollouts, 3 selectors unless --selectors) whose output shape a test checks',
+    },
+    'overhead-tasks': {
+      type: 'int',
+      value: 'N',
+      min: 0,
+      default: 0,
+      description:
+        'also time each selector step on a simulated pool of N tasks (e.g. 1000000; 0 = not measured)',
     },
     html: {
       type: 'string',

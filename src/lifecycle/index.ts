@@ -1,5 +1,6 @@
 export * from './annotate.ts';
 export * from './checkpoints.ts';
+export * from './compare/index.ts';
 export * from './config-diff.ts';
 export type { EvalSet, EvalSetConfig } from './evaluation/eval-sets.ts';
 export { evalKeys } from './evaluation/evaluate-sets.ts';

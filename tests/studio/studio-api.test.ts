@@ -132,6 +132,30 @@ describe('studio API: tables, pages, edits, undo', () => {
     expect(again.body.error).toMatch(/already undone by alice/);
   });
 
+  it('reads an older version of a table (the version picker), and a missing version is a 404 naming those that exist', async () => {
+    const meta = await call(base, '/api/table?table=tasks');
+    const versions = (meta.body.versionList as Row[]).map((v) => v.version as number);
+    expect(versions[0]).toBe(1);
+    const t = await call(base, '/api/task?table=tasks&id=t04');
+    const edit = await call(base, '/api/task/edit', {
+      body: { table: 'tasks', id: 't04', etag: t.body.etag, changes: { answer: '9' } },
+    });
+    expect(edit.status).toBe(200);
+    const now = await call(base, `/api/rows?table=tasks&where=${encodeURIComponent("id = 't04'")}`);
+    expect((now.body.rows as Row[])[0]!.answer).toBe('9');
+    const before = t.body.version as number;
+    const old = await call(
+      base,
+      `/api/rows?table=tasks&version=${before}&where=${encodeURIComponent("id = 't04'")}`,
+    );
+    expect(old.body.version).toBe(before);
+    expect((old.body.rows as Row[])[0]!.answer).toBe('8');
+    const missing = await call(base, '/api/rows?table=tasks&version=999');
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ code: 'unknown_version', field: 'version' });
+    expect(missing.body.error).toMatch(/^table 'tasks' has no version 999 \(versions 1–/);
+  });
+
   it('reject moves a task to rejected (the next run does not read it); undo puts it back', async () => {
     const t = await call(base, '/api/task?table=tasks&id=t09');
     const r = await call(base, '/api/task/review', {

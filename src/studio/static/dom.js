@@ -61,6 +61,9 @@ export function grid(columns, rows, { render, testid, onHeader } = {}) {
           columns.map((c) => {
             const custom = render?.(c, r);
             const v = r[c];
+            // Times stored as milliseconds (created_at, updated_at…) read as UTC dates.
+            if (custom === undefined && /_at$/.test(c) && typeof v === 'number' && v > 1e11)
+              return h('td', {}, new Date(v).toISOString().replace('T', ' ').slice(0, 19));
             return h('td', { class: typeof v === 'number' ? 'num' : undefined }, custom ?? cellText(v));
           }),
         ),

@@ -16,6 +16,7 @@ import { adaptWorkflow } from '../explorer/workflows/registry.ts';
 import { createWeightSync } from '../models/weight-sync/create.ts';
 import { OperatorGraph } from '../operators/graph.ts';
 import { buildGraph } from '../operators/graph-spec.ts';
+import { buildStages, withStages } from '../selectors/stages/index.ts';
 import { taskViewFromTasks } from '../selectors/task-view.ts';
 import type { Selector } from '../selectors/types.ts';
 import type { Trainer } from '../trainer/trainer.ts';
@@ -97,7 +98,10 @@ export async function prepareRft(config: RftConfig, opts: BuildRftOptions): Prom
     benchCheckpointsIn(resolve(opts.baseDir, config.lifecycle.benchCheckpoints), { canLoadWeights: true });
   }
   const sel = await resolvePlugin(config.selector, reg.selectors, at('selector'));
-  const selector: Selector = await sel.def.create(sel.params, opts.seed);
+  const selector: Selector = withStages(
+    await sel.def.create(sel.params, opts.seed),
+    buildStages(config.explorer.stages.flatMap((s) => ('type' in s ? [s] : [])), opts.seed),
+  );
   selector.init(taskViewFromTasks(tasks));
 
   const rw = await resolvePlugin(config.explorer.reward, reg.rewards, {

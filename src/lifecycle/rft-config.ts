@@ -6,6 +6,7 @@ import { ReadOptionsSchema } from '../io/read-options.ts';
 import { WeightSyncConfigSchema } from '../models/weight-sync/config.ts';
 import { operatorListSchema } from '../operators/graph-spec.ts';
 import { PredicateSchema } from '../operators/predicate.ts';
+import { stageRegistry } from '../selectors/stages/registry.ts';
 import { evaluationConfigSchema } from './evaluation/evaluation-config.ts';
 import { defaultRegistries, type RunRegistries } from './run-registries.ts';
 
@@ -114,6 +115,12 @@ export function rftConfigSchema(reg: RunRegistries = defaultRegistries()) {
         .nonnegative()
         .default(0)
         .describe('Extra tasks rolled out per step, so a refilling group filter can keep batchTasks groups.'),
+      stages: z
+        .array(pluginSlotSchema(stageRegistry, { modules: false }))
+        .default([])
+        .describe(
+          'Pre-rollout stages in front of the selector, e.g. [{ type: greso }] (docs/selection-zoo.md).',
+        ),
       maxTokens: z.number().int().positive().default(8),
       temperature: z.number().min(0).default(1),
       concurrency: z.number().int().positive().default(8),

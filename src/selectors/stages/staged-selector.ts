@@ -88,3 +88,8 @@ export class StagedSelector implements Selector {
       : new Float64Array(taskIds.length).fill(Number.NaN);
   }
 }
+
+/** The selector itself when there are no stages, else the selector with its admission stages in front. */
+export function withStages(selector: Selector, stages: readonly PreRolloutStage[]): Selector {
+  return stages.length === 0 ? selector : new StagedSelector(selector, stages);
+}

@@ -59,7 +59,7 @@ async function handle(job: ChainJob): Promise<Omit<ChainReply, 'id'>> {
   const exact = keyer ? keyer.hashAll(out.rows) : null;
   const batchWarnings = warnings.splice(0);
   return {
-    tasks: out.rows,
+    ...asJson(out.rows),
     mapRejected,
     mapMs,
     rejected: out.rejected,
@@ -72,6 +72,21 @@ async function handle(job: ChainJob): Promise<Omit<ChainReply, 'id'>> {
     exactChecks: exact ? exact.checks : null,
     exactParamsKey: keyer ? keyer.key : null,
   };
+}
+
+/**
+ * Rows as JSON text when that round-trips them exactly: JSON turns NaN and ±Infinity into null and
+ * cannot hold a BigInt, so a batch whose text holds `null` anywhere (or that fails) goes as a
+ * structured clone instead.
+ */
+function asJson(rows: Task[]): { tasks: Task[] | null; tasksJson: string | null } {
+  try {
+    const text = JSON.stringify(rows);
+    if (!text.includes('null')) return { tasks: null, tasksJson: text };
+  } catch {
+    // a BigInt or a cycle: the structured clone below copies it
+  }
+  return { tasks: rows, tasksJson: null };
 }
 
 parentPort!.on('message', async ({ id, job }: { id: number; job: ChainJob }) => {

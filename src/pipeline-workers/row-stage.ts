@@ -86,19 +86,20 @@ export class RowStage {
 
   private async onPool(batch: { records: RawRecord[] } | { tasks: Task[] }): Promise<StagedBatch> {
     const reply = await this.pool!.run(batch);
+    const tasks: Task[] = reply.tasksJson !== null ? JSON.parse(reply.tasksJson) : reply.tasks!;
     this.workerTotals.set(reply.worker, reply.metrics);
     if (reply.signatures && reply.signerKey && this.opts.setup?.nearDedupParams) {
-      const k = reply.signatures.length / Math.max(1, reply.tasks.length);
+      const k = reply.signatures.length / Math.max(1, tasks.length);
       const field = (this.opts.setup.nearDedupParams.field as Parameters<typeof readText>[1]) ?? 'prompt';
-      for (let i = 0; i < reply.tasks.length; i++) {
-        const t = reply.tasks[i]!;
+      for (let i = 0; i < tasks.length; i++) {
+        const t = tasks[i]!;
         presign(t, reply.signerKey, readText(t, field), reply.signatures.subarray(i * k, (i + 1) * k));
       }
     }
     if (reply.exactKeys && reply.exactChecks && reply.exactParamsKey && this.opts.setup?.exactDedupParams) {
       const field = (this.opts.setup.exactDedupParams.field as Parameters<typeof readText>[1]) ?? 'prompt';
-      for (let i = 0; i < reply.tasks.length; i++) {
-        const t = reply.tasks[i]!;
+      for (let i = 0; i < tasks.length; i++) {
+        const t = tasks[i]!;
         prepareExactKey(
           t,
           reply.exactParamsKey,
@@ -109,7 +110,7 @@ export class RowStage {
       }
     }
     return {
-      tasks: reply.tasks,
+      tasks,
       mapRejected: reply.mapRejected,
       mapMs: reply.mapMs,
       rejected: reply.rejected,

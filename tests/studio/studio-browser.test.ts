@@ -171,6 +171,18 @@ describe.skipIf(missing !== null)('studio in Chromium', () => {
     ]);
   });
 
+  it('shows rejected rows grouped by step and reason; an example opens its source line', async () => {
+    await nav(() => page.goto(`${server.url}#/rejected/rejected`));
+    const heads = await page.$$eval('[data-testid=rejected-group] > strong', (els) =>
+      els.map((e) => e.textContent),
+    );
+    expect(heads).toEqual(['length_filter · 2', 'read:jsonl · 1']);
+    await page.click('text=input.jsonl:4');
+    const src = await page.waitForSelector('[data-testid=rejected-group] pre');
+    expect(await src.textContent()).toContain('▶ 4: {"broken');
+    await shot('rejected');
+  });
+
   it('labels a preference pair and finds it in the trl-dpo export', async () => {
     await nav(() => page.goto(`${server.url}#/group/exps/g2`));
     await page.selectOption('[data-testid=chosen]', 'g2-1');

@@ -1,8 +1,9 @@
 // bench/buffer, part 3: samples and writes while a fold or a compaction of the 1M-row table runs
 // in the background (issue #15: no sample during a fold or compaction takes longer than 50 ms).
 // A loop like an RFT run's: each step writes 256 new experiences, samples 256 and acknowledges
-// them; `foldRows` 2,560 starts a fold every ~10 steps and `compactEvery` 10 a compaction every 10
-// writes, both on the full table. Every call is timed and marked by whether upkeep ran during it.
+// them. Run once with `compactEvery` 5 and no fold due (compactions of the appended fragments), once
+// with `foldRows` 2,560 (a fold of the use counts every ~10 steps). Every call is timed and marked by
+// whether upkeep ran during it.
 import { performance } from 'node:perf_hooks';
 import { ExperienceBuffer } from '../src/buffer/experience-buffer.ts';
 import { batch } from './buffer-data.ts';
@@ -19,14 +20,22 @@ export interface UpkeepBenchResult {
 
 export async function upkeepBench(
   dir: string,
-  opts: { table: string; rows: number; steps: number; seed: number },
+  opts: {
+    table: string;
+    /** Ids of the new rows start here (above every row written so far). */
+    firstRow: number;
+    steps: number;
+    seed: number;
+    foldRows: number;
+    compactEvery: number;
+  },
 ): Promise<UpkeepBenchResult> {
   const buf = await ExperienceBuffer.open(dir, {
     table: opts.table,
     seed: opts.seed,
     sampler: { type: 'uniform', params: { maxUses: 4 } },
-    foldRows: 2_560,
-    compactEvery: 10,
+    foldRows: opts.foldRows,
+    compactEvery: opts.compactEvery,
   });
   const out: UpkeepBenchResult = {
     steps: opts.steps,
@@ -51,7 +60,7 @@ export async function upkeepBench(
   };
   for (let k = 0; k < opts.steps; k++) {
     const step = first + k;
-    const rows = batch(opts.rows + k * 256, 256, opts.seed + 7);
+    const rows = batch(opts.firstRow + k * 256, 256, opts.seed + 7);
     await timed(() => buf.write(rows), out.writeDuring, out.writeOutside);
     await timed(() => buf.sample(256, { step }), out.sampleDuring, out.sampleOutside);
     await buf.ack(step);

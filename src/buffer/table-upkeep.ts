@@ -74,10 +74,13 @@ export class TableUpkeep {
   }
 
   /**
-   * Count commits; start a background compaction after `compactEvery` commits of the experience
-   * table (it folds first: a fold is one bulk rewrite, so it rides along with the compaction), or a
-   * background fold once `foldRows` rows wait. The journal is tiny and compacts on its own schedule.
-   * Never waits for the work itself; one job runs at a time.
+   * Count commits; compact after `compactEvery` commits of the experience table, fold once
+   * `foldRows` rows wait. The journal is tiny and compacts on its own schedule. On a small table
+   * the compaction folds first (inline: a fold is one bulk rewrite, so it rides along). On a large
+   * table both run in the background and a compaction does not fold: a fold rewrites rows of the
+   * big compacted fragments, and the first reads after it rebuild Lance's row-id lookup for them
+   * (seconds at 1M rows), whereas compacting only the small appended fragments leaves the big ones,
+   * and the reads, alone. One job runs at a time; the call never waits for it.
    */
   async committed(main: number, journal: number): Promise<void> {
     this.mainCommits += main;
@@ -96,7 +99,8 @@ export class TableUpkeep {
     if (this.running) return;
     if (!compact && this.slots.dirty.size < this.config.foldRows) return;
     const background = this.slots.live >= BACKGROUND_UPKEEP_ROWS;
-    const job = this.job(compact, background).finally(() => {
+    const fold = !background || this.slots.dirty.size >= this.config.foldRows;
+    const job = this.job(fold, compact, background).finally(() => {
       this.running = null;
       this.completed++;
     });
@@ -104,9 +108,9 @@ export class TableUpkeep {
     if (!background) await job;
   }
 
-  private async job(compact: boolean, background: boolean): Promise<void> {
+  private async job(fold: boolean, compact: boolean, background: boolean): Promise<void> {
     try {
-      await this.foldNow(!background);
+      if (fold) await this.foldNow(!background);
       if (compact) {
         await this.storage.optimize(this.cutoff());
         this.compactJournal();

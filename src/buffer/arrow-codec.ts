@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import * as arrow from 'apache-arrow';
+import { plainNested, typedColumnData } from './typed-columns.ts';
 
 /**
  * A column of a row type: its Arrow name/type and how to read it from a JS row.
@@ -10,11 +11,18 @@ export interface ColumnSpec<R> {
   name: string;
   type: arrow.DataType;
   nullable?: boolean;
+  /** Field metadata (the JSON extension type of `typed-columns.ts`). */
+  metadata?: ReadonlyMap<string, string>;
   get(row: R): unknown;
 }
 
 export function schemaOf<R>(columns: readonly ColumnSpec<R>[]): arrow.Schema {
-  return new arrow.Schema(columns.map((c) => new arrow.Field(c.name, c.type, c.nullable ?? false)));
+  return new arrow.Schema(
+    columns.map(
+      (c) =>
+        new arrow.Field(c.name, c.type, c.nullable ?? false, c.metadata ? new Map(c.metadata) : undefined),
+    ),
+  );
 }
 
 const encoder = new TextEncoder();
@@ -89,6 +97,8 @@ function numericData(type: arrow.Int32 | arrow.Float64, values: readonly unknown
 
 function columnData(type: arrow.DataType, values: readonly unknown[]): arrow.Data {
   if (type instanceof arrow.Utf8) return utf8Data(values);
+  const typed = typedColumnData(type, values);
+  if (typed) return typed;
   if (type instanceof arrow.Int32 || type instanceof arrow.Float64) return numericData(type, values);
   return arrow.vectorFromArray(values, type).data[0]!;
 }
@@ -120,11 +130,7 @@ export function columnValues(table: arrow.Table, name: string): unknown[] {
 }
 
 export function plainValue(v: unknown): unknown {
-  if (v === null || v === undefined) return v;
-  if (typeof v === 'bigint') return Number(v);
-  if (ArrayBuffer.isView(v)) return Array.from(v as unknown as ArrayLike<number>);
-  if (v instanceof arrow.Vector) return Array.from(v, plainValue);
-  return v;
+  return plainNested(v);
 }
 
 /** Decode all rows of an Arrow table into objects using per-column readers. */

@@ -4,6 +4,7 @@ import type { DedupIndexEntry, DedupIndexStore } from '../operators/task/dedup-i
 import { type ColumnSpec, decodeRows, encodeRows, schemaOf } from './arrow-codec.ts';
 import { connect, openOrCreateTable } from './connection.ts';
 import { sqlString } from './sql.ts';
+import { fitColumns, TIMESTAMP_MS } from './typed-columns.ts';
 
 interface Row extends DedupIndexEntry {
   index: string;
@@ -33,7 +34,7 @@ const COLUMNS: ColumnSpec<Row>[] = [
   { name: 'taskset', type: utf8, get: (r) => r.taskset },
   { name: 'task_id', type: utf8, get: (r) => r.taskId },
   { name: 'run_id', type: utf8, get: (r) => r.runId },
-  { name: 'created_at', type: f64, get: (r) => r.createdAt },
+  { name: 'created_at', type: TIMESTAMP_MS, nullable: true, get: (r) => r.createdAt },
 ];
 
 /**
@@ -44,6 +45,7 @@ const COLUMNS: ColumnSpec<Row>[] = [
 export class LanceDedupIndexStore implements DedupIndexStore {
   readonly dbDir: string | undefined;
   private table: Table | null = null;
+  private columns: ColumnSpec<Row>[] | null = null;
   private readonly deferWrites: boolean;
   private pending: Array<{ name: string; entries: DedupIndexEntry[] }> = [];
 
@@ -72,7 +74,7 @@ export class LanceDedupIndexStore implements DedupIndexStore {
       taskset: String(c.taskset![i]),
       taskId: String(c.task_id![i]),
       runId: String(c.run_id![i]),
-      createdAt: Number(c.created_at![i]),
+      createdAt: Number(c.created_at![i] ?? 0),
     }));
     // Oldest first, so the first recorder of a text is the one named.
     rows.sort((a, b) => a.createdAt - b.createdAt);
@@ -100,10 +102,12 @@ export class LanceDedupIndexStore implements DedupIndexStore {
   private async write(name: string, entries: readonly DedupIndexEntry[]): Promise<void> {
     const createdAt = Date.now();
     this.table ??= await openOrCreateTable(await connect(this.dbDir), TABLE, schemaOf(COLUMNS));
+    // An index written before the typed layout keeps its float-millisecond times.
+    this.columns ??= fitColumns(COLUMNS, await this.table.schema());
     await this.table.add(
       encodeRows(
         entries.map((e) => ({ ...e, index: name, createdAt })),
-        COLUMNS,
+        this.columns,
       ),
     );
   }

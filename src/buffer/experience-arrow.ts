@@ -1,5 +1,6 @@
 import * as arrow from 'apache-arrow';
 import { type ColumnSpec, schemaOf } from './arrow-codec.ts';
+import { typedColumnData } from './typed-columns.ts';
 
 /**
  * Column-at-a-time Arrow builders that write straight into typed arrays. `vectorFromArray` spends
@@ -125,6 +126,8 @@ export function encodeRowsFast<R>(rows: readonly R[], columns: readonly ColumnSp
     const values = new Array<unknown>(rows.length);
     for (let i = 0; i < rows.length; i++) values[i] = col.get(rows[i]!);
     const t = col.type;
+    const typed = typedColumnData(t, values);
+    if (typed) return arrow.makeVector(typed);
     if (arrow.DataType.isUtf8(t)) return utf8Vector(values as (string | null)[]);
     if (arrow.DataType.isBool(t)) return boolVector(values as boolean[]);
     if (arrow.DataType.isList(t)) return listVector(t, values as (ArrayLike<number> | null)[]);

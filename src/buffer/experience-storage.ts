@@ -2,6 +2,7 @@ import type { Connection, Table } from '@lancedb/lancedb';
 import * as arrow from 'apache-arrow';
 import { DataError, WinnowError } from '../core/errors.ts';
 import type { Experience } from '../core/experience.ts';
+import type { ColumnSpec } from './arrow-codec.ts';
 import { connect, openListedTable } from './connection.ts';
 import { encodeRowsFast } from './experience-arrow.ts';
 import { UseJournal } from './experience-journal.ts';
@@ -18,13 +19,13 @@ import {
   type StoredExperience,
 } from './experience-table.ts';
 import { sqlString } from './sql.ts';
+import { fitColumns } from './typed-columns.ts';
 
 const STABLE_ROW_IDS_KEY = 'winnow:stable_row_ids';
 const REQUIRED_COLUMNS = EXPERIENCE_SCHEMA.fields.map((f) => f.name);
-const columns = (names: string[]) => EXPERIENCE_COLUMNS.filter((c) => names.includes(c.name));
 /** A fold rewrites these, matched on (id, seq): a row another writer gave the same seq is left alone. */
-const FOLD = columns(['id', 'seq', 'use_count', 'priority', 'last_used_step', 'last_used_at', 'consumed']);
-const RESEQ = columns(['id', 'seq']);
+const FOLD = ['id', 'seq', 'use_count', 'priority', 'last_used_step', 'last_used_at', 'consumed'];
+const RESEQ = ['id', 'seq'];
 
 /** A row that came back from the table under a row id, but is not the row the index has there. */
 interface Mismatch {
@@ -49,6 +50,10 @@ export class ExperienceStorage {
   readonly journal: UseJournal;
   readonly stableRowIds: boolean;
   private readonly slots: ExperienceSlots;
+  /** The columns as this table stores them (typed, or an older table's text layout). */
+  private readonly columns: ColumnSpec<StoredExperience>[];
+  private readonly foldColumns: ColumnSpec<StoredExperience>[];
+  private readonly reseqColumns: ColumnSpec<StoredExperience>[];
   private nextRowId = 0;
   /** Whether an append since open confirmed the row-id prediction (see `confirmAppend`). */
   private rowIdsChecked = false;
@@ -59,7 +64,11 @@ export class ExperienceStorage {
     journal: UseJournal,
     stable: boolean,
     slots: ExperienceSlots,
+    stored: arrow.Schema,
   ) {
+    this.columns = fitColumns(EXPERIENCE_COLUMNS, stored);
+    this.foldColumns = this.columns.filter((c) => FOLD.includes(c.name));
+    this.reseqColumns = this.columns.filter((c) => RESEQ.includes(c.name));
     this.name = name;
     this.table = table;
     this.journal = journal;
@@ -75,7 +84,7 @@ export class ExperienceStorage {
     const conn = await connect(dbDir);
     const { table, stable } = await openExperienceTable(conn, name);
     const journal = await UseJournal.open(conn, `${name}_uses`);
-    return new ExperienceStorage(name, table, journal, stable, slots);
+    return new ExperienceStorage(name, table, journal, stable, slots, await table.schema());
   }
 
   /** The index columns of every row, with `_rowid`. */
@@ -95,7 +104,7 @@ export class ExperienceStorage {
 
   /** Append in one commit; returns the table version. Index the rows with `predictRowId`, then call `confirmAppend`. */
   async append(rows: readonly StoredExperience[]): Promise<number> {
-    const res = await this.table.add(encodeExperiences(rows));
+    const res = await this.table.add(encodeExperiences(rows, this.columns));
     return res.version;
   }
 
@@ -266,13 +275,19 @@ export class ExperienceStorage {
   async reseq(rows: readonly { id: string; seq: number }[]): Promise<void> {
     if (rows.length === 0) return;
     const stored = rows.map((r) => ({ exp: { id: r.id }, seq: r.seq }) as unknown as StoredExperience);
-    await this.table.mergeInsert('id').whenMatchedUpdateAll().execute(encodeRowsFast(stored, RESEQ));
+    await this.table
+      .mergeInsert('id')
+      .whenMatchedUpdateAll()
+      .execute(encodeRowsFast(stored, this.reseqColumns));
   }
 
   /** Write acknowledged use state into the table's columns (one commit). */
   async fold(rows: readonly StoredExperience[]): Promise<void> {
     if (rows.length === 0) return;
-    await this.table.mergeInsert(['id', 'seq']).whenMatchedUpdateAll().execute(encodeRowsFast(rows, FOLD));
+    await this.table
+      .mergeInsert(['id', 'seq'])
+      .whenMatchedUpdateAll()
+      .execute(encodeRowsFast(rows, this.foldColumns));
   }
 
   async optimize(cleanupOlderThan: Date): Promise<void> {

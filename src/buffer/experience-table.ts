@@ -5,6 +5,7 @@ import type { JsonObject, Message } from '../core/task.ts';
 import { type ColumnSpec, schemaOf } from './arrow-codec.ts';
 import { type BadCell, describeBadRow, parseJsonCell } from './bad-cell.ts';
 import { encodeRowsFast } from './experience-arrow.ts';
+import { JSON_EXTENSION, MESSAGES_TYPE, plainNested, TIMESTAMP_MS } from './typed-columns.ts';
 
 /**
  * An experience as stored: the Experience plus the buffer's bookkeeping. `seq` is the insertion
@@ -29,8 +30,10 @@ const bool = new arrow.Bool();
 const listOf = (t: arrow.DataType) => new arrow.List(new arrow.Field('item', t, true));
 
 /**
- * Columns of an experience table (snake_case). Chat messages and `info` are JSON strings: one
- * fixed schema per table, whatever the workflow puts in them.
+ * Columns of an experience table (snake_case). Chat messages are `list<struct<role, content>>`,
+ * `info` is JSON (Arrow's JSON extension type: one fixed schema per table, whatever a workflow puts
+ * there) and times are UTC timestamps. Tables written before this layout keep theirs
+ * (`fitColumns`).
  */
 export const EXPERIENCE_COLUMNS: ColumnSpec<StoredExperience>[] = [
   { name: 'id', type: utf8, get: (r) => r.exp.id },
@@ -42,12 +45,7 @@ export const EXPERIENCE_COLUMNS: ColumnSpec<StoredExperience>[] = [
   { name: 'model_version', type: i32, get: (r) => r.exp.modelVersion },
   { name: 'explore_step', type: i32, get: (r) => r.exp.exploreStep },
   { name: 'prompt', type: utf8, nullable: true, get: (r) => r.exp.prompt ?? null },
-  {
-    name: 'messages',
-    type: utf8,
-    nullable: true,
-    get: (r) => (r.exp.messages ? JSON.stringify(r.exp.messages) : null),
-  },
+  { name: 'messages', type: MESSAGES_TYPE, nullable: true, get: (r) => r.exp.messages ?? null },
   { name: 'response', type: utf8, get: (r) => r.exp.response },
   { name: 'tokens', type: listOf(i32), get: (r) => r.exp.tokens },
   { name: 'logprobs', type: listOf(new arrow.Float32()), get: (r) => r.exp.logprobs },
@@ -62,14 +60,14 @@ export const EXPERIENCE_COLUMNS: ColumnSpec<StoredExperience>[] = [
     get: (r) => r.exp.advantages ?? null,
   },
   { name: 'truncated', type: bool, get: (r) => r.exp.truncated },
-  { name: 'info', type: utf8, get: (r) => JSON.stringify(r.exp.info ?? {}) },
+  { name: 'info', type: utf8, metadata: JSON_EXTENSION, get: (r) => JSON.stringify(r.exp.info ?? {}) },
   { name: 'use_count', type: i32, get: (r) => r.useCount },
   { name: 'priority', type: f64, get: (r) => r.priority },
-  { name: 'created_at', type: f64, get: (r) => r.exp.createdAt },
+  { name: 'created_at', type: TIMESTAMP_MS, nullable: true, get: (r) => r.exp.createdAt },
   { name: 'expert', type: bool, get: (r) => r.exp.expert },
   { name: 'seq', type: f64, get: (r) => r.seq },
   { name: 'last_used_step', type: i32, get: (r) => r.lastUsedStep },
-  { name: 'last_used_at', type: f64, get: (r) => r.lastUsedAt },
+  { name: 'last_used_at', type: TIMESTAMP_MS, nullable: true, get: (r) => r.lastUsedAt },
   { name: 'consumed', type: bool, get: (r) => r.consumed },
   { name: 'payload_flags', type: i32, get: (r) => payloadFlags(r.exp) },
 ];
@@ -183,8 +181,11 @@ export type RowIdentity = Omit<
   'prompt' | 'messages' | 'response' | 'tokens' | 'logprobs' | 'actionMask' | 'advantages' | 'info'
 >;
 
-export function encodeExperiences(rows: readonly StoredExperience[]): arrow.Table {
-  return encodeRowsFast(rows, EXPERIENCE_COLUMNS);
+export function encodeExperiences(
+  rows: readonly StoredExperience[],
+  columns: readonly ColumnSpec<StoredExperience>[] = EXPERIENCE_COLUMNS,
+): arrow.Table {
+  return encodeRowsFast(rows, columns);
 }
 
 /**
@@ -199,7 +200,9 @@ function jsonPayload<T>(
   check: (v: unknown) => boolean,
   expected: string,
 ): { ok: true; value: T } | { ok: false } {
-  const parsed = parseJsonCell(String(text));
+  // Typed cells (chat turns) arrive as Arrow values; JSON and older tables' text cells as text.
+  const parsed =
+    typeof text === 'string' ? parseJsonCell(text) : { ok: true as const, value: plainNested(text) };
   const reason = !parsed.ok ? parsed.reason : check(parsed.value) ? null : `expected ${expected}`;
   if (reason === null && parsed.ok) return { ok: true, value: parsed.value as T };
   const cell: BadCell = { ...where, reason: reason ?? 'unreadable' };

@@ -4,6 +4,7 @@ import { type Rejected, type RejectedInput, RejectedSchema, truncatePayload } fr
 import { type ColumnSpec, decodeRows, encodeRows, schemaOf } from './arrow-codec.ts';
 import { connect, openOrCreateTable } from './connection.ts';
 import { sqlString } from './sql.ts';
+import { fitColumns, TIMESTAMP_MS, timeLiteral } from './typed-columns.ts';
 
 const utf8 = new arrow.Utf8();
 
@@ -15,7 +16,7 @@ export const REJECTED_COLUMNS: ColumnSpec<Rejected>[] = [
   { name: 'row_id', type: utf8, get: (r) => r.rowId },
   { name: 'payload', type: utf8, get: (r) => truncatePayload(r.payload) },
   { name: 'run_id', type: utf8, get: (r) => r.runId },
-  { name: 'created_at', type: new arrow.Float64(), get: (r) => r.createdAt },
+  { name: 'created_at', type: TIMESTAMP_MS, nullable: true, get: (r) => r.createdAt },
 ];
 export const REJECTED_SCHEMA = schemaOf(REJECTED_COLUMNS);
 
@@ -23,13 +24,17 @@ export const REJECTED_SCHEMA = schemaOf(REJECTED_COLUMNS);
 export class RejectedStore {
   readonly table: Table;
   private pending: Rejected[] = [];
-  private constructor(table: Table) {
+  /** The columns as this table stores them (typed, or an older table's layout). */
+  private readonly columns: ColumnSpec<Rejected>[];
+  private constructor(table: Table, stored: arrow.Schema) {
     this.table = table;
+    this.columns = fitColumns(REJECTED_COLUMNS, stored);
   }
 
   static async open(dbDir?: string, tableName = 'rejected'): Promise<RejectedStore> {
     const conn = await connect(dbDir);
-    return new RejectedStore(await openOrCreateTable(conn, tableName, REJECTED_SCHEMA));
+    const table = await openOrCreateTable(conn, tableName, REJECTED_SCHEMA);
+    return new RejectedStore(table, await table.schema());
   }
 
   /** Queue rows; they are committed by `flush` (callers flush per commit, never per row). */
@@ -46,7 +51,7 @@ export class RejectedStore {
     if (this.pending.length === 0) return 0;
     const rows = this.pending;
     this.pending = [];
-    await this.table.add(encodeRows(rows, REJECTED_COLUMNS));
+    await this.table.add(encodeRows(rows, this.columns));
     return rows.length;
   }
 
@@ -63,7 +68,7 @@ export class RejectedStore {
         rowId: c.row_id![i],
         payload: c.payload![i],
         runId: c.run_id![i],
-        createdAt: c.created_at![i],
+        createdAt: c.created_at![i] ?? 0,
       }),
     );
   }
@@ -71,7 +76,8 @@ export class RejectedStore {
   /** Remove one run's rejections recorded after `time` (ms): a resumed run redoes that work and records them again. */
   async deleteRunAfter(runId: string, time: number): Promise<void> {
     await this.flush();
-    await this.table.delete(`run_id = ${sqlString(runId)} AND created_at > ${Number(time)}`);
+    const createdAt = this.columns.find((c) => c.name === 'created_at');
+    await this.table.delete(`run_id = ${sqlString(runId)} AND created_at > ${timeLiteral(createdAt, time)}`);
   }
 
   /** Remove one run's rejections (a resumed run re-records them from scratch). */

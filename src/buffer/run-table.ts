@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { type ColumnSpec, decodeRows, encodeRows, schemaOf } from './arrow-codec.ts';
 import { connect, openOrCreateTable } from './connection.ts';
 import { sqlString } from './sql.ts';
+import { fitColumns, JSON_EXTENSION, TIMESTAMP_MS } from './typed-columns.ts';
 
 /** One record per run (task pipeline or RFT run): what ran, with which config and seed, and how it ended. */
 export const RunRecordSchema = z.object({
@@ -30,10 +31,10 @@ const COLUMNS: ColumnSpec<RunRecord>[] = [
   { name: 'config_hash', type: utf8, get: (r) => r.configHash },
   { name: 'seed', type: new arrow.Int32(), get: (r) => r.seed },
   { name: 'status', type: utf8, get: (r) => r.status },
-  { name: 'started_at', type: new arrow.Float64(), get: (r) => r.startedAt },
-  { name: 'finished_at', type: new arrow.Float64(), get: (r) => r.finishedAt },
+  { name: 'started_at', type: TIMESTAMP_MS, nullable: true, get: (r) => r.startedAt },
+  { name: 'finished_at', type: TIMESTAMP_MS, nullable: true, get: (r) => r.finishedAt },
   { name: 'table_version', type: new arrow.Int32(), get: (r) => r.tableVersion },
-  { name: 'summary', type: utf8, get: (r) => r.summary },
+  { name: 'summary', type: utf8, metadata: JSON_EXTENSION, get: (r) => r.summary },
 ];
 const SCHEMA = schemaOf(COLUMNS);
 
@@ -73,8 +74,11 @@ export class RunRecorder {
 
 export class RunTable {
   readonly table: Table;
-  private constructor(table: Table) {
+  /** The columns as this table stores them (typed, or an older table's layout). */
+  private readonly columns: ColumnSpec<RunRecord>[];
+  private constructor(table: Table, stored: arrow.Schema) {
     this.table = table;
+    this.columns = fitColumns(COLUMNS, stored);
   }
 
   /** Every run recorded in `dbDir`, without creating anything (an empty list where there is no table). */
@@ -82,12 +86,14 @@ export class RunTable {
     if (!existsSync(dbDir)) return [];
     const conn = await connect(dbDir);
     if (!(await conn.tableNames()).includes('runs')) return [];
-    return new RunTable(await conn.openTable('runs')).list();
+    const table = await conn.openTable('runs');
+    return new RunTable(table, await table.schema()).list();
   }
 
   static async open(dbDir?: string): Promise<RunTable> {
     const conn = await connect(dbDir);
-    return new RunTable(await openOrCreateTable(conn, 'runs', SCHEMA));
+    const table = await openOrCreateTable(conn, 'runs', SCHEMA);
+    return new RunTable(table, await table.schema());
   }
 
   /** Insert or replace the record of a run. */
@@ -96,7 +102,7 @@ export class RunTable {
       .mergeInsert('run_id')
       .whenMatchedUpdateAll()
       .whenNotMatchedInsertAll()
-      .execute(encodeRows([record], COLUMNS));
+      .execute(encodeRows([record], this.columns));
   }
 
   async delete(runId: string): Promise<void> {
@@ -126,8 +132,8 @@ export class RunTable {
         configHash: c.config_hash![i],
         seed: c.seed![i],
         status: c.status![i],
-        startedAt: c.started_at![i],
-        finishedAt: c.finished_at![i],
+        startedAt: c.started_at![i] ?? 0,
+        finishedAt: c.finished_at![i] ?? 0,
         tableVersion: c.table_version![i],
         summary: c.summary![i],
       }),

@@ -3,6 +3,7 @@ import * as arrow from 'apache-arrow';
 import { type ColumnSpec, decodeRows, encodeRows, schemaOf } from './arrow-codec.ts';
 import { connect, openOrCreateTable } from './connection.ts';
 import { sqlString } from './sql.ts';
+import { fitColumns, TIMESTAMP_MS } from './typed-columns.ts';
 
 /** One saved selector state: which run, after which explorer step, and the state as JSON. */
 export interface SelectorStateRecord {
@@ -18,8 +19,10 @@ const COLUMNS: ColumnSpec<SelectorStateRecord>[] = [
   { name: 'run_id', type: utf8, get: (r) => r.runId },
   { name: 'step', type: new arrow.Int32(), get: (r) => r.step },
   { name: 'selector', type: utf8, get: (r) => r.selector },
+  // Opaque checkpoint text, not JSON-typed: Lance's binary JSON reorders object keys, and a
+  // selector's state must come back byte for byte for a resume to be exact.
   { name: 'state', type: utf8, get: (r) => r.state },
-  { name: 'created_at', type: new arrow.Float64(), get: (r) => r.createdAt },
+  { name: 'created_at', type: TIMESTAMP_MS, nullable: true, get: (r) => r.createdAt },
 ];
 
 /**
@@ -28,13 +31,17 @@ const COLUMNS: ColumnSpec<SelectorStateRecord>[] = [
  */
 export class SelectorStateStore {
   readonly table: Table;
-  private constructor(table: Table) {
+  /** The columns as this table stores them (typed, or an older table's layout). */
+  private readonly columns: ColumnSpec<SelectorStateRecord>[];
+  private constructor(table: Table, stored: arrow.Schema) {
     this.table = table;
+    this.columns = fitColumns(COLUMNS, stored);
   }
 
   static async open(dbDir?: string): Promise<SelectorStateStore> {
     const conn = await connect(dbDir);
-    return new SelectorStateStore(await openOrCreateTable(conn, 'selector_states', schemaOf(COLUMNS)));
+    const table = await openOrCreateTable(conn, 'selector_states', schemaOf(COLUMNS));
+    return new SelectorStateStore(table, await table.schema());
   }
 
   /** Save (or replace) the state of `runId` at `step`. */
@@ -43,7 +50,7 @@ export class SelectorStateStore {
       .mergeInsert(['run_id', 'step'])
       .whenMatchedUpdateAll()
       .whenNotMatchedInsertAll()
-      .execute(encodeRows([record], COLUMNS));
+      .execute(encodeRows([record], this.columns));
   }
 
   async get(runId: string, step: number): Promise<SelectorStateRecord | undefined> {
@@ -56,7 +63,7 @@ export class SelectorStateStore {
       step: Number(c.step![i]),
       selector: String(c.selector![i]),
       state: String(c.state![i]),
-      createdAt: Number(c.created_at![i]),
+      createdAt: Number(c.created_at![i] ?? 0),
     }))[0];
   }
 }

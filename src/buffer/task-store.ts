@@ -1,17 +1,19 @@
 import type { Table } from '@lancedb/lancedb';
 import type * as arrow from 'apache-arrow';
 import type { Task } from '../core/task.ts';
-import { encodeRows } from './arrow-codec.ts';
+import { type ColumnSpec, encodeRows } from './arrow-codec.ts';
 import { connect, openOrCreateTable } from './connection.ts';
 import { sqlString } from './sql.ts';
 import {
   type DecodedTasks,
   decodeTaskRows,
   decodeTasks,
+  type StoredTask,
   storedTask,
   TASK_COLUMNS,
   TASK_SCHEMA,
 } from './task-table.ts';
+import { fitColumns } from './typed-columns.ts';
 
 export interface TaskReadOptions {
   taskset?: string;
@@ -33,13 +35,17 @@ export interface TaskWriteResult {
  */
 export class TaskStore {
   readonly table: Table;
-  private constructor(table: Table) {
+  /** The columns as this table stores them (typed, or an older table's text layout). */
+  private readonly columns: ColumnSpec<StoredTask>[];
+  private constructor(table: Table, columns: ColumnSpec<StoredTask>[]) {
     this.table = table;
+    this.columns = columns;
   }
 
   static async open(dbDir?: string, tableName = 'tasks'): Promise<TaskStore> {
     const conn = await connect(dbDir);
-    return new TaskStore(await openOrCreateTable(conn, tableName, TASK_SCHEMA));
+    const table = await openOrCreateTable(conn, tableName, TASK_SCHEMA);
+    return new TaskStore(table, fitColumns(TASK_COLUMNS, await table.schema()));
   }
 
   /**
@@ -56,7 +62,7 @@ export class TaskStore {
       return { inserted: 0, updated: 0, unchanged: 0, version: await this.table.version() };
     const now = Date.now();
     const rows = tasks.map((task) => storedTask(task, runId, now));
-    const data = encodeRows(rows, TASK_COLUMNS);
+    const data = encodeRows(rows, this.columns);
     if (opts.append || (await this.table.countRows()) === 0) {
       await this.table.add(data);
       return { inserted: tasks.length, updated: 0, unchanged: 0, version: await this.table.version() };

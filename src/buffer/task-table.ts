@@ -5,6 +5,7 @@ import { fastHash64 } from '../core/ids.ts';
 import { JsonObjectSchema, MessageSchema, type Task, TaskSchema } from '../core/task.ts';
 import { type ColumnSpec, decodeRows, schemaOf } from './arrow-codec.ts';
 import { type BadCell, badRows, describeBadRow, parseJsonCell } from './bad-cell.ts';
+import { JSON_EXTENSION, MESSAGES_TYPE, NUMBER_MAP_TYPE, TIMESTAMP_MS } from './typed-columns.ts';
 
 /** A task as stored: the Task plus bookkeeping (which run wrote it, a hash of its content). */
 export interface StoredTask {
@@ -20,27 +21,29 @@ const utf8 = new arrow.Utf8();
 const json = (v: unknown) => JSON.stringify(v ?? null);
 
 /**
- * Columns of the `tasks` table. Free-form parts (messages, features, meta) are JSON strings:
- * LanceDB needs one fixed schema per table, and task sets differ in their feature names.
+ * Columns of the `tasks` table. Chat turns are `list<struct<role, content>>`, features a
+ * `map<string, double>` (task sets differ in their feature names, and LanceDB keeps one schema per
+ * table), `meta` JSON (Arrow's JSON extension type; Lance stores it as binary JSON) and
+ * `updated_at` a UTC timestamp. Tables written before this layout keep theirs (`fitColumns`).
  */
 export const TASK_COLUMNS: ColumnSpec<StoredTask>[] = [
   { name: 'id', type: utf8, get: (r) => r.task.id },
   { name: 'taskset', type: utf8, get: (r) => r.task.taskset },
   { name: 'prompt', type: utf8, nullable: true, get: (r) => r.task.prompt ?? null },
-  {
-    name: 'messages',
-    type: utf8,
-    nullable: true,
-    get: (r) => (r.json ? r.json.messages : r.task.messages ? json(r.task.messages) : null),
-  },
+  { name: 'messages', type: MESSAGES_TYPE, nullable: true, get: (r) => r.task.messages ?? null },
   { name: 'answer', type: utf8, nullable: true, get: (r) => r.task.answer ?? null },
-  { name: 'features', type: utf8, get: (r) => r.json?.features ?? json(r.task.features) },
-  { name: 'meta', type: utf8, get: (r) => r.json?.meta ?? json(r.task.meta) },
+  { name: 'features', type: NUMBER_MAP_TYPE, get: (r) => r.task.features },
+  {
+    name: 'meta',
+    type: utf8,
+    metadata: JSON_EXTENSION,
+    get: (r) => r.json?.meta ?? json(r.task.meta),
+  },
   { name: 'source_file', type: utf8, get: (r) => r.task.source?.file ?? '' },
   { name: 'source_row', type: new arrow.Int32(), get: (r) => r.task.source?.row ?? -1 },
   { name: 'run_id', type: utf8, get: (r) => r.runId },
   { name: 'content_hash', type: utf8, get: (r) => r.contentHash },
-  { name: 'updated_at', type: new arrow.Float64(), get: (r) => r.updatedAt },
+  { name: 'updated_at', type: TIMESTAMP_MS, nullable: true, get: (r) => r.updatedAt },
 ];
 
 export const TASK_SCHEMA = schemaOf(TASK_COLUMNS);
@@ -106,8 +109,12 @@ export function decodeTaskRows(table: arrow.Table, tableName = 'tasks'): Decoded
     const cells: BadCell[] = [];
     const fail = (column: string, reason: string) => cells.push({ table: tableName, id, column, reason });
     const jsonCell = <T>(column: string, fallback: string, schema: z.ZodType<T>, what: string) => {
+      // Typed columns arrive as values; JSON columns and older tables' text cells as JSON text.
       const raw = c[column]?.[i];
-      const parsed = parseJsonCell(raw == null ? fallback : String(raw));
+      const parsed =
+        typeof raw === 'string' || raw == null
+          ? parseJsonCell(raw ?? fallback)
+          : { ok: true as const, value: raw };
       if (!parsed.ok) return fail(column, parsed.reason);
       const checked = schema.safeParse(parsed.value);
       if (!checked.success) return fail(column, zodReason(checked.error, what));

@@ -3,6 +3,7 @@ import * as aq from 'arquero';
 import { type BadCell, badRows, describeBadRow, parseJsonCell } from '../buffer/bad-cell.ts';
 import { connect } from '../buffer/connection.ts';
 import { decodeTaskRows } from '../buffer/task-table.ts';
+import { plainNested } from '../buffer/typed-columns.ts';
 import { reasonClass } from '../operators/step-metrics.ts';
 import { UsageError } from './args.ts';
 import { type CommandSpec, DB_OPTION, parseCommand, ROW_FILTER_OPTIONS } from './command-spec.ts';
@@ -87,7 +88,13 @@ export function columnStats(table: arrow.Table, expandJson: readonly string[] = 
     if (!dt.columnNames().includes(col)) continue;
     // A malformed cell (another tool's row) counts as empty here; the command warns about it.
     const parsed = Array.from(dt.array(col) as ArrayLike<unknown>, (v) => {
-      const p = typeof v === 'string' ? parseJsonCell(v) : null;
+      // Typed tables hold features as a map (an Arrow value); older ones as JSON text.
+      const p =
+        typeof v === 'string'
+          ? parseJsonCell(v)
+          : v == null
+            ? null
+            : { ok: true as const, value: plainNested(v) };
       return p?.ok && p.value !== null && typeof p.value === 'object'
         ? (p.value as Record<string, unknown>)
         : {};

@@ -1,12 +1,14 @@
 import * as arrow from 'apache-arrow';
+import { plainNested } from '../buffer/typed-columns.ts';
 import { DataError } from '../core/errors.ts';
 import { chatType, timestampMs, valueFor } from './arrow-build.ts';
 import { featuresType, nestedField } from './arrow-infer.ts';
 import type { ExportFormat, ExportOptions, ExportResult, ExportSource } from './export-format.ts';
 
 /**
- * The plain format: the table's stored columns, in their order, with the parts LanceDB keeps as
- * JSON text or float milliseconds given their real types — task `messages` and experience
+ * The plain format: the table's stored columns, in their order, with the nested parts given the
+ * types a Parquet reader expects (tables written before the typed layout keep JSON text and float
+ * milliseconds in LanceDB; typed tables keep JSON and maps) — task `messages` and experience
  * `messages` as chat turns, `features` as a struct of doubles, `meta` and `info` as structs
  * inferred from the values (arrow-infer.ts), and every float `*_at` column as a UTC millisecond
  * timestamp (0, which the tables use for "not set", becomes null). Other columns are copied as
@@ -25,9 +27,14 @@ function parseCells(data: arrow.Table, column: string, idOf: (i: number) => stri
   const vec = data.getChild(column)!;
   const out = new Array<unknown>(data.numRows);
   for (let i = 0; i < data.numRows; i++) {
-    const raw = vec.get(i) as string | null;
+    const raw = vec.get(i) as unknown;
     if (raw === null || raw === undefined) {
       out[i] = null;
+      continue;
+    }
+    // Typed layout: chat turns and features are Arrow values; JSON and older tables' cells are text.
+    if (typeof raw !== 'string') {
+      out[i] = plainNested(raw);
       continue;
     }
     try {
@@ -53,7 +60,12 @@ export function typedStoredTable(
   const replaced = new Map<string, { field: arrow.Field | null; values: unknown[] }>();
   for (const [name, how] of Object.entries(JSON_COLUMNS[tableKind] ?? {})) {
     const f = data.schema.fields.find((x) => x.name === name);
-    if (!f || !arrow.DataType.isUtf8(f.type)) continue;
+    const storedAs = f?.type;
+    if (
+      !storedAs ||
+      !(arrow.DataType.isUtf8(storedAs) || arrow.DataType.isMap(storedAs) || arrow.DataType.isList(storedAs))
+    )
+      continue;
     const values = parseCells(data, name, idOf);
     if (how === 'chat') replaced.set(name, { field: new arrow.Field(name, chatType(), true), values });
     else if (how === 'features') {

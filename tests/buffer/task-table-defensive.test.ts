@@ -1,14 +1,17 @@
 import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
+import * as arrow from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import type { BadCell } from '../../src/buffer/bad-cell.ts';
 import {
   decodeExperiences,
+  EXPERIENCE_COLUMNS,
   EXPERIENCE_SCHEMA,
   encodeExperiences,
   type StoredExperience,
 } from '../../src/buffer/experience-table.ts';
 import { TaskStore } from '../../src/buffer/task-store.ts';
+import { fitColumns } from '../../src/buffer/typed-columns.ts';
 import { DataError } from '../../src/core/errors.ts';
 import type { Task } from '../../src/core/task.ts';
 import { loadTaskSource } from '../../src/lifecycle/task-source.ts';
@@ -48,7 +51,33 @@ const foreign = (id: string, cells: Record<string, unknown>) => ({
   ...cells,
 });
 
+/**
+ * The tasks table as Winnow wrote it before the typed layout: nested cells as JSON text. Only a
+ * text cell can be malformed JSON (typed columns hold typed values), so the defensive decoding is
+ * exercised on this layout; TaskStore keeps writing a table in the layout it has.
+ */
+const utf8 = new arrow.Utf8();
+const LEGACY_TASK_SCHEMA = new arrow.Schema(
+  (
+    [
+      ['id', utf8, false],
+      ['taskset', utf8, false],
+      ['prompt', utf8, true],
+      ['messages', utf8, true],
+      ['answer', utf8, true],
+      ['features', utf8, false],
+      ['meta', utf8, false],
+      ['source_file', utf8, false],
+      ['source_row', new arrow.Int32(), false],
+      ['run_id', utf8, false],
+      ['content_hash', utf8, false],
+      ['updated_at', new arrow.Float64(), false],
+    ] as const
+  ).map(([name, type, nullable]) => new arrow.Field(name, type, nullable)),
+);
+
 async function tableWithForeignRows(db: string): Promise<void> {
+  await (await lancedb.connect(db)).createEmptyTable('tasks', LEGACY_TASK_SCHEMA);
   const store = await TaskStore.open(db);
   await store.write([good(1), good(2), good(3)], 'r1');
   const raw = await (await lancedb.connect(db)).openTable('tasks');
@@ -133,9 +162,15 @@ describe('experience rows with malformed info/messages written by another connec
   });
 
   it('decodeExperiences with a collector leaves the bad rows out and names their cells; without one, one DataError line', async () => {
+    // The text layout of experience tables before typed columns: only text cells can be malformed.
+    const legacyType = (f: arrow.Field) =>
+      ['messages', 'info'].includes(f.name) ? utf8 : f.name.endsWith('_at') ? new arrow.Float64() : f.type;
+    const legacy = new arrow.Schema(
+      EXPERIENCE_SCHEMA.fields.map((f) => new arrow.Field(f.name, legacyType(f), f.nullable)),
+    );
     const conn = await lancedb.connect(join(root, 'exp-db'));
-    const table = await conn.createEmptyTable('exps', EXPERIENCE_SCHEMA);
-    await table.add(encodeExperiences([stored('e1'), stored('e2')]));
+    const table = await conn.createEmptyTable('exps', legacy);
+    await table.add(encodeExperiences([stored('e1'), stored('e2')], fitColumns(EXPERIENCE_COLUMNS, legacy)));
     // Another tool copies our rows, then breaks one cell in each copy.
     const copy = (await table.query().toArrow()).toArray().map((r) => r.toJSON() as Record<string, unknown>);
     const fix = (row: Record<string, unknown>, cells: Record<string, unknown>) => ({

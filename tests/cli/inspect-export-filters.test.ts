@@ -153,7 +153,9 @@ describe('--where', () => {
 describe('rows another tool wrote with malformed cells', () => {
   it('inspect warns once per bad row; export skips them, counted, and writes the rest', async () => {
     const raw = await (await lancedb.connect(f.db)).openTable('tasks');
-    const row = (id: string, features: string, meta: string) => ({
+    // The table has the typed layout: another tool can still write a JSON cell that is not JSON,
+    // or a feature with no number.
+    const row = (id: string, features: Map<string, number | null>, meta: string) => ({
       id,
       taskset: 'foreign',
       prompt: 'x',
@@ -165,25 +167,25 @@ describe('rows another tool wrote with malformed cells', () => {
       source_row: -1,
       run_id: 'notebook',
       content_hash: 'h',
-      updated_at: 0,
+      updated_at: null,
     });
     await raw.add([
-      row('f-ok', '{"difficulty":1}', '{}'),
-      row('f-json', '{"difficulty":', '{}'),
-      row('f-both', '{"difficulty":"hard"}', 'oops'),
+      row('f-ok', new Map([['difficulty', 1]]), '{}'),
+      row('f-json', new Map([['difficulty', 1]]), '{"difficulty":'),
+      row('f-both', new Map([['difficulty', null]]), 'oops'),
     ]);
     const r = winnow(['inspect', '--db', f.db, '--table', 'tasks', '--taskset', 'foreign', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const warnings = r.stderr.trim().split('\n');
     expect(warnings).toHaveLength(2);
-    expect(warnings[0]).toMatch(/^warning: table 'tasks' row 'f-json': features: not valid JSON /);
+    expect(warnings[0]).toMatch(/^warning: table 'tasks' row 'f-json': meta: not valid JSON /);
     expect(warnings[1]).toMatch(
       /^warning: table 'tasks' row 'f-both': features: feature 'difficulty': .*; meta: not valid JSON /,
     );
     const body = JSON.parse(r.stdout) as Inspected;
     expect(body.rows).toBe(3);
     expect(body.badCells.map((c) => [c.id, c.column])).toEqual([
-      ['f-json', 'features'],
+      ['f-json', 'meta'],
       ['f-both', 'features'],
       ['f-both', 'meta'],
     ]);

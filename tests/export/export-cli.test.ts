@@ -39,7 +39,8 @@ describe('winnow export --format', () => {
       `messages: ${CHAT}`,
       'answer: string',
       'features: struct<difficulty: double, pass_rate: double> not null',
-      'meta: struct<source: string, tags: list<string>, level: double, ability: string, extra: struct<ok: bool>> not null',
+      // JSON is stored as Lance's binary JSON, which keeps object keys sorted: first-seen order is that order.
+      'meta: struct<ability: string, level: double, source: string, tags: list<string>, extra: struct<ok: bool>> not null',
       'source_file: string not null',
       'source_row: int32 not null',
       'run_id: string not null',

@@ -124,7 +124,8 @@ describe.skipIf(missing.length > 0)('Python reads every export format unchanged'
     );
     expect(seen['trl-messages']!.datasets.features.messages).toBe(CHAT_FEATURE);
     expect(seen['trl-prompt']!.datasets.features.meta).toBe(
-      "{'source': Value('string'), 'tags': List(Value('string')), 'level': Value('float64'), 'ability': Value('string'), 'extra': {'ok': Value('bool')}}",
+      // meta is stored as Lance's binary JSON, which keeps keys sorted (docs/exports.md, LanceDB tables).
+      "{'ability': Value('string'), 'level': Value('float64'), 'source': Value('string'), 'tags': List(Value('string')), 'extra': {'ok': Value('bool')}}",
     );
     expect(seen['winnow-tasks']!.datasets.features.updated_at).toBe("Value('timestamp[ms, tz=UTC]')");
     expect(seen['winnow-experiences']!.datasets.features.tokens).toBe("List(Value('int32'))");

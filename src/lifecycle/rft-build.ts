@@ -100,7 +100,10 @@ export async function prepareRft(config: RftConfig, opts: BuildRftOptions): Prom
   const sel = await resolvePlugin(config.selector, reg.selectors, at('selector'));
   const selector: Selector = withStages(
     await sel.def.create(sel.params, opts.seed),
-    buildStages(config.explorer.stages.flatMap((s) => ('type' in s ? [s] : [])), opts.seed),
+    buildStages(
+      config.explorer.stages.flatMap((s) => ('type' in s ? [s] : [])),
+      opts.seed,
+    ),
   );
   selector.init(taskViewFromTasks(tasks));
 

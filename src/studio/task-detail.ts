@@ -2,6 +2,7 @@ import { sqlString } from '../buffer/sql.ts';
 import { readRuns } from '../cli/runs-command.ts';
 import { listEdits } from './edits-api.ts';
 import { jsonCell } from './json-cells.ts';
+import { checkoutVersion } from './rows-query.ts';
 import { openStudioTable, type StudioContext, studioConnection } from './studio-context.ts';
 import { requireTaskRow, requireTaskTable } from './task-edits.ts';
 
@@ -21,7 +22,7 @@ export interface SelectionPoint {
 export async function taskDetail(ctx: StudioContext, tableName: string, id: string, version?: number) {
   const table = await openStudioTable(ctx, tableName);
   await requireTaskTable(table);
-  if (version !== undefined) await table.checkout(version);
+  if (version !== undefined) await checkoutVersion(table, String(version));
   const row = await requireTaskRow(table, id);
   const conn = await studioConnection(ctx);
   const names = new Set(await conn.tableNames());

@@ -139,6 +139,12 @@ describe('studio: bad input is a clear 4xx and changes nothing', () => {
     expect((await call(open.url, '/api/edits')).body.edits).toEqual([]);
   });
 
+  it('a task at a version that does not exist: 404 naming the versions', async () => {
+    const r = await call(open.url, '/api/task?table=tasks&id=t01&version=999');
+    expect(r.status).toBe(404);
+    expect(r.body).toMatchObject({ code: 'unknown_version', field: 'version' });
+  });
+
   it('unknown routes and methods: 404 listing routes, 405 with Allow', async () => {
     const r = await call(open.url, '/api/nope');
     expect(r.status).toBe(404);

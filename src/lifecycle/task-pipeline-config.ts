@@ -22,9 +22,9 @@ export const TaskInputSchema = ReadOptionsSchema.extend({
  */
 export const WorkersSchema = z
   .union([z.literal('auto'), z.number().int().min(0).max(64)])
-  .default('auto')
+  .default(0)
   .describe(
-    "Worker threads for the row-wise operators: 0 runs everything on the main thread; N starts N workers; 'auto' (default) starts one fewer than the machine's cores (at least 1), and only once the run has read more than two input batches (small inputs never pay the start-up). Same rows, order and rejected records for every value.",
+    "Worker threads for the row-wise part of a run (mapping, leading row-wise operators, exact_dedup's hashing, near_dedup's signatures): 0 (default) runs everything on the main thread; N starts N workers; 'auto' starts one fewer than the machine's cores (at least 1) once the run has read two input batches. Same rows, order and rejected records for every value; see docs/performance.md.",
   );
 
 const TableNameSchema = z.string().regex(/^[A-Za-z0-9_-]+$/);

@@ -24,6 +24,7 @@ PACKAGES=(
   tokenizers
   numpy
   tensorboard
+  lancedb
 )
 
 cd "$(dirname "$0")/.." || exit 0

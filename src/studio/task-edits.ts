@@ -1,4 +1,5 @@
 import type { Table } from '@lancedb/lancedb';
+import * as arrow from 'apache-arrow';
 import { z } from 'zod';
 import { encodeRows } from '../buffer/arrow-codec.ts';
 import { RejectedStore } from '../buffer/rejected-store.ts';
@@ -92,12 +93,39 @@ export async function requireTaskRow(table: Table, id: string): Promise<TaskRow>
   return row;
 }
 
+/**
+ * One task row encoded for `table`, as TaskStore encodes its writes. The one place that knows the
+ * task table's column layout here: when tables of an older layout must stay writable, fit the
+ * columns to `await table.schema()` in this function (as TaskStore.open does).
+ */
+async function encodeTaskRow(table: Table, task: Task, runId: string) {
+  const stored = new Map((await table.schema()).fields.map((f) => [f.name, f.type]));
+  for (const c of TASK_COLUMNS) {
+    const has = stored.get(c.name);
+    // The older layout: nested values as JSON text, times as float milliseconds. Compared by Arrow
+    // type id (LanceDB's schema objects come from another copy of apache-arrow).
+    const olderLayout =
+      has !== undefined &&
+      ((has.typeId === arrow.Type.Utf8 && c.type.typeId !== arrow.Type.Utf8) ||
+        (has.typeId === arrow.Type.Float && c.type.typeId === arrow.Type.Timestamp));
+    if (olderLayout)
+      throw new HttpError({
+        status: 422,
+        code: 'table_layout',
+        field: c.name,
+        message: `table '${table.name}' stores column '${c.name}' as ${String(has)}, this Winnow writes ${String(c.type)}; nothing was written`,
+        hint: 're-run the task pipeline to rewrite the table in the current layout, then edit',
+      });
+  }
+  return encodeRows([storedTask(task, runId, Date.now())], TASK_COLUMNS);
+}
+
 /** Write `task` over the row whose content hash is `etag`; false when that row is no longer there. */
 async function conditionalWrite(table: Table, task: Task, runId: string, etag: string): Promise<boolean> {
   const result = await table
     .mergeInsert('id')
     .whenMatchedUpdateAll({ where: `target.content_hash = ${sqlString(etag)}` })
-    .execute(encodeRows([storedTask(task, runId, Date.now())], TASK_COLUMNS));
+    .execute(await encodeTaskRow(table, task, runId));
   return result.numUpdatedRows === 1;
 }
 
@@ -257,7 +285,7 @@ export async function undoTaskEdit(ctx: StudioContext, edit: EditRecord): Promis
   if (before === null) {
     await table.delete(`id = ${sqlString(edit.rowId)}`);
   } else if (current === null) {
-    await table.add(encodeRows([storedTask(before.task, before.runId, Date.now())], TASK_COLUMNS));
+    await table.add(await encodeTaskRow(table, before.task, before.runId));
     if (edit.kind === 'reject') {
       const rejected = await RejectedStore.open(ctx.dbDir);
       await rejected.table.delete(`step = 'studio' AND row_id = ${sqlString(edit.rowId)}`);

@@ -27,7 +27,7 @@ const agentYaml = writeRftYaml(dir, 'agent-env', {
         environment: {
           module: fixture('chain-env.ts'),
           export: 'ChainEnv',
-          params: { steps: 2, delayMs: 15, log: true },
+          params: { steps: 2, delayMs: 40, log: true },
         },
         maxTurns: 4,
       },

@@ -12,7 +12,6 @@ import {
   startWinnow,
   startWorker,
   stopAll,
-  waitFor,
   writeConfig,
 } from './scale-run-harness.ts';
 

@@ -5,6 +5,7 @@ import { encodeRows } from '../buffer/arrow-codec.ts';
 import { RejectedStore } from '../buffer/rejected-store.ts';
 import { sqlString } from '../buffer/sql.ts';
 import { decodeTaskRows, storedTask, TASK_COLUMNS } from '../buffer/task-table.ts';
+import { fitColumns } from '../buffer/typed-columns.ts';
 import { JsonObjectSchema, type Task, TaskSchema } from '../core/task.ts';
 import { HttpError } from '../serve/http-error.ts';
 import { EditLog, type EditRecord } from './edit-log.ts';
@@ -94,30 +95,11 @@ export async function requireTaskRow(table: Table, id: string): Promise<TaskRow>
 }
 
 /**
- * One task row encoded for `table`, as TaskStore encodes its writes. The one place that knows the
- * task table's column layout here: when tables of an older layout must stay writable, fit the
- * columns to `await table.schema()` in this function (as TaskStore.open does).
+ * One task row encoded for `table`, as TaskStore encodes its writes: the columns fitted to the
+ * table's own layout, so a table written before the typed layout stays editable.
  */
 async function encodeTaskRow(table: Table, task: Task, runId: string) {
-  const stored = new Map((await table.schema()).fields.map((f) => [f.name, f.type]));
-  for (const c of TASK_COLUMNS) {
-    const has = stored.get(c.name);
-    // The older layout: nested values as JSON text, times as float milliseconds. Compared by Arrow
-    // type id (LanceDB's schema objects come from another copy of apache-arrow).
-    const olderLayout =
-      has !== undefined &&
-      ((has.typeId === arrow.Type.Utf8 && c.type.typeId !== arrow.Type.Utf8) ||
-        (has.typeId === arrow.Type.Float && c.type.typeId === arrow.Type.Timestamp));
-    if (olderLayout)
-      throw new HttpError({
-        status: 422,
-        code: 'table_layout',
-        field: c.name,
-        message: `table '${table.name}' stores column '${c.name}' as ${String(has)}, this Winnow writes ${String(c.type)}; nothing was written`,
-        hint: 're-run the task pipeline to rewrite the table in the current layout, then edit',
-      });
-  }
-  return encodeRows([storedTask(task, runId, Date.now())], TASK_COLUMNS);
+  return encodeRows([storedTask(task, runId, Date.now())], fitColumns(TASK_COLUMNS, await table.schema()));
 }
 
 /** Write `task` over the row whose content hash is `etag`; false when that row is no longer there. */

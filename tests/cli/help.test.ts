@@ -91,7 +91,7 @@ describe('--help and winnow help, for every command the registry lists', () => {
     });
   }
 
-  it('winnow bench --help and winnow help bench list the 8 benchmarks, exit 0', async () => {
+  it('winnow bench --help and winnow help bench list the 12 benchmarks, exit 0', async () => {
     const a = await captureMain(['bench', '--help']);
     const b = await captureMain(['help', 'bench']);
     expect([a.code, b.code]).toEqual([0, 0]);
@@ -108,6 +108,10 @@ describe('--help and winnow help, for every command the registry lists', () => {
       'replay',
       'tokenize',
       'judge',
+      'loop',
+      'studio',
+      'ops',
+      'scale',
     ]);
     expect(a.stdout).toMatch(/^examples?:$/m);
   });

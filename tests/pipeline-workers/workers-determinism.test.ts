@@ -51,15 +51,19 @@ const OPERATORS = [
   { op: 'near_dedup', params: { threshold: 0.7 } },
 ];
 
-async function run(workers: number | 'auto', hooks?: Hooks<TaskPipelineEvents>) {
-  const db = join(dir, `db-${workers}-${hooks ? 'hooks' : 'plain'}`);
+async function run(
+  workers: number | 'auto',
+  hooks?: Hooks<TaskPipelineEvents>,
+  operators: unknown[] = OPERATORS,
+) {
+  const db = join(dir, `db-${workers}-${hooks ? 'hooks' : 'plain'}-${operators.length}`);
   const config = TaskPipelineConfigSchema.parse({
     name: 'workers',
     workers,
     runsDir: join(db, 'runs'),
     input: { path: file, batchSize: 97 },
     mapping: { id: 'id', prompt: 'question', answer: 'answer', taskset: 'w' },
-    operators: OPERATORS,
+    operators,
     output: { commitRows: 500, maxRejectedShare: 1, report: false },
   });
   const report = await runTaskPipeline(config, {
@@ -129,5 +133,24 @@ describe('pipeline workers', () => {
     expect(two.rejected).toEqual(one.rejected);
     expect(one.tasks.some((t) => String(t[0]).endsWith('3'))).toBe(false);
     expect(one.rejected.filter((r) => r[3] === 'ends in 3').length).toBeGreaterThan(100);
+  }, 60_000);
+
+  it('run a user module and the steps after it on the main thread, with a note, and the same output', async () => {
+    const withModule = [
+      { op: 'strip_html' },
+      { module: join(import.meta.dirname, 'fixtures', 'shout-operator.ts'), export: 'shout' },
+      { op: 'length_filter', params: { minWords: 5 } },
+      { op: 'exact_dedup' },
+    ];
+    const one = await run(0, undefined, withModule);
+    const two = await run(2, undefined, withModule);
+    expect(two.workers).toBe(2);
+    expect(two.tasks).toEqual(one.tasks);
+    expect(two.rejected).toEqual(one.rejected);
+    expect(String(one.tasks[0]![1])).toBe(String(one.tasks[0]![1]).toUpperCase());
+    expect(one.warnings.filter((w) => w.startsWith('workers:'))).toEqual([]);
+    expect(two.warnings.filter((w) => w.startsWith('workers:'))).toEqual([
+      `workers: step 2 (module ${withModule[1]!.module}) and the steps after it run on the main thread: only built-in row-wise operators run in workers`,
+    ]);
   }, 60_000);
 });

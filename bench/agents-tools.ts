@@ -3,18 +3,20 @@
 // same length, on several seeds. Reports, per seed and step: the tool-use rate of the training
 // rollouts on 3-digit sums with carries ("hard", where the tool helps) and on 1-digit sums
 // ("easy"), and greedy held-out accuracy (all tasks, and hard ones) of each checkpoint.
-// Run: npx node bench/agents-tools.ts [--seeds 1,2,3] [--steps 30] [--tool-cost 0.5] [--out file.json]
+// Run: winnow bench agents [--seeds 1,2,3] [--steps 30] [--tool-cost 0.5] [--out file.json] [--json]
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { ExperienceBuffer } from '../src/buffer/experience-buffer.ts';
+import { UsageError } from '../src/cli/args.ts';
+import { parseCommand } from '../src/cli/command-spec.ts';
 import { readYamlFile } from '../src/core/config.ts';
 import { Hooks } from '../src/lifecycle/hooks.ts';
 import type { RftEvents } from '../src/lifecycle/rft-events.ts';
 import { parseRftConfig, runRft } from '../src/lifecycle/rft-run.ts';
 import type { TinyPolicy } from '../src/tiny/policy.ts';
 import { loadTinyPolicy } from '../src/tiny/weights-file.ts';
+import { AGENTS_BENCH_SPEC } from './agents-spec.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const PIPELINE = join(ROOT, 'pipelines/arithmetic-tools.yaml');
@@ -155,24 +157,28 @@ const windowMean = (xs: number[], from: number, to: number) => {
   return w.length === 0 ? Number.NaN : w.reduce((a, b) => a + b, 0) / w.length;
 };
 
-if (import.meta.main) {
-  const { values } = parseArgs({
-    options: {
-      seeds: { type: 'string', default: '1,2,3' },
-      steps: { type: 'string', default: '30' },
-      out: { type: 'string' },
-      'tool-cost': { type: 'string' },
-    },
-  });
-  const seeds = values.seeds.split(',').map(Number);
-  const steps = Number(values.steps);
-  const toolCost = values['tool-cost'] === undefined ? undefined : Number(values['tool-cost']);
+/** Mean of a checkpoint figure over the runs of one arm (tool or not). */
+const armMean = (curves: RunCurve[], tool: boolean, pick: (p: Point) => number) => {
+  const xs = curves.filter((c) => c.tool === tool).map((c) => pick(c.checkpoints.at(-1)!));
+  return xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+};
+const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : a > 0 ? '∞' : '–');
+
+export async function agentsBenchMain(argv: string[]): Promise<number> {
+  const parsed = parseCommand(AGENTS_BENCH_SPEC, argv);
+  if (!parsed) return 0;
+  const v = parsed.values;
+  const seedText = v.seeds ?? ['1', '2', '3'];
+  const seeds = seedText.map(Number);
+  const bad = seedText.find((x) => !/^\d+$/.test(x));
+  if (bad !== undefined) throw new UsageError(`--seeds takes whole numbers, got '${bad}'`);
+  const steps = v.steps;
   const work = mkdtempSync(join(tmpdir(), 'winnow-agents-bench-'));
   const curves: RunCurve[] = [];
   try {
     for (const seed of seeds)
       for (const tool of [true, false]) {
-        const c = await oneRun(seed, tool, steps, work, toolCost);
+        const c = await oneRun(seed, tool, steps, work, v['tool-cost']);
         curves.push(c);
         const last = c.checkpoints.at(-1)!;
         console.error(
@@ -182,7 +188,21 @@ if (import.meta.main) {
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-  if (values.out) writeFileSync(values.out, `${JSON.stringify({ steps, seeds, curves }, null, 1)}\n`);
+  const summary = {
+    heldoutAccuracy: {
+      tool: armMean(curves, true, (p) => p.heldoutAccuracy),
+      noTool: armMean(curves, false, (p) => p.heldoutAccuracy),
+    },
+    hardAccuracy: {
+      tool: armMean(curves, true, (p) => p.hardAccuracy),
+      noTool: armMean(curves, false, (p) => p.hardAccuracy),
+    },
+  };
+  if (v.out) writeFileSync(v.out, `${JSON.stringify({ steps, seeds, curves, summary }, null, 1)}\n`);
+  if (v.json) {
+    console.log(JSON.stringify({ steps, seeds, curves, summary }));
+    return 0;
+  }
   console.log(
     '| seed | run | calls on hard tasks (first 3 → last 3 steps) | calls on easy tasks | held-out accuracy (start → end) | 3-digit carries accuracy |',
   );
@@ -194,4 +214,12 @@ if (import.meta.main) {
       `| ${c.seed} | ${c.tool ? 'tool' : 'no tool'} | ${pct(windowMean(c.trainHardCalls, 0, 3))} → ${pct(windowMean(c.trainHardCalls, steps - 3, steps))} | ${pct(windowMean(c.trainEasyCalls, 0, 3))} → ${pct(windowMean(c.trainEasyCalls, steps - 3, steps))} | ${pct(first.heldoutAccuracy)} → ${pct(last.heldoutAccuracy)} | ${pct(first.hardAccuracy)} → ${pct(last.hardAccuracy)} |`,
     );
   }
+  const h = summary.heldoutAccuracy;
+  const d = summary.hardAccuracy;
+  console.log(
+    `\nmean over seeds at the last step — held-out: tool ${pct(h.tool)} vs no tool ${pct(h.noTool)} (×${ratio(h.tool, h.noTool)}); 3-digit carries: ${pct(d.tool)} vs ${pct(d.noTool)} (×${ratio(d.tool, d.noTool)})`,
+  );
+  return 0;
 }
+
+if (import.meta.main) process.exitCode = await agentsBenchMain(process.argv.slice(2));

@@ -1,6 +1,7 @@
 // The command line of every benchmark, in one light module: `winnow bench --help`, each bench's
 // --help, its parser and docs/cli.md read these, without loading the benchmarks themselves.
 import type { CommandSpec } from '../src/cli/command-spec.ts';
+import { AGENTS_BENCH_SPEC } from './agents-spec.ts';
 import { JUDGE_BENCH_SPEC } from './judge-spec.ts';
 import { CURRICULUM_BENCH_SPEC } from './learning-curriculum/spec.ts';
 import { LOOP_BENCH_SPEC } from './loop-spec.ts';
@@ -301,4 +302,5 @@ export const BENCH_SPECS = [
   STUDIO_BENCH_SPEC,
   OPS_BENCH_SPEC,
   SCALE_BENCH_SPEC,
+  AGENTS_BENCH_SPEC,
 ] as const;

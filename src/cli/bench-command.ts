@@ -1,3 +1,4 @@
+import { AGENTS_BENCH_SPEC } from '../../bench/agents-spec.ts';
 import {
   BENCH_SPECS,
   BUFFER_BENCH_SPEC,
@@ -50,6 +51,7 @@ const LOADERS: ReadonlyArray<readonly [CommandSpec, () => Promise<BenchMain>]> =
   [LOOP_BENCH_SPEC, async () => (await import('../../bench/loop.ts')).loopBenchMain],
   [OPS_BENCH_SPEC, async () => (await import('../../bench/ops.ts')).opsBenchMain],
   [STUDIO_BENCH_SPEC, async () => (await import('../../bench/studio.ts')).studioBenchMain],
+  [AGENTS_BENCH_SPEC, async () => (await import('../../bench/agents-tools.ts')).agentsBenchMain],
 ];
 
 const benchName = (spec: CommandSpec) => spec.name.replace(/^bench /, '');

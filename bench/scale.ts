@@ -17,8 +17,8 @@ import { QueueRollouts } from '../src/scale/queue-rollouts.ts';
 import { connectionOf, parseQueueUrl } from '../src/scale/queue-url.ts';
 import { contextKeyOf, ROLLOUT_QUEUE, type RunContext } from '../src/scale/rollout-job.ts';
 import { encodeWire } from '../src/scale/wire.ts';
-import { redisUnavailable, startRedis } from '../tests/helpers/redis.ts';
-import { AnswerServer } from '../tests/scale/answer-server.ts';
+import { AnswerServer } from './scale-answer-server.ts';
+import { redisUnavailable, startRedis } from './scale-redis.ts';
 import { SCALE_BENCH_SPEC } from './scale-spec.ts';
 
 const ROOT = join(import.meta.dirname, '..');

@@ -56,7 +56,7 @@ describe('invalid task pipeline configs', () => {
     const typo = await runYaml('typo-key', `${pipelineYaml('ok.csv')}stpes: []\n`);
     expectConfigError(
       typo,
-      "stpes: unknown key 'stpes' (valid keys: name, kind, description, seed, db, runsDir, input, mapping, operators, output)",
+      "stpes: unknown key 'stpes' (valid keys: name, kind, description, seed, db, runsDir, workers, input, mapping, operators, output)",
     );
     const old = await runYaml('old-steps', pipelineYaml('ok.csv').replace('operators:', 'steps:'));
     expectConfigError(old, "steps: unknown key 'steps' ('steps' was renamed: use 'operators')");
@@ -88,7 +88,7 @@ describe('invalid RFT configs', () => {
     const r1 = await spawnWinnow(['run', sel.file]);
     expectConfigError(
       { ...r1, file: sel.file },
-      "selector.type: unknown selector 'botz' (did you mean 'bots'?)",
+      "selector.type: unknown selector 'botz' (did you mean 'bots', 'dots'?)",
     );
     const tr = writeRftYaml(dir, 'rft-trainer', {
       trainer: { type: 'policy_gradient', params: { lr: 'fast' } },

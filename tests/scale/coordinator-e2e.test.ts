@@ -2,10 +2,10 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AnswerServer } from '../../bench/scale-answer-server.ts';
+import { startRedis, type TestRedis, warnIfNoRedis } from '../../bench/scale-redis.ts';
 import { leaseKeys } from '../../src/scale/lease.ts';
-import { startRedis, type TestRedis, warnIfNoRedis } from '../helpers/redis.ts';
 import { tempDir } from '../helpers/tmp.ts';
-import { AnswerServer } from './answer-server.ts';
 import {
   type Proc,
   type RunOutcome,

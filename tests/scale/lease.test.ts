@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRedis, type TestRedis, warnIfNoRedis } from '../../bench/scale-redis.ts';
 import { LeaseHeldError, LeaseLostError, leaseKeys, RunLease } from '../../src/scale/lease.ts';
-import { startRedis, type TestRedis, warnIfNoRedis } from '../helpers/redis.ts';
 
 const noRedis = warnIfNoRedis();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Job, Queue, QueueEvents, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRedis, type TestRedis, warnIfNoRedis } from '../../bench/scale-redis.ts';
 import type { Task } from '../../src/core/task.ts';
 import { QueueRollouts } from '../../src/scale/queue-rollouts.ts';
 import { connectionOf, parseQueueUrl } from '../../src/scale/queue-url.ts';
 import { ROLLOUT_QUEUE, type RolloutJob } from '../../src/scale/rollout-job.ts';
 import { encodeWire } from '../../src/scale/wire.ts';
-import { startRedis, type TestRedis, warnIfNoRedis } from '../helpers/redis.ts';
 
 const noRedis = warnIfNoRedis();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AnswerServer } from '../../bench/scale-answer-server.ts';
+import { startRedis, type TestRedis, warnIfNoRedis } from '../../bench/scale-redis.ts';
 import { Rng } from '../../src/core/rng.ts';
-import { startRedis, type TestRedis, warnIfNoRedis } from '../helpers/redis.ts';
 import { tempDir } from '../helpers/tmp.ts';
-import { AnswerServer } from './answer-server.ts';
 import {
   type Proc,
   readJobLines,

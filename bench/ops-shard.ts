@@ -21,6 +21,8 @@ export const ShardSpecSchema = z.strictObject({
   seed: z.number().int(),
   batch: z.number().int().positive(),
   baseDir: z.string(),
+  /** An operator applied to each batch first, untimed (semantic_dedup's vectors come from embed). */
+  prepare: z.strictObject({ op: z.string(), params: z.record(z.string(), z.unknown()) }).optional(),
 });
 export type ShardSpec = z.infer<typeof ShardSpecSchema>;
 
@@ -32,7 +34,7 @@ export interface ShardResult {
   maxRssMB: number;
 }
 
-function build(spec: ShardSpec): Operator<Task> {
+function build(spec: Pick<ShardSpec, 'op' | 'params'>): Operator<Task> {
   if (spec.op === NOOP)
     return { name: NOOP, kind: 'map', process: (batch) => ({ rows: [...batch], dropped: [] }) };
   const def = taskOperatorRegistry().get(spec.op);
@@ -49,19 +51,27 @@ async function runShard(spec: ShardSpec): Promise<ShardResult> {
   };
   // Warm-up on its own instance: loads models (ELD, tokenizers) and JIT-compiles, without
   // touching the measured instance's state (a dedup's seen set).
+  const prepare = spec.prepare ? build(spec.prepare) : null;
+  const prepared = async (rows: Task[]) => (prepare ? (await prepare.process(rows, ctx)).rows : rows);
   const warm = build(spec);
   await warm.process(
-    Array.from({ length: Math.min(256, spec.to - spec.from) }, (_, i) => opsTask(spec.from + i)),
+    await prepared(
+      Array.from({ length: Math.min(256, spec.to - spec.from) }, (_, i) => opsTask(spec.from + i)),
+    ),
     ctx,
   );
   const op = build(spec);
   let kept = 0;
   let dropped = 0;
+  let untimed = 0n;
   const t0 = process.hrtime.bigint();
   for (let start = spec.from; start < spec.to; start += spec.batch) {
     const end = Math.min(spec.to, start + spec.batch);
-    const batch: Task[] = new Array(end - start);
+    let batch: Task[] = new Array(end - start);
     for (let i = start; i < end; i++) batch[i - start] = opsTask(i);
+    const p0 = process.hrtime.bigint();
+    batch = await prepared(batch);
+    untimed += process.hrtime.bigint() - p0;
     const r = await op.process(batch, ctx);
     kept += r.rows.length;
     dropped += r.dropped.length;
@@ -71,7 +81,7 @@ async function runShard(spec: ShardSpec): Promise<ShardResult> {
     kept += r.rows.length;
     dropped += r.dropped.length;
   }
-  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  const seconds = Number(process.hrtime.bigint() - t0 - untimed) / 1e9;
   return {
     rows: spec.to - spec.from,
     kept,

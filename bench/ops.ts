@@ -79,9 +79,16 @@ function runShard(spec: ShardSpec): Promise<ShardResult> {
 async function measure(plan: OpPlan, rows: number, o: { seed: number; batch: number; baseDir: string }) {
   const cut = Array.from({ length: plan.shards + 1 }, (_, i) => Math.round((rows * i) / plan.shards));
   const shards = await Promise.all(
-    cut
-      .slice(0, -1)
-      .map((from, i) => runShard({ op: plan.op, params: plan.params, from, to: cut[i + 1]!, ...o })),
+    cut.slice(0, -1).map((from, i) =>
+      runShard({
+        op: plan.op,
+        params: plan.params,
+        ...(plan.prepare ? { prepare: plan.prepare } : {}),
+        from,
+        to: cut[i + 1]!,
+        ...o,
+      }),
+    ),
   );
   const seconds = Math.max(...shards.map((s) => s.seconds));
   return {

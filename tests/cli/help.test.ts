@@ -30,7 +30,7 @@ function expectFullHelp(out: string, spec: CommandSpec): void {
 }
 
 describe('--help and winnow help, for every command the registry lists', () => {
-  it('lists run, inspect, export, schema, convert, runs, gc, tokenize, judge, serve and bench', () => {
+  it('lists run, inspect, export, schema, convert, runs, compare, gc, tokenize, judge, serve, studio, worker and bench', () => {
     expect(COMMANDS.map((c) => c.name)).toEqual([
       'run',
       'inspect',
@@ -38,10 +38,13 @@ describe('--help and winnow help, for every command the registry lists', () => {
       'schema',
       'convert',
       'runs',
+      'compare',
       'gc',
       'tokenize',
       'judge',
       'serve',
+      'studio',
+      'worker',
       'bench',
     ]);
     expect(BENCH_SPECS.map(benchName)).toEqual([
@@ -53,6 +56,11 @@ describe('--help and winnow help, for every command the registry lists', () => {
       'replay',
       'tokenize',
       'judge',
+      'loop',
+      'studio',
+      'ops',
+      'scale',
+      'agents',
     ]);
   });
 
@@ -91,7 +99,7 @@ describe('--help and winnow help, for every command the registry lists', () => {
     });
   }
 
-  it('winnow bench --help and winnow help bench list the 12 benchmarks, exit 0', async () => {
+  it('winnow bench --help and winnow help bench list the 13 benchmarks, exit 0', async () => {
     const a = await captureMain(['bench', '--help']);
     const b = await captureMain(['help', 'bench']);
     expect([a.code, b.code]).toEqual([0, 0]);
@@ -112,6 +120,7 @@ describe('--help and winnow help, for every command the registry lists', () => {
       'studio',
       'ops',
       'scale',
+      'agents',
     ]);
     expect(a.stdout).toMatch(/^examples?:$/m);
   });

@@ -304,6 +304,7 @@ describe('winnow schema', () => {
       'seed',
       'db',
       'runsDir',
+      'workers',
       'input',
       'mapping',
       'operators',

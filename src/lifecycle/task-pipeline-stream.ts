@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { type RejectedInput, rejectedPayload } from '../core/rejected.ts';
+import type { RejectedInput } from '../core/rejected.ts';
 import type { Task } from '../core/task.ts';
+import { mapRecords } from '../io/map-records.ts';
 import type { CompiledMapping } from '../io/mapping.ts';
 import type { ReadRejection } from '../io/raw-record.ts';
 import { readDataset } from '../io/reader.ts';
@@ -97,20 +98,7 @@ export async function streamInputs(c: StreamContext): Promise<{ rowsRead: number
       if (hooked) {
         // afterIngest hooks see mapped tasks before any operator: map and run them here.
         const t0 = performance.now();
-        const tasks: Task[] = [];
-        const mapRejected: RejectedInput[] = [];
-        for (const record of batch.records) {
-          const mapped = c.mapping.map(record);
-          if ('task' in mapped) tasks.push(mapped.task);
-          else
-            mapRejected.push({
-              step: 'map',
-              reason: mapped.error,
-              file: record.source.file,
-              row: record.source.row,
-              payload: rejectedPayload(record.fields),
-            });
-        }
+        const { tasks, rejected: mapRejected } = mapRecords(c.mapping, batch.records);
         const mapMs = performance.now() - t0;
         const ingested = await c.hooks.emit('afterIngest', { runId: c.runId, file, rows: tasks });
         const hookRejected = ingested.rejected.map((r) => ({

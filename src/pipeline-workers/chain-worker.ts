@@ -1,10 +1,12 @@
 // The worker side of the pipeline pool: builds the row-wise part of the run's operator chain once,
 // then maps and processes the batches it is sent. Every reply carries the batch's rows, drops,
 // warnings and this worker's step totals; the main thread puts them back in input order.
+
 import { performance } from 'node:perf_hooks';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
-import { type RejectedInput, rejectedPayload } from '../core/rejected.ts';
+import type { RejectedInput } from '../core/rejected.ts';
 import type { Task } from '../core/task.ts';
+import { mapRecords } from '../io/map-records.ts';
 import { compileMapping } from '../io/mapping.ts';
 import { OperatorGraph } from '../operators/graph.ts';
 import { buildGraph } from '../operators/graph-spec.ts';
@@ -39,19 +41,9 @@ async function handle(job: ChainJob): Promise<Omit<ChainReply, 'id'>> {
   let tasks: Task[];
   const t0 = performance.now();
   if ('records' in job) {
-    tasks = [];
-    for (const record of job.records) {
-      const mapped = mapping.map(record);
-      if ('task' in mapped) tasks.push(mapped.task);
-      else
-        mapRejected.push({
-          step: 'map',
-          reason: mapped.error,
-          file: record.source.file,
-          row: record.source.row,
-          payload: rejectedPayload(record.fields),
-        });
-    }
+    const mapped = mapRecords(mapping, job.records);
+    tasks = mapped.tasks;
+    mapRejected.push(...mapped.rejected);
   } else tasks = job.tasks;
   const mapMs = performance.now() - t0;
   const out = await graph.process(tasks);

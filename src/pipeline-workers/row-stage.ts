@@ -2,8 +2,9 @@ import { availableParallelism } from 'node:os';
 import { extname } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { type RejectedInput, rejectedPayload } from '../core/rejected.ts';
+import type { RejectedInput } from '../core/rejected.ts';
 import type { Task } from '../core/task.ts';
+import { mapRecords } from '../io/map-records.ts';
 import type { CompiledMapping } from '../io/mapping.ts';
 import type { RawRecord } from '../io/raw-record.ts';
 import type { OperatorGraph, StepRejection } from '../operators/graph.ts';
@@ -127,20 +128,7 @@ export class RowStage {
 
   private mapHere(records: readonly RawRecord[]): Omit<StagedBatch, 'rejected' | 'warnings'> {
     const t0 = performance.now();
-    const tasks: Task[] = [];
-    const mapRejected: RejectedInput[] = [];
-    for (const record of records) {
-      const mapped = this.opts.mapping.map(record);
-      if ('task' in mapped) tasks.push(mapped.task);
-      else
-        mapRejected.push({
-          step: 'map',
-          reason: mapped.error,
-          file: record.source.file,
-          row: record.source.row,
-          payload: rejectedPayload(record.fields),
-        });
-    }
+    const { tasks, rejected: mapRejected } = mapRecords(this.opts.mapping, records);
     return { tasks, mapRejected, mapMs: performance.now() - t0 };
   }
 

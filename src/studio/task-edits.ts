@@ -1,5 +1,4 @@
 import type { Table } from '@lancedb/lancedb';
-import * as arrow from 'apache-arrow';
 import { z } from 'zod';
 import { encodeRows } from '../buffer/arrow-codec.ts';
 import { RejectedStore } from '../buffer/rejected-store.ts';

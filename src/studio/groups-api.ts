@@ -7,6 +7,7 @@ import { jsonCell } from './json-cells.ts';
 import { readPreferenceLabels } from './preference-labels.ts';
 import { whereSql } from './rows-query.ts';
 import { openStudioTable, type StudioContext, studioConnection } from './studio-context.ts';
+import { tokenDecoderFor } from './token-texts.ts';
 
 async function experienceTable(ctx: StudioContext, name: string): Promise<Table> {
   const table = await openStudioTable(ctx, name);
@@ -59,7 +60,7 @@ export async function listGroups(
 
 /**
  * One group: its prompt, each response with reward, advantage and (where stored) tokens with
- * logprobs for the token view; why it was filtered (its `rejected` records); its preference label.
+ * logprobs and their texts (the run's tokenizer, src/studio/token-texts.ts) for the token view; why it was filtered (its `rejected` records); its preference label.
  */
 export async function groupDetail(ctx: StudioContext, o: { table: string; groupId: string }) {
   const table = await experienceTable(ctx, o.table);
@@ -77,6 +78,8 @@ export async function groupDetail(ctx: StudioContext, o: { table: string; groupI
   const rows = data.toArray().map((r) => jsonCell(r.toJSON()) as Record<string, unknown>);
   rows.sort((a, b) => Number(a.run_index ?? 0) - Number(b.run_index ?? 0));
   const first = rows[0]!;
+  const hasTokens = rows.some((r) => Array.isArray(r.tokens) && r.tokens.length > 0);
+  const decoder = hasTokens ? await tokenDecoderFor(ctx, o.table) : null;
   const responses = rows.map((r) => {
     const tokens = Array.isArray(r.tokens) ? (r.tokens as number[]) : [];
     const promptLength = Number(r.prompt_length ?? 0);
@@ -89,6 +92,8 @@ export async function groupDetail(ctx: StudioContext, o: { table: string; groupI
       etag: rewardEtag(reward),
       advantage: typeof r.advantage === 'number' ? r.advantage : null,
       responseTokens: tokens.slice(promptLength),
+      // Each response token's text with the run's tokenizer; null when none could be loaded.
+      tokenTexts: decoder?.decode ? tokens.slice(promptLength).map(decoder.decode) : null,
       logprobs: Array.isArray(r.logprobs) ? (r.logprobs as number[]) : [],
     };
   });
@@ -103,6 +108,7 @@ export async function groupDetail(ctx: StudioContext, o: { table: string; groupI
     prompt: first.prompt ?? null,
     messages: first.messages ?? null,
     responses,
+    tokenizer: decoder ? { name: decoder.tokenizer, note: decoder.note } : null,
     filtered: why,
     preference: label,
   };

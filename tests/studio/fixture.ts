@@ -11,7 +11,7 @@ import { EXPERIENCES } from '../export/fixture.ts';
 /**
  * A Studio database: 60 tasks (`t00`…`t59`; every 7th mentions apples; difficulty = i/100), the
  * export fixture's experience table `exps` (groups g1–g4, g2 a tie), two RFT runs with folders
- * (metrics over steps 1–3, configs differing in the sampler), and rejected rows from a JSONL file.
+ * (metrics over steps 1–3, configs differing in the sampler, both with the tiny model), and rejected rows from a JSONL file.
  */
 export function studioTasks(n = 60): Task[] {
   return Array.from({ length: n }, (_, i) => ({
@@ -84,6 +84,7 @@ export async function makeStudioDb(dir: string): Promise<{ db: string; runs: str
       seed: 1,
       lifecycle: { steps: 3 },
       buffer: { sampler: { type: s.sampler } },
+      explorer: { model: { type: 'tiny' } },
     };
     writeFileSync(
       join(runDir, 'run-config.json'),

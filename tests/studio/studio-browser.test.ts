@@ -183,8 +183,16 @@ describe.skipIf(missing !== null)('studio in Chromium', () => {
     await shot('rejected');
   });
 
-  it('labels a preference pair and finds it in the trl-dpo export', async () => {
+  it('shows token texts; labels a preference pair and finds it in the trl-dpo export', async () => {
     await nav(() => page.goto(`${server.url}#/group/exps/g2`));
+    // The token view shows each token's text (the tiny policy's vocabulary), its id on hover.
+    const toks = await page.$$eval('[data-testid=response-g2-0] [data-testid=tokens] .tok', (els) =>
+      els.map((e) => [e.textContent, e.getAttribute('title')]),
+    );
+    expect(toks).toEqual([
+      ['5', 'token 7 · logprob -0.500'],
+      ['6', 'token 8 · logprob -0.250'],
+    ]);
     await page.selectOption('[data-testid=chosen]', 'g2-1');
     await page.selectOption('[data-testid=rejected]', 'g2-0');
     await nav(() => page.click('[data-testid=label-pair]'));

@@ -70,6 +70,11 @@ export async function showGroups(root, { parts, params, go }) {
   );
 }
 
+/** A token's text with whitespace made visible (a space token would otherwise be an empty box). */
+function visibleText(text) {
+  return text.replace(/ /g, '\u00b7').replace(/\n/g, '\u21b5') || '\u2205';
+}
+
 /** Colour of a token by its logprob: likely tokens pale, unlikely ones red. */
 function tokenColor(lp) {
   if (lp === undefined || lp === null || Number.isNaN(lp)) return 'transparent';
@@ -194,12 +199,20 @@ export async function showGroup(root, { parts, info, go }) {
                   'span',
                   {
                     class: 'tok',
+                    'data-token-id': String(t),
                     title: `token ${t} · logprob ${r.logprobs[i].toFixed(3)}`,
                     style: `background:${tokenColor(r.logprobs[i])}`,
                   },
-                  String(t),
+                  r.tokenTexts ? visibleText(r.tokenTexts[i]) : String(t),
                 ),
               ),
+              g.tokenizer?.note
+                ? h(
+                    'p',
+                    { class: 'note', 'data-testid': 'token-note' },
+                    `token ids shown: ${g.tokenizer.note}`,
+                  )
+                : null,
             )
           : h(
               'p',

@@ -17,28 +17,32 @@ const dir = tempDir('winnow-agent-run-');
 const fixture = (f: string) => join(import.meta.dirname, 'fixtures', f);
 const STEPS = 3;
 
-const agentYaml = writeRftYaml(dir, 'agent-env', {
-  heldout: undefined,
-  explorer: {
-    model: { type: 'tiny', params: { path: 'datasets/arithmetic/warm-start' } },
-    workflow: {
-      type: 'agent',
-      params: {
-        environment: {
-          module: fixture('chain-env.ts'),
-          export: 'ChainEnv',
-          params: { steps: 2, delayMs: 40, log: true },
+/** The YAML of a run whose episodes (user environment `ChainEnv`) are slow enough to be killed inside. */
+const agentRunYaml = (name: string, mode: 'sync' | 'async') =>
+  writeRftYaml(dir, name, {
+    heldout: undefined,
+    explorer: {
+      model: { type: 'tiny', params: { path: 'datasets/arithmetic/warm-start' } },
+      workflow: {
+        type: 'agent',
+        params: {
+          environment: {
+            module: fixture('chain-env.ts'),
+            export: 'ChainEnv',
+            params: { steps: 2, delayMs: 40, log: true },
+          },
+          maxTurns: 4,
         },
-        maxTurns: 4,
       },
+      reward: 'exact_match',
+      repeat: 2,
+      batchTasks: 2,
     },
-    reward: 'exact_match',
-    repeat: 2,
-    batchTasks: 2,
-  },
-  experienceOps: [{ op: 'invalid_reward' }, { op: 'multi_step_grpo' }],
-  lifecycle: { mode: 'sync', steps: STEPS, checkpointEvery: 1 },
-});
+    experienceOps: [{ op: 'invalid_reward' }, { op: 'multi_step_grpo' }],
+    lifecycle: { mode, steps: STEPS, checkpointEvery: 1 },
+  });
+const agentYaml = agentRunYaml('agent-env', 'sync');
+const asyncYaml = agentRunYaml('agent-async', 'async');
 
 async function rowsOf(db: string, runDir: string): Promise<Experience[]> {
   const { bufferTable } = JSON.parse(readFileSync(join(runDir, 'run-config.json'), 'utf8')) as {
@@ -68,6 +72,32 @@ const history = (runDir: string) =>
     const r = JSON.parse(l) as Record<string, unknown>;
     return [r.step, r.meanReward, r.trainLoss, r.experiencesKept];
   });
+
+/**
+ * Run `file` into a fresh database and folder, kill it while step 2's first episode waits inside
+ * its environment step, resume it, and expect the step records and rows of the uninterrupted run.
+ */
+async function expectKillAndResume(file: string, name: string, refRunDir: string, refRows: Experience[]) {
+  const db = join(dir, `${name}-db`);
+  const runDir = join(dir, `${name}-run`);
+  const args = ['run', file, '--db', db, '--run-dir', runDir];
+  const killed = await spawnWinnow(args, {
+    kill: {
+      when: (stderr) => {
+        const after = stderr.lastIndexOf('step 1/');
+        return after >= 0 && stderr.indexOf('chain-env step 1', after) >= 0;
+      },
+      delayMs: 0,
+    },
+  });
+  expect(killed.killed).toBe(true);
+  expect(history(runDir).map((h) => h[0])).toEqual([1]);
+  const resumed = await spawnWinnow([...args, '--resume']);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  expect(resumed.stderr).toContain('resumed from checkpoint at step 1');
+  expect(history(runDir)).toEqual(history(refRunDir));
+  expect(essence(await rowsOf(db, runDir))).toEqual(essence(refRows));
+}
 
 let reference: Experience[] = [];
 beforeAll(async () => {
@@ -119,24 +149,15 @@ describe('agent workflows through winnow run', () => {
   }, 30_000);
 
   it('kill-and-resume in the middle of an episode reproduces the uninterrupted run', async () => {
-    const db = join(dir, 'killed-db');
-    const runDir = join(dir, 'killed-run');
-    const args = ['run', agentYaml.file, '--db', db, '--run-dir', runDir];
-    // Kill while step 2's first episode waits inside its environment step.
-    const killed = await spawnWinnow(args, {
-      kill: {
-        when: (stderr) => {
-          const after = stderr.lastIndexOf('step 1/');
-          return after >= 0 && stderr.indexOf('chain-env step 1', after) >= 0;
-        },
-        delayMs: 0,
-      },
-    });
-    expect(killed.killed).toBe(true);
-    expect(history(runDir).map((h) => h[0])).toEqual([1]);
-    const resumed = await spawnWinnow([...args, '--resume']);
-    expect(resumed.code, resumed.stderr).toBe(0);
-    expect(history(runDir)).toEqual(history(agentYaml.runDir));
-    expect(essence(await rowsOf(db, runDir))).toEqual(essence(reference));
+    await expectKillAndResume(agentYaml.file, 'killed', agentYaml.runDir, reference);
+  }, 60_000);
+
+  it('async mode: kill-and-resume in the middle of an episode reproduces the uninterrupted async run', async () => {
+    const r = await spawnWinnow(['run', asyncYaml.file, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const asyncRows = await rowsOf(asyncYaml.db, asyncYaml.runDir);
+    // The explorer waits for each step's training before the next: async records what sync does.
+    expect(essence(asyncRows)).toEqual(essence(reference));
+    await expectKillAndResume(asyncYaml.file, 'killed-async', asyncYaml.runDir, asyncRows);
   }, 60_000);
 });

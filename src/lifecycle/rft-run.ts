@@ -9,6 +9,7 @@ import { parseConfig, readYamlFile } from '../core/config.ts';
 import { errorMessage } from '../core/errors.ts';
 import { annotatePassRates } from './annotate.ts';
 import type { Hooks } from './hooks.ts';
+import type { Monitor } from './monitors/monitor.ts';
 import { prepareRft } from './rft-build.ts';
 import { type RftConfig, rftConfigSchema } from './rft-config.ts';
 import type { RftEvents } from './rft-events.ts';
@@ -222,6 +223,7 @@ export async function runRft(
       describe: parts.describe,
     };
   }
+  const live = monitorSteps(prepared.monitors, opts.onStep);
   try {
     const result = await runRftLoop({
       config: { ...config, seed },
@@ -234,9 +236,11 @@ export async function runRft(
       ...(opts.hooks ? { hooks: opts.hooks } : {}),
       ...(plan.resume ? { resume: true } : {}),
       ...(opts.stopAfter !== undefined ? { stopAfter: opts.stopAfter } : {}),
-      ...(opts.onStep ? { onStep: opts.onStep } : {}),
+      onStart: live.onStart,
+      onStep: live.onStep,
       log,
     });
+    await live.settled();
     const faults = parts.faults ? { ...parts.faults } : undefined;
     const summary = {
       name: config.name,
@@ -283,6 +287,40 @@ export async function runRft(
     await parts.buffer.close().catch(() => undefined);
     parts.dispose?.();
   }
+}
+
+/**
+ * Tell monitors of the numbers before the first step and of every finished step as it is written
+ * (TensorBoard files grow while the run goes), then the caller's own `onStep`. A monitor's async
+ * callback runs in the background; `settled()` waits for all of them and throws the first failure,
+ * so a broken monitor still fails the run.
+ */
+function monitorSteps(
+  monitors: readonly Monitor[],
+  onStep: RunRftOptions['onStep'],
+): {
+  onStart: (initial: Record<string, number>) => void;
+  onStep: (record: StepRecord, total: number) => void;
+  settled: () => Promise<void>;
+} {
+  const pending: Promise<unknown>[] = [];
+  let failure: unknown;
+  const track = (r: void | Promise<void>) => {
+    if (r) pending.push(r.catch((err: unknown) => (failure ??= err)));
+  };
+  return {
+    onStart: (initial) => {
+      for (const m of monitors) track(m.onStart?.(initial));
+    },
+    onStep: (record, total) => {
+      for (const m of monitors) track(m.onStep?.(record));
+      onStep?.(record, total);
+    },
+    settled: async () => {
+      await Promise.all(pending);
+      if (failure !== undefined) throw failure;
+    },
+  };
 }
 
 /** On SIGINT/SIGTERM: record the run as interrupted (it can be resumed from its last checkpoint), then exit. */

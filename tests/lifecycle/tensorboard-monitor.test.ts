@@ -111,6 +111,9 @@ describe('the tensorboard monitor', () => {
   });
 
   const runDir = join(dir, 'run-tb');
+  const eventsDir = join(runDir, 'tensorboard');
+  /** What the events file held each time the run reported a finished step (steps, in file order). */
+  const whileRunning: number[][] = [];
   const ready = (async () => {
     const config = scriptedConfig(dir, 'tb', { monitors: ['html_report', 'tensorboard'] });
     const report = await runRft(config, {
@@ -118,11 +121,28 @@ describe('the tensorboard monitor', () => {
       dbDir: join(dir, 'db'),
       runDir,
       registries: scriptedRegistries(),
+      onStep: () => {
+        const names = readdirSync(eventsDir);
+        whileRunning.push(
+          names.length === 1 ? readEvents(join(eventsDir, names[0]!)).map((e) => e.step) : [],
+        );
+      },
     });
-    const eventsDir = join(runDir, 'tensorboard');
     const [name] = readdirSync(eventsDir);
     return { report, file: join(eventsDir, name!) };
   })();
+
+  it('grows while the run goes: after N steps the file holds step 0 and steps 1…N, in order', async () => {
+    const { report } = await ready;
+    expect(report.steps).toBe(4);
+    // The first event is the file version (step 0), then the measurements before training (step 0).
+    expect(whileRunning).toEqual([
+      [0, 0, 1],
+      [0, 0, 1, 2],
+      [0, 0, 1, 2, 3],
+      [0, 0, 1, 2, 3, 4],
+    ]);
+  });
 
   it('writes every step record number as a scalar, step 0 from the measurements before training, CRCs valid', async () => {
     const { report, file } = await ready;
@@ -149,6 +169,22 @@ describe('the tensorboard monitor', () => {
     const walls = events.slice(1).map((e) => e.wallTime);
     expect([...walls].sort((a, b) => a - b)).toEqual(walls);
     expect(Math.abs(walls.at(-1)! - Date.now() / 1000)).toBeLessThan(120);
+  });
+
+  it('a resumed run writes a new file: the restored steps first, then the live ones, in order', async () => {
+    const config = scriptedConfig(dir, 'tb-resume', { monitors: ['tensorboard'] });
+    const at = { baseDir: dir, dbDir: join(dir, 'db-resume'), runDir: join(dir, 'run-resume') };
+    await runRft(config, { ...at, registries: scriptedRegistries(), stopAfter: 3 });
+    const resumed = await runRft(config, { ...at, registries: scriptedRegistries(), resume: true });
+    expect(resumed.resumedFrom).toBe(2);
+    const files = readdirSync(join(at.runDir, 'tensorboard'))
+      .sort((a, b) => Number(a.split('.').at(-1)) - Number(b.split('.').at(-1)))
+      .map((f) => readEvents(join(at.runDir, 'tensorboard', f)).map((e) => e.step));
+    // The stopped run: file version, step 0, steps 1–3 (step 3 is re-run after the step-2 checkpoint).
+    expect(files).toEqual([
+      [0, 0, 1, 2, 3],
+      [0, 1, 2, 3, 4],
+    ]);
   });
 
   it('writes steps told live once, in increasing order, and the rest at the end (NaN and non-numbers left out)', async () => {

@@ -15,11 +15,14 @@ export interface MonitorContext {
 export type RunSummary = ReportInput;
 
 /**
- * A monitor watches a run: every finished step, then the end. Monitors only observe; a monitor
+ * A monitor watches a run: the numbers before the first step, every finished step, then the end. Monitors only observe; a monitor
  * that throws fails the run with its config path named (a broken report is not silently lost).
  */
 export interface Monitor {
   readonly name: string;
+  /** The numbers measured before the first step (held-out `accuracy`, `eval/<set>/…`), as step 0. */
+  onStart?(initial: Record<string, number>): void | Promise<void>;
+  /** Every finished step, right after its metrics.jsonl line is written. */
   onStep?(record: StepRecord): void | Promise<void>;
   /** Returns the files it wrote, for the run log. */
   onEnd?(summary: RunSummary): string[] | Promise<string[]>;

@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -48,6 +48,11 @@ class EventsFile {
     writeSync(this.fd, tfRecord(event));
   }
 
+  /** True until the first event is written. */
+  get empty(): boolean {
+    return this.fd === null;
+  }
+
   step(step: number, scalars: Array<[string, number]>, wallTime: number): void {
     if (step <= this.lastStep || scalars.length === 0) return;
     this.lastStep = step;
@@ -63,10 +68,32 @@ class EventsFile {
 }
 
 /**
+ * Steps of the run's metrics.jsonl before `step`: a resumed run's first live step comes after the
+ * steps restored from its checkpoint, which go into the new file first (in order).
+ */
+function earlierSteps(runDir: string, step: number): Array<Record<string, unknown>> {
+  const file = join(runDir, 'metrics.jsonl');
+  if (!existsSync(file)) return [];
+  const out: Array<Record<string, unknown>> = [];
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      const rec = JSON.parse(line) as Record<string, unknown>;
+      if (typeof rec.step === 'number' && rec.step < step) out.push(rec);
+    } catch {
+      // A line cut off by a crash: the step is in the history the run reports at its end.
+    }
+  }
+  return out.sort((a, b) => (a.step as number) - (b.step as number));
+}
+
+/**
  * `<run folder>/<dir>/events.out.tfevents.*`: every number of every step record as a TensorBoard
  * scalar (tag = the metrics.jsonl key), readable by `tensorboard --logdir .winnow/runs` as it is.
- * Steps are written as they finish where the run reports them to monitors, and all at the end
- * (with the measurements before the first step as step 0, when nothing was written live).
+ * Steps are written as they finish (the run loop calls `onStart` with the measurements before the
+ * first step, written as step 0, then `onStep` after each metrics.jsonl line), so a running run's
+ * file grows step by step; what was not written live is written at the end, in increasing order
+ * (a lower step after a higher one reads as a restart in TensorBoard).
  */
 export const tensorboardMonitor = defineMonitor({
   name: 'tensorboard',
@@ -85,7 +112,14 @@ export const tensorboardMonitor = defineMonitor({
     const file = new EventsFile(join(ctx.runDir, p.dir));
     return {
       name: 'tensorboard',
-      onStep: (record: StepRecord) => file.step(record.step, scalarsOf(record), Date.now() / 1000),
+      onStart: (initial) => file.step(0, scalarsOf(initial), Date.now() / 1000),
+      onStep: (record: StepRecord) => {
+        const now = Date.now() / 1000;
+        if (file.empty)
+          for (const rec of earlierSteps(ctx.runDir, record.step))
+            file.step(rec.step as number, scalarsOf(rec), now);
+        file.step(record.step, scalarsOf(record), now);
+      },
       onEnd: (summary) => {
         // Wall times of steps not seen live: the run's start plus the time of the steps before.
         let wall = Date.now() / 1000 - summary.durationMs / 1000;

@@ -150,6 +150,11 @@ export class RunState {
     if (o.evaluateFirst)
       for (const [k, v] of Object.entries(await evaluateSetsAt(this, 0)))
         this.counters[INITIAL_PREFIX + k] = v;
+    const initial = {
+      ...(this.initialAccuracy !== undefined ? { accuracy: this.initialAccuracy } : {}),
+      ...initialEvaluation(this.counters),
+    };
+    if (Object.keys(initial).length > 0) this.opts.onStart?.(initial);
   }
 
   async syncWeights(atStep: number): Promise<void> {

@@ -52,6 +52,8 @@ export interface RftRunOptions {
   /** Stop after this step (tests of resume); the run can be continued with `resume`. */
   stopAfter?: number;
   onStep?: (record: StepRecord, total: number) => void;
+  /** The numbers measured before the first step (`accuracy`, `eval/<set>/…`), once, as step 0. */
+  onStart?: (initial: Record<string, number>) => void;
   log?: (line: string) => void;
 }
 

@@ -4,7 +4,7 @@
 // rollouts on 3-digit sums with carries ("hard", where the tool helps) and on 1-digit sums
 // ("easy"), and greedy held-out accuracy (all tasks, and hard ones) of each checkpoint.
 // Run: winnow bench agents [--seeds 1,2,3] [--steps 30] [--tool-cost 0.5] [--out file.json] [--json]
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExperienceBuffer } from '../src/buffer/experience-buffer.ts';
@@ -86,6 +86,27 @@ async function evaluate(policy: TinyPolicy, heldout: Row[], tool: boolean, step:
   };
 }
 
+/**
+ * Copy each checkpoint's explorer weights into `folder` (as `step-NNNNNN`) when the run reports it.
+ * The run's own folder keeps only its last three checkpoints (older ones are pruned as new ones are
+ * written), so a bench that read the run folder afterwards saw only those three — steps 20, 25, 30
+ * of a 30-step run — although the hook had copied all six.
+ */
+export function keepEveryCheckpoint(hooks: Hooks<RftEvents>, folder: string): Hooks<RftEvents> {
+  return hooks.on('onCheckpoint', ({ step, dir }) => {
+    cpSync(join(dir, 'explorer'), join(folder, `step-${String(step).padStart(6, '0')}`), { recursive: true });
+  });
+}
+
+/** The explorer weights `keepEveryCheckpoint` copied, in step order. */
+export function keptCheckpoints(folder: string): { step: number; dir: string }[] {
+  if (!existsSync(folder)) return [];
+  return readdirSync(folder)
+    .filter((d) => /^step-\d+$/.test(d))
+    .map((d) => ({ step: Number(d.slice(5)), dir: join(folder, d) }))
+    .sort((a, b) => a.step - b.step);
+}
+
 async function oneRun(
   seed: number,
   tool: boolean,
@@ -108,12 +129,9 @@ async function oneRun(
   const config = parseRftConfig(JSON.parse(JSON.stringify(raw)), PIPELINE);
   const runDir = join(work, `run-${seed}-${tool}`);
   const db = join(work, `db-${seed}-${tool}`);
-  // The run keeps its last 3 checkpoints; copy each one's explorer weights when the hook reports it.
-  // (In the runs of docs/agents.md only steps 20, 25 and 30 arrived here: why is still open.)
+  // The run keeps only its last 3 checkpoints: keep a copy of every one's explorer weights.
   const kept = join(work, `weights-${seed}-${tool}`);
-  const hooks = new Hooks<RftEvents>().on('onCheckpoint', ({ step, dir }) => {
-    cpSync(join(dir, 'explorer'), join(kept, `step-${String(step).padStart(6, '0')}`), { recursive: true });
-  });
+  const hooks = keepEveryCheckpoint(new Hooks<RftEvents>(), kept);
   const report = await runRft(config, { baseDir: join(ROOT, 'pipelines'), dbDir: db, runDir, hooks });
   const train = new Map(readRows('datasets/arithmetic/train.jsonl').map((r) => [r.id, r]));
   const buffer = await ExperienceBuffer.open(db, { table: `${report.runId}_experiences` });
@@ -132,12 +150,9 @@ async function oneRun(
   const start = await loadTinyPolicy(START);
   points.push(await evaluate(start, heldout, tool, 0));
   start.dispose();
-  const cks = readdirSync(join(runDir, 'checkpoints'))
-    .filter((d) => d.startsWith('step-'))
-    .sort();
-  for (const ck of cks) {
-    const policy = await loadTinyPolicy(join(runDir, 'checkpoints', ck, 'explorer'));
-    points.push(await evaluate(policy, heldout, tool, Number(ck.slice(5))));
+  for (const ck of keptCheckpoints(kept)) {
+    const policy = await loadTinyPolicy(ck.dir);
+    points.push(await evaluate(policy, heldout, tool, ck.step));
     policy.dispose();
   }
   return {

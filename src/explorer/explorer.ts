@@ -24,6 +24,12 @@ export interface ExplorerOptions {
   seed: number;
 }
 
+/** A further round of rollouts in one step (pre-rollout stages): its group size and a seed salt. */
+export interface ExploreRound {
+  repeat: number;
+  salt: string;
+}
+
 /** A rollout group that could not be produced, and why. The step goes on without it. */
 export interface RolloutFailure {
   taskId: string;
@@ -78,10 +84,19 @@ export class Explorer {
     this.options = options;
   }
 
-  private context(task: Task, step: number, modelVersion: number, signal?: AbortSignal): WorkflowContext {
-    const seed = hashSeed(this.options.seed, step, task.id);
+  private context(
+    task: Task,
+    step: number,
+    modelVersion: number,
+    signal?: AbortSignal,
+    round?: ExploreRound,
+  ): WorkflowContext {
+    // A round's salt gives its rollouts their own seeds (screening and continuation never repeat a sample).
+    const seed = round
+      ? hashSeed(this.options.seed, step, task.id, round.salt)
+      : hashSeed(this.options.seed, step, task.id);
     return {
-      repeat: this.options.repeat,
+      repeat: round?.repeat ?? this.options.repeat,
       exploreStep: step,
       modelVersion,
       reward: this.options.reward,
@@ -93,7 +108,12 @@ export class Explorer {
     };
   }
 
-  async explore(tasks: readonly Task[], step: number, modelVersion: number): Promise<ExploreResult> {
+  async explore(
+    tasks: readonly Task[],
+    step: number,
+    modelVersion: number,
+    round?: ExploreRound,
+  ): Promise<ExploreResult> {
     const t0 = performance.now();
     const o = this.options;
     const metrics = {
@@ -114,7 +134,9 @@ export class Explorer {
       try {
         const budget = o.timeoutMs * Math.max(1, Math.ceil(tasks.length / Math.max(1, o.concurrency)));
         const gens = await withTimeout((signal) => {
-          const reqs = tasks.map((t) => o.workflow.prepare!(t, this.context(t, step, modelVersion, signal)));
+          const reqs = tasks.map((t) =>
+            o.workflow.prepare!(t, this.context(t, step, modelVersion, signal, round)),
+          );
           return o.model.generateBatch!(reqs);
         }, budget);
         pending = [];
@@ -123,7 +145,7 @@ export class Explorer {
             groups[i] = await o.workflow.finish(
               tasks[i]!,
               gens[i] ?? [],
-              this.context(tasks[i]!, step, modelVersion),
+              this.context(tasks[i]!, step, modelVersion, undefined, round),
             );
           } catch {
             pending.push(i);
@@ -144,7 +166,7 @@ export class Explorer {
         attempt++;
         try {
           groups[i] = await withTimeout(
-            (signal) => o.workflow.run(task, o.model, this.context(task, step, modelVersion, signal)),
+            (signal) => o.workflow.run(task, o.model, this.context(task, step, modelVersion, signal, round)),
             o.timeoutMs,
           );
           return;

@@ -6,7 +6,8 @@ import { RunRecorder, RunTable } from '../buffer/run-table.ts';
 import { SelectorStateStore } from '../buffer/selector-state-store.ts';
 import { writeFileAtomicSync } from '../core/atomic-file.ts';
 import { parseConfig, readYamlFile } from '../core/config.ts';
-import { errorMessage } from '../core/errors.ts';
+import { ConfigError, errorMessage } from '../core/errors.ts';
+import { roundsSelector } from '../selectors/stages/staged-selector.ts';
 import { annotatePassRates } from './annotate.ts';
 import type { Hooks } from './hooks.ts';
 import type { Monitor } from './monitors/monitor.ts';
@@ -141,6 +142,14 @@ export async function runRft(
     registries,
     log,
   });
+  // Workers roll out one group per task; stages that take rounds inside a step cannot run there yet.
+  if (opts.coordinator && roundsSelector(prepared.parts.selector))
+    throw new ConfigError({
+      path: 'explorer.stages',
+      message: 'speed and dapo_ds screen or filter groups in rounds, which --queue workers do not do yet',
+      hint: 'run without --queue, or keep only greso in explorer.stages',
+      ...(opts.configFile ? { file: opts.configFile } : {}),
+    });
   const rollouts = await opts.coordinator?.claim({
     runId,
     dbDir,

@@ -5,6 +5,8 @@ import { rejectedPayload } from '../../core/rejected.ts';
 import type { Task } from '../../core/task.ts';
 import { groupIdOf } from '../../explorer/workflow.ts';
 import { collectTaskRewards } from '../../operators/experience/pass-rate.ts';
+import { exploreInRounds, type LiveRoundsResult } from '../../selectors/stages/live-rounds.ts';
+import { roundsSelector } from '../../selectors/stages/staged-selector.ts';
 import { pickExamples } from '../evaluation/rollout-examples.ts';
 import type { RunState } from './run-state.ts';
 import { quarantineBadTokenRows } from './token-check.ts';
@@ -53,16 +55,31 @@ export async function exploreStep(run: RunState, atStep: number): Promise<Explor
   const te = performance.now();
   const wanted = config.explorer.batchTasks + (config.explorer.extraGroups ?? 0);
   await hooks.emit('beforeSelect', { step: atStep, batchTasks: wanted });
-  const ids = parts.selector.select(wanted, { step: atStep });
+  const version = run.explorerVersion;
+  // Stages that screen or filter groups (speed, dapo_ds) select, roll out and feed back in rounds.
+  const rounds = roundsSelector(parts.selector);
+  let staged: LiveRoundsResult | undefined;
+  if (rounds) {
+    await parts.serve?.(version);
+    const o = { want: wanted, groupSize: config.explorer.repeat, step: atStep };
+    staged = await exploreInRounds(rounds, o, run.taskById, (ts, round) =>
+      parts.explorer.explore(ts, atStep, version, round),
+    );
+  }
+  const ids = staged ? staged.tasks.map((t) => t.id) : parts.selector.select(wanted, { step: atStep });
   const chosen: Task[] = ids.map((id) => run.taskById.get(id)!).filter(Boolean);
   const selected = await hooks.emit('afterSelect', { step: atStep, rows: chosen });
   const rejectedNow: RejectedInput[] = run.vetoes(selected.rejected);
 
-  const { reused, fresh } = splitHeldBack(run, selected.payload.rows, atStep);
+  const { reused, fresh } = staged
+    ? { reused: [], fresh: [] }
+    : splitHeldBack(run, selected.payload.rows, atStep);
   // One version per step: the server is routed to it before the first request (weight sync).
-  const version = run.explorerVersion;
-  await parts.serve?.(version);
-  const explored = await (parts.rollouts ?? parts.explorer).explore(fresh, atStep, version);
+  if (!staged) await parts.serve?.(version);
+  const explored = staged
+    ? stagedExplored(staged, selected.payload.rows)
+    : await (parts.rollouts ?? parts.explorer).explore(fresh, atStep, version);
+  if (staged) rejectedNow.push(...droppedRows(run, staged));
   const tokenChecked = quarantineBadTokenRows(explored.experiences);
   explored.experiences = tokenChecked.rows;
   rejectedNow.push(...tokenChecked.rejected);
@@ -89,10 +106,12 @@ export async function exploreStep(run: RunState, atStep: number): Promise<Explor
 
   // Feedback first: the selector learns from every group, including the ones filters drop below.
   const groups = collectTaskRewards(rollouts);
-  const feedback = parts.selector.feedback(
-    groups.map((g) => ({ taskId: g.taskId, rewards: g.rewards })),
-    { step: atStep },
-  );
+  const feedback = staged
+    ? { groups: staged.numbers.fullGroups + staged.numbers.screenedOut }
+    : parts.selector.feedback(
+        groups.map((g) => ({ taskId: g.taskId, rewards: g.rewards })),
+        { step: atStep },
+      );
   const mixed = groups.filter((g) => {
     const r = g.rewards.filter((x) => Number.isFinite(x));
     return r.length > 1 && r.some((x) => x !== r[0]);
@@ -129,6 +148,7 @@ export async function exploreStep(run: RunState, atStep: number): Promise<Explor
     else if (e.info.reason === 'too_large') run.count('rewardTooLarge', 1);
   }
   run.count('failedGroups', explored.failures.length);
+  if (staged) run.count('rolloutsSpent', staged.numbers.rolloutsSpent);
   const difficulties = selected.payload.rows
     .map((t) => t.features.difficulty)
     .filter((d): d is number => typeof d === 'number');
@@ -147,6 +167,32 @@ export async function exploreStep(run: RunState, atStep: number): Promise<Explor
       experiencesKept: afterOps.payload.rows.length,
       experiencesDropped: rollouts.length - afterOps.payload.rows.length,
       operators,
+      ...(staged ? { stageRounds: staged.numbers } : {}),
     },
   };
+}
+
+/** A staged step's kept groups as the explorer's output (only tasks the afterSelect hook kept). */
+function stagedExplored(staged: LiveRoundsResult, tasks: readonly Task[]) {
+  const keep = new Set(tasks.map((t) => t.id));
+  return {
+    experiences: staged.experiences.filter((e) => keep.has(e.taskId)),
+    failures: staged.failures,
+    metrics: { emptyResponses: staged.emptyResponses },
+  };
+}
+
+/** Groups a stage paid for but did not train on: recorded with their reason (nothing lost silently). */
+function droppedRows(run: RunState, staged: LiveRoundsResult): RejectedInput[] {
+  return staged.dropped.map((d) => {
+    const task = run.taskById.get(d.taskId);
+    return {
+      step: 'stage',
+      reason: d.reason,
+      rowId: d.groupId,
+      file: task?.source?.file ?? '',
+      row: task?.source?.row ?? -1,
+      payload: rejectedPayload({ taskId: d.taskId, groupId: d.groupId, rewards: d.rewards }),
+    };
+  });
 }

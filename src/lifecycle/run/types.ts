@@ -1,6 +1,7 @@
 import type { RejectedStore } from '../../buffer/rejected-store.ts';
 import type { SelectorStateStore } from '../../buffer/selector-state-store.ts';
 import type { JsonValue } from '../../core/task.ts';
+import type { StageRoundNumbers } from '../../selectors/stages/live-rounds.ts';
 import type { RolloutExample } from '../evaluation/rollout-examples.ts';
 import type { Hooks } from '../hooks.ts';
 import type { RftConfig } from '../rft-config.ts';
@@ -22,6 +23,8 @@ export interface ExploreNumbers {
   experiencesDropped: number;
   /** Every experience operator's numbers this step (flattened into `exp/<step>/<metric>` keys). */
   operators?: ExperienceOpsReport;
+  /** Rollouts spent by stages that take rounds (speed, dapo_ds): screening, discarded groups, every round. */
+  stageRounds?: StageRoundNumbers;
 }
 
 /** One explorer step's numbers (one line of metrics.jsonl, one point on the report's charts). */

@@ -1,4 +1,4 @@
-import { ConfigError, DataError } from '../../core/errors.ts';
+import { DataError } from '../../core/errors.ts';
 import type { JsonValue } from '../../core/task.ts';
 import type {
   SelectContext,
@@ -12,33 +12,26 @@ import type {
 import { type PreRolloutStage, StageStateSchema } from './types.ts';
 
 /**
- * A selector with admission stages in front (GRESO), for the live explorer: `select(n)` asks the
- * inner selector for the stages' candidates and returns the admitted ones (at most n), feedback
- * reaches the inner selector and every stage, and the checkpoint carries the stages' states next
- * to the selector's (under `data.stages`), so a resumed run continues exactly. Stages that screen,
- * filter groups or refill need the explorer's rounds (the benches run them through
- * staged-step.ts); in `winnow run` they are refused with a hint.
+ * A selector with pre-rollout stages in front, for the live explorer. Admission stages (GRESO) work
+ * through `select(n)`: it asks the inner selector for the stages' candidates and returns the
+ * admitted ones (at most n). Stages that screen, filter groups or refill (`needsRounds`: SPEED,
+ * DAPO dynamic sampling) need rounds of rollouts inside one step: the explorer then drives
+ * staged-step.ts through live-rounds.ts with `inner` and `stages`, as the benches do. Feedback
+ * reaches the inner selector and every stage, and the checkpoint carries the stages' states next to
+ * the selector's (under `data.stages`), so a resumed run continues exactly.
  */
 export class StagedSelector implements Selector {
   readonly type: string;
-  private readonly inner: Selector;
-  private readonly stages: readonly PreRolloutStage[];
+  readonly inner: Selector;
+  readonly stages: readonly PreRolloutStage[];
+  /** Some stage screens, keeps only some groups or refills: a step takes rounds of rollouts. */
+  readonly needsRounds: boolean;
 
   constructor(inner: Selector, stages: readonly PreRolloutStage[]) {
     this.inner = inner;
     this.stages = stages;
     this.type = inner.type;
-    stages.forEach((s, i) => {
-      if (s.refills || s.screen || s.keep)
-        throw new ConfigError({
-          path: `explorer.stages[${i}]`,
-          message: `stage '${s.type}' screens or filters rollouts, which winnow run's explorer does not do in rounds yet`,
-          hint:
-            s.type === 'dapo_ds'
-              ? 'DAPO dynamic sampling in winnow run is experienceOps reward_std_filter { refill: true } with explorer.extraGroups'
-              : 'run it in bench selection / bench curriculum, or use greso here',
-        });
-    });
+    this.needsRounds = stages.some((s) => s.refills || s.screen !== undefined || s.keep !== undefined);
   }
 
   init(view: SelectorTaskView): void {
@@ -92,4 +85,9 @@ export class StagedSelector implements Selector {
 /** The selector itself when there are no stages, else the selector with its admission stages in front. */
 export function withStages(selector: Selector, stages: readonly PreRolloutStage[]): Selector {
   return stages.length === 0 ? selector : new StagedSelector(selector, stages);
+}
+
+/** The staged selector when a step must take rounds of rollouts (screening, group filters, refills). */
+export function roundsSelector(selector: Selector): StagedSelector | undefined {
+  return selector instanceof StagedSelector && selector.needsRounds ? selector : undefined;
 }

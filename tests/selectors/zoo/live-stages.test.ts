@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { prepareRft } from '../../../src/lifecycle/rft-build.ts';
 import { RftConfigSchema } from '../../../src/lifecycle/rft-config.ts';
+import { roundsSelector } from '../../../src/selectors/stages/staged-selector.ts';
 import { smallRftRaw } from '../../helpers/rft.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 
@@ -39,10 +40,10 @@ describe('explorer.stages in a run config', () => {
     expect(plain.parts.selector.state().data['stages']).toBeUndefined();
   });
 
-  it('a stage that needs rounds of rollouts is refused with a hint', async () => {
-    await expect(prepare('run-c', [{ type: 'dapo_ds' }])).rejects.toThrow(
-      /reward_std_filter \{ refill: true \}/,
-    );
+  it('speed and dapo_ds make a step take rounds of rollouts; a misspelt stage is refused', async () => {
+    const staged = (await prepare('run-c', [{ type: 'dapo_ds' }])).parts.selector;
+    expect(roundsSelector(staged)?.stages.map((s) => s.type)).toEqual(['dapo_ds']);
+    expect(roundsSelector((await prepare('run-d', [{ type: 'greso' }])).parts.selector)).toBeUndefined();
     expect(() =>
       RftConfigSchema.parse({
         ...smallRftRaw('x'),

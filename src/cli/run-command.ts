@@ -73,15 +73,21 @@ export const RUN_SPEC = {
     queue: {
       type: 'string',
       value: 'URL',
-      only: 'rft',
       description:
-        'coordinate: hold the run’s lease in Redis at URL (redis://host:port) and send rollouts to `winnow worker` processes (docs/scale-out.md)',
+        'coordinate: hold the run’s lease in Redis at URL (redis://host:port) and send rollouts (RFT runs) or input shards (task pipelines) to `winnow worker` processes (docs/scale-out.md)',
+    },
+    'shard-bytes': {
+      type: 'int',
+      value: 'N',
+      min: 1024,
+      only: 'tasks',
+      description:
+        'with --queue: cut JSONL inputs into shards of about N bytes at line starts (default 8388608; other formats: one shard per file)',
     },
     'lease-ttl': {
       type: 'int',
       value: 'S',
       min: 1,
-      only: 'rft',
       description:
         'with --queue: seconds after a crashed coordinator’s last heartbeat until its lease lapses (default 30)',
     },
@@ -188,6 +194,7 @@ async function runFile(file: string, values: RunValues, given: ReadonlySet<strin
     onStart: (w) => {
       if (!values.json && !values.quiet) process.stderr.write(`run ${w.runId}\ndatabase: ${w.dbDir}\n`);
     },
+    ...(values.queue ? { inputStream: await queuedPipelineInput(values) } : {}),
     onProgress: (p) => {
       const rate = p.rowsRead / Math.max(1e-3, p.elapsedMs / 1000);
       progress.update(
@@ -393,6 +400,19 @@ export function formatRftReport(r: RftReport, paths: Record<string, string> = {}
       : []),
     ...r.files.map((f) => `wrote ${f}`),
   ].join('\n');
+}
+
+/** --queue on a task pipeline: shards go to `winnow worker --role pipeline` processes (loaded on demand). */
+async function queuedPipelineInput(values: RunValues) {
+  const { parseQueueUrl } = await import('../scale/queue-url.ts');
+  const { queuedInputStream } = await import('../scale/pipeline-coordinator.ts');
+  return queuedInputStream({
+    url: parseQueueUrl(values.queue ?? ''),
+    shardBytes: values['shard-bytes'] ?? 8 * 1024 * 1024,
+    window: 16,
+    leaseTtlMs: (values['lease-ttl'] ?? 30) * 1000,
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
 }
 
 async function openCoordinator(queue: string, leaseTtl: number | undefined, log: (line: string) => void) {

@@ -6,7 +6,7 @@ export const WORKER_SPEC = {
   args: '',
   maxArgs: 0,
   summary:
-    'Take jobs from a scale-out queue (docs/scale-out.md): rollout jobs of the runs started with `winnow run --queue`. ' +
+    'Take jobs from a scale-out queue (docs/scale-out.md): rollout jobs (--role explorer) or task-pipeline shards (--role pipeline) of the runs started with `winnow run --queue`. ' +
     'Start any number, on any machine that reaches Redis and the model server and sees the same paths; they may join and leave during a run.',
   options: {
     queue: {
@@ -19,14 +19,15 @@ export const WORKER_SPEC = {
       value: 'ROLE',
       choices: ['explorer', 'pipeline'],
       default: 'explorer',
-      description: 'explorer: rollout jobs; pipeline: task-pipeline shards (not built yet)',
+      description:
+        'explorer: rollout jobs; pipeline: task-pipeline shards (a byte range or file of the input → cleaned rows)',
     },
     concurrency: {
       type: 'int',
       value: 'N',
       min: 1,
       default: 4,
-      description: 'jobs (task groups) run at once by this process',
+      description: 'jobs (task groups, or pipeline shards) run at once by this process',
     },
     'visibility-timeout': {
       type: 'int',
@@ -38,12 +39,13 @@ export const WORKER_SPEC = {
     },
   },
   notes: [
-    'A worker writes nothing: each group’s experiences go back through the queue and the coordinator writes them (idempotent on experience id).',
+    'A worker writes nothing: each group’s experiences (or each shard’s cleaned rows and rejected records) go back through the queue and the coordinator writes them.',
     'SIGINT/SIGTERM: finish the jobs in progress, then exit 0. A killed worker’s jobs are redone by others after the visibility timeout.',
   ],
   examples: [
     'winnow worker --queue redis://10.0.0.5:6379 --concurrency 8',
     'winnow worker --queue redis://127.0.0.1:6379 --role explorer --visibility-timeout 10000',
+    'winnow worker --queue redis://10.0.0.5:6379 --role pipeline --concurrency 1',
   ],
 } as const satisfies CommandSpec;
 
@@ -55,20 +57,19 @@ export async function workerCommand(argv: string[]): Promise<number> {
     throw new UsageError(
       'winnow worker needs the queue: winnow worker --queue redis://host:port (winnow worker --help)',
     );
-  if (values.role === 'pipeline')
-    throw new UsageError(
-      'winnow worker --role pipeline: task-pipeline shards are not built yet; run the task pipeline with winnow run (docs/scale-out.md)',
-    );
   const log = (line: string) => process.stderr.write(`${line}\n`);
   // Loaded on demand: --help stays fast.
   const { parseQueueUrl } = await import('../scale/queue-url.ts');
-  const { RolloutWorker } = await import('../scale/rollout-worker.ts');
-  const worker = new RolloutWorker({
+  const options = {
     queue: parseQueueUrl(values.queue),
     concurrency: values.concurrency,
     visibilityMs: values['visibility-timeout'],
     log,
-  });
+  };
+  const worker =
+    values.role === 'pipeline'
+      ? new (await import('../scale/pipeline-worker.ts')).PipelineWorker(options)
+      : new (await import('../scale/rollout-worker.ts')).RolloutWorker(options);
   await worker.start();
   const signal = await new Promise<NodeJS.Signals>((done) => {
     process.once('SIGINT', () => done('SIGINT'));

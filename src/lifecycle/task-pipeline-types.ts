@@ -3,6 +3,7 @@ import type { Task } from '../core/task.ts';
 import type { OperatorDefinition } from '../operators/operator.ts';
 import type { StepMetrics } from '../operators/step-metrics.ts';
 import type { Hooks } from './hooks.ts';
+import type { StreamContext } from './task-pipeline-stream.ts';
 
 /** Checkpoints of a task pipeline run. Events with `rows` can be transformed or vetoed by hooks. */
 export interface TaskPipelineEvents {
@@ -42,6 +43,22 @@ export interface RunTaskPipelineOptions {
   onWarn?: (message: string) => void;
   /** Called once the run is validated, before it writes: where it writes (absolute paths). */
   onStart?: (where: { runId: string; dbDir: string; runsDir: string }) => void;
+  /**
+   * Replaces the in-process read → map → row-wise steps → land loop (`winnow run --queue`: shards
+   * go to pipeline workers, src/scale/pipeline-coordinator.ts). It must land rows in input order.
+   */
+  inputStream?: (
+    c: StreamContext,
+    run: PipelineRunInfo,
+  ) => Promise<{ rowsRead: number; inputErrors: number }>;
+}
+
+/** What a replacement input stream needs besides the stream context: the run's seed and paths. */
+export interface PipelineRunInfo {
+  seed: number;
+  dbDir: string;
+  baseDir: string;
+  configFile?: string;
 }
 
 export interface TaskPipelineReport {

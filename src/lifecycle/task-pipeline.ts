@@ -29,7 +29,7 @@ import {
   readOptionsOf,
 } from './task-pipeline-inputs.ts';
 import { rejectionVerdict } from './task-pipeline-quality.ts';
-import { streamInputs } from './task-pipeline-stream.ts';
+import { type StreamContext, streamInputs } from './task-pipeline-stream.ts';
 import type {
   RunTaskPipelineOptions,
   TaskPipelineEvents,
@@ -225,7 +225,7 @@ export async function runTaskPipeline(
         throw strictError(bad);
       }
     }
-    const { rowsRead, inputErrors } = await streamInputs({
+    const streamContext: StreamContext = {
       runId,
       files,
       config,
@@ -246,7 +246,15 @@ export async function runTaskPipeline(
           rejected: rejectedCount,
           elapsedMs: performance.now() - t0,
         }),
-    });
+    };
+    const { rowsRead, inputErrors } = opts.inputStream
+      ? await opts.inputStream(streamContext, {
+          seed,
+          dbDir,
+          baseDir: opts.baseDir,
+          ...(opts.configFile ? { configFile: opts.configFile } : {}),
+        })
+      : await streamInputs(streamContext);
     // The workers' part is done: free their threads and memory before the last commits.
     const workersUsed = stage.workers;
     await stage.close();

@@ -1,0 +1,199 @@
+import { Queue, QueueEvents } from 'bullmq';
+import { Redis } from 'ioredis';
+import { ConfigError } from '../core/errors.ts';
+import type { Task } from '../core/task.ts';
+import type { StreamContext } from '../lifecycle/task-pipeline-stream.ts';
+import type { PipelineRunInfo } from '../lifecycle/task-pipeline-types.ts';
+import { countReason as count } from '../operators/step-metrics.ts';
+import { RunLease } from './lease.ts';
+import {
+  PIPELINE_QUEUE,
+  type PipelineContext,
+  pipelineContextKeyOf,
+  type ShardBatch,
+  type ShardJob,
+  ShardResultSchema,
+  shardJobId,
+} from './pipeline-job.ts';
+import { planShards } from './pipeline-shards.ts';
+import { connectionOf, type QueueUrl } from './queue-url.ts';
+import { decodeWire, encodeWire } from './wire.ts';
+
+export interface PipelineCoordinatorOptions {
+  url: QueueUrl;
+  /** A JSONL file larger than this is cut into byte ranges of about this size. */
+  shardBytes: number;
+  /** Shard jobs queued or running ahead of the one being landed (bounds Redis memory). */
+  window: number;
+  leaseTtlMs: number;
+  log: (line: string) => void;
+}
+
+/** One landed shard, as the coordinator reports it. */
+export interface ShardRecord {
+  shard: number;
+  jobId: string;
+  worker: string;
+  /** Times the shard was taken back from a worker that stopped holding it (killed, hung) and redone. */
+  reclaimed: number;
+  rows: number;
+}
+
+/**
+ * `winnow run pipeline.yaml --queue redis://…` for a task pipeline: the run's input stream, done by
+ * pipeline workers. The inputs are cut into shards; each shard is a job (id from run and shard, so a
+ * reclaimed job is the same job and its result is landed once). Results are landed strictly in
+ * shard order, batch by batch, exactly as the in-process loop lands them: read and map rejections,
+ * then the row-wise steps' rejections, then the rest of the chain here (exact dedup across all
+ * shards included, in input order), then the single writer. So the table, its order and the
+ * rejected records equal the single-process run's.
+ */
+export function queuedInputStream(
+  o: PipelineCoordinatorOptions,
+  shards: ShardRecord[] = [],
+): (c: StreamContext, run: PipelineRunInfo) => Promise<{ rowsRead: number; inputErrors: number }> {
+  return async (c, run) => {
+    if (c.hooks.count('afterIngest') > 0)
+      throw new ConfigError({
+        path: '--queue',
+        message:
+          'afterIngest hooks run in the coordinator only; they cannot see rows read by pipeline workers',
+        hint: 'run without --queue',
+      });
+    const redis = new Redis({
+      ...(connectionOf(o.url) as object),
+      lazyConnect: true,
+      maxRetriesPerRequest: 2,
+      retryStrategy: (n: number) => (n > 5 ? null : 200),
+    });
+    redis.on('error', () => undefined);
+    try {
+      await redis.connect();
+    } catch (err) {
+      throw new ConfigError({
+        path: '--queue',
+        message: `cannot reach Redis at ${o.url.url}: ${(err as Error).message}`,
+        hint: 'start redis-server there, or check the address',
+      });
+    }
+    const connection = connectionOf(o.url);
+    let queue: Queue | undefined;
+    let events: QueueEvents | undefined;
+    let lease: RunLease | undefined;
+    try {
+      lease = await RunLease.acquire(
+        redis,
+        { dbDir: run.dbDir, runId: c.runId, bufferTable: c.config.output.table },
+        {
+          ttlMs: o.leaseTtlMs,
+          onLost: (why) =>
+            o.log(`warning: the run's lease was lost (${why}); the run stops before its next shard`),
+        },
+      );
+      const context = pipelineContextKeyOf(run.dbDir, c.runId);
+      const ctx: PipelineContext = {
+        runId: c.runId,
+        config: c.config as unknown as Record<string, unknown>,
+        baseDir: run.baseDir,
+        ...(run.configFile ? { configFile: run.configFile } : {}),
+        dbDir: run.dbDir,
+        seed: run.seed,
+      };
+      await redis.set(context, encodeWire(ctx), 'EX', 7 * 86_400);
+      queue = new Queue(PIPELINE_QUEUE, { connection });
+      events = new QueueEvents(PIPELINE_QUEUE, { connection });
+      await events.waitUntilReady();
+      const { path: _path, ...read } = c.config.input;
+      const plan = await planShards(c.files, read, o.shardBytes);
+      const workers = await queue.getWorkers();
+      o.log(
+        `coordinator: ${plan.length} shard(s) of ${c.files.length} file(s) on ${o.url.url}; ${workers.length} worker connection(s) now`,
+      );
+      const q = queue;
+      const submit = (i: number) => {
+        const shard = plan[i]!;
+        const data: ShardJob = { context, runId: c.runId, shard };
+        const added = q.add('shard', data, {
+          jobId: shardJobId(context, shard.index),
+          removeOnComplete: { age: 86_400 },
+          removeOnFail: { age: 7 * 86_400 },
+          attempts: 3,
+          backoff: { type: 'fixed', delay: 500 },
+        });
+        added.catch(() => undefined);
+        return added;
+      };
+      const pending = new Map<number, ReturnType<typeof submit>>();
+      let rowsRead = 0;
+      let inputErrors = 0;
+      const readPerFile = new Map<string, number>();
+      for (let i = 0; i < plan.length; i++) {
+        for (let k = i; k < Math.min(plan.length, i + o.window); k++)
+          if (!pending.has(k)) pending.set(k, submit(k));
+        const job = await pending.get(i)!;
+        pending.delete(i);
+        const raw = await job.waitUntilFinished(events);
+        lease.check();
+        const result = ShardResultSchema.parse(decodeWire(String(raw)));
+        const shard = plan[i]!;
+        for (const b of result.batches) {
+          const read = b.records + b.readRejected.length;
+          rowsRead += read;
+          readPerFile.set(shard.file, (readPerFile.get(shard.file) ?? 0) + read);
+          inputErrors += await landBatch(c, shard.file, b, rowsRead);
+        }
+        const done = await q.getJob(job.id!);
+        const record: ShardRecord = {
+          shard: shard.index,
+          jobId: job.id!,
+          worker: done?.processedBy ?? result.worker,
+          reclaimed: done?.stalledCounter ?? 0,
+          rows: result.batches.reduce((n, b) => n + b.tasks.length, 0),
+        };
+        shards.push(record);
+        o.log(
+          `shard ${record.shard}: ${record.rows} row(s) from ${record.worker}${record.reclaimed > 0 ? `, reclaimed ${record.reclaimed}× after a worker stopped` : ''}`,
+        );
+        // Landed: its result is no longer needed in Redis.
+        await done?.remove().catch(() => undefined);
+      }
+      for (const file of c.files)
+        if ((readPerFile.get(file) ?? 0) === 0)
+          c.warn(`${file}: no rows read (the file is empty or holds only blank lines or a header)`);
+      await redis.del(context);
+      return { rowsRead, inputErrors };
+    } finally {
+      await lease?.release();
+      await events?.close().catch(() => undefined);
+      await queue?.close().catch(() => undefined);
+      redis.disconnect();
+    }
+  };
+}
+
+/** Land one batch of a shard as the in-process loop would (task-pipeline-stream.ts). Returns its input errors. */
+async function landBatch(c: StreamContext, file: string, b: ShardBatch, rowsRead: number): Promise<number> {
+  let inputErrors = 0;
+  c.steps.read.rowsIn += b.records + b.readRejected.length;
+  c.steps.read.rowsOut += b.records;
+  for (const r of b.readRejected) {
+    count(c.steps.read, r.reason);
+    inputErrors++;
+    c.reject(r);
+  }
+  for (const r of b.mapRejected) {
+    count(c.steps.map, r.reason);
+    inputErrors++;
+    c.reject(r);
+  }
+  c.steps.map.rowsIn += b.records;
+  c.steps.map.rowsOut += b.records - b.mapRejected.length;
+  c.steps.map.ms += b.mapMs;
+  for (const w of b.warnings) c.warn(`${w.step}: ${w.message}`);
+  for (const r of b.rejected) c.rejectTask(r.step, r.row as unknown as Task, r.reason);
+  const out = await c.graph.process(b.tasks as unknown as Task[]);
+  for (const r of out.rejected) c.rejectTask(r.step, r.row, r.reason);
+  await c.land(out.rows);
+  c.afterBatch(file, rowsRead);
+  return inputErrors;
+}

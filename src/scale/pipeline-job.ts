@@ -1,0 +1,85 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+
+/** The one BullMQ queue pipeline shards of every run go through (rollouts have their own). */
+export const PIPELINE_QUEUE = 'winnow-pipeline-shards';
+
+/**
+ * What a pipeline worker needs to run a task pipeline's row-wise steps exactly as the coordinator
+ * would: the parsed config, the paths it resolves against, and the run's id and seed (operator
+ * streams are seeded from them). Stored once per run in Redis under the run's context key.
+ */
+export const PipelineContextSchema = z.object({
+  runId: z.string().min(1),
+  config: z.record(z.string(), z.unknown()),
+  baseDir: z.string(),
+  configFile: z.string().optional(),
+  dbDir: z.string(),
+  seed: z.number().int(),
+});
+export type PipelineContext = z.infer<typeof PipelineContextSchema>;
+
+/**
+ * One shard of the input: a byte range of a JSON Lines file that starts at a line start (its first
+ * line is line `lineOffset + 1` of the file), or a whole file of any format (`range: null`).
+ */
+export const ShardSchema = z.object({
+  index: z.number().int().nonnegative(),
+  file: z.string().min(1),
+  range: z.object({ start: z.number().int().nonnegative(), end: z.number().int().positive() }).nullable(),
+  lineOffset: z.number().int().nonnegative(),
+});
+export type Shard = z.infer<typeof ShardSchema>;
+
+export const ShardJobSchema = z.object({
+  context: z.string().min(1),
+  runId: z.string().min(1),
+  shard: ShardSchema,
+});
+export type ShardJob = z.infer<typeof ShardJobSchema>;
+
+/** A read or map rejection (no run id: the coordinator stamps its own when it records it). */
+const RejectedSchema = z.object({
+  step: z.string(),
+  reason: z.string(),
+  file: z.string(),
+  row: z.number().int(),
+  rowId: z.string().optional(),
+  payload: z.string(),
+});
+
+const StepRejectionSchema = z.object({
+  step: z.string(),
+  reason: z.string(),
+  row: z.record(z.string(), z.unknown()),
+});
+
+/** One read batch of a shard after mapping and the row-wise steps, as the coordinator lands it. */
+export const ShardBatchSchema = z.object({
+  records: z.number().int().nonnegative(),
+  readRejected: z.array(RejectedSchema),
+  mapRejected: z.array(RejectedSchema),
+  mapMs: z.number(),
+  /** Cleaned rows (Task objects), in input order. */
+  tasks: z.array(z.record(z.string(), z.unknown())),
+  rejected: z.array(StepRejectionSchema),
+  warnings: z.array(z.object({ step: z.string(), message: z.string() })),
+});
+export type ShardBatch = z.infer<typeof ShardBatchSchema>;
+
+export const ShardResultSchema = z.object({
+  batches: z.array(ShardBatchSchema),
+  worker: z.string(),
+});
+export type ShardResult = z.infer<typeof ShardResultSchema>;
+
+/** Redis key of a pipeline run's context (a database is named by a hash of its absolute path). */
+export function pipelineContextKeyOf(dbDir: string, runId: string): string {
+  return `winnow:pipeline-context:${createHash('sha1').update(`${dbDir}\n${runId}`).digest('hex').slice(0, 16)}`;
+}
+
+/** A shard job's id is a function of (run, shard): a reclaimed job is the same job, redone and landed once. */
+export function shardJobId(context: string, shard: number): string {
+  const h = createHash('sha1').update(`${context}\n${shard}`).digest('hex');
+  return `p-${shard}-${h.slice(0, 20)}`;
+}

@@ -1,0 +1,187 @@
+import { hostname } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { type Job, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { WinnowError } from '../core/errors.ts';
+import { rejectedPayload } from '../core/rejected.ts';
+import type { Task } from '../core/task.ts';
+import { type CompiledMapping, compileMapping } from '../io/mapping.ts';
+import type { TaskPipelineConfig } from '../lifecycle/task-pipeline-config.ts';
+import type { GraphNode } from '../operators/graph.ts';
+import { OperatorGraph } from '../operators/graph.ts';
+import {
+  PIPELINE_QUEUE,
+  PipelineContextSchema,
+  type ShardBatch,
+  ShardJobSchema,
+  type ShardResult,
+} from './pipeline-job.ts';
+import { readShard } from './pipeline-shards.ts';
+import { connectionOf, type QueueUrl } from './queue-url.ts';
+import { decodeWire, encodeWire } from './wire.ts';
+
+export interface PipelineWorkerOptions {
+  queue: QueueUrl;
+  /** Shards this process works on at once. */
+  concurrency: number;
+  /** A shard whose worker stops renewing its lock for this long is taken back and redone elsewhere. */
+  visibilityMs: number;
+  log: (line: string) => void;
+}
+
+interface BuiltPipeline {
+  config: TaskPipelineConfig;
+  mapping: CompiledMapping;
+  /** The pipeline's leading row-wise steps (the same split as worker threads use). */
+  nodes: readonly GraphNode<Task>[];
+  seed: number;
+  runId: string;
+  baseDir: string;
+}
+
+/**
+ * `winnow worker --role pipeline`: takes shards of task pipelines started with `winnow run --queue`.
+ * It reads its shard, maps the rows and runs the pipeline's leading row-wise operators; the cleaned
+ * rows and every rejected record (with file and line) go back as the job's result. It writes
+ * nothing: the coordinator runs the rest of the chain (exact dedup across shards included) and is
+ * the table's single writer.
+ */
+export class PipelineWorker {
+  readonly name = `${hostname()} pid ${process.pid}`;
+  private readonly redis: Redis;
+  private readonly runs = new Map<string, Promise<BuiltPipeline>>();
+  private worker: Worker | undefined;
+  jobsDone = 0;
+  private readonly o: PipelineWorkerOptions;
+
+  constructor(o: PipelineWorkerOptions) {
+    this.o = o;
+    this.redis = new Redis({ ...(connectionOf(o.queue) as object) });
+    this.redis.on('error', () => undefined);
+  }
+
+  async start(): Promise<void> {
+    this.worker = new Worker(PIPELINE_QUEUE, (job) => this.process(job), {
+      connection: connectionOf(this.o.queue),
+      concurrency: this.o.concurrency,
+      name: this.name,
+      lockDuration: this.o.visibilityMs,
+      stalledInterval: Math.max(500, Math.floor(this.o.visibilityMs / 2)),
+      // A shard is taken back every time its worker dies; it never fails for having been reclaimed.
+      maxStalledCount: 1_000_000,
+      autorun: false,
+    });
+    this.worker.on('error', (err) => this.o.log(`worker: ${err.message}`));
+    void this.worker.run();
+    await this.worker.waitUntilReady();
+    this.o.log(
+      `worker ${this.name}: ready on ${this.o.queue.url} for pipeline shards (concurrency ${this.o.concurrency}, visibility ${this.o.visibilityMs} ms)`,
+    );
+  }
+
+  private async process(job: Job): Promise<string> {
+    const data = ShardJobSchema.parse(job.data);
+    const { shard } = data;
+    this.o.log(`job ${job.id} start: run ${data.runId} shard ${shard.index} (${shard.file})`);
+    const built = await this.build(data.context);
+    const warnings: ShardBatch['warnings'] = [];
+    const graph = new OperatorGraph<Task>(built.nodes, {
+      seed: built.seed,
+      runId: built.runId,
+      baseDir: built.baseDir,
+      onWarn: (step, message) => warnings.push({ step, message }),
+    });
+    const { path: _path, ...read } = built.config.input;
+    const batches: ShardBatch[] = [];
+    for await (const batch of readShard(shard, read)) {
+      const t0 = performance.now();
+      const mapped = mapHere(built.mapping, batch.records);
+      const mapMs = performance.now() - t0;
+      const out = await graph.process(mapped.tasks);
+      batches.push({
+        records: batch.records.length,
+        readRejected: batch.rejected,
+        mapRejected: mapped.rejected,
+        mapMs,
+        tasks: out.rows as unknown as ShardBatch['tasks'],
+        rejected: out.rejected as unknown as ShardBatch['rejected'],
+        warnings: warnings.splice(0),
+      });
+    }
+    const result: ShardResult = { batches, worker: this.name };
+    this.jobsDone++;
+    const rows = batches.reduce((n, b) => n + b.tasks.length, 0);
+    this.o.log(`job ${job.id} done: shard ${shard.index}, ${rows} row(s)`);
+    return encodeWire(result);
+  }
+
+  private build(context: string): Promise<BuiltPipeline> {
+    let built = this.runs.get(context);
+    if (!built) {
+      built = this.buildRun(context);
+      built.catch(() => this.runs.delete(context));
+      this.runs.set(context, built);
+    }
+    return built;
+  }
+
+  private async buildRun(context: string): Promise<BuiltPipeline> {
+    const text = await this.redis.get(context);
+    if (text === null)
+      throw new WinnowError(`pipeline context ${context} is not in Redis (its coordinator is gone?)`);
+    const ctx = PipelineContextSchema.parse(decodeWire(text));
+    const config = ctx.config as unknown as TaskPipelineConfig;
+    // Loaded on the first job: a worker is ready (and replaceable) in a fraction of the time.
+    const { buildGraph } = await import('../operators/graph-spec.ts');
+    const { taskOperatorRegistry } = await import('../operators/registries.ts');
+    const { planRowWise } = await import('../pipeline-workers/row-wise-plan.ts');
+    const { withRunResources } = await import('../lifecycle/run-resources.ts');
+    const registry = taskOperatorRegistry();
+    const plan = planRowWise(config.operators, registry);
+    const resources = withRunResources(registry, { dbDir: ctx.dbDir, baseDir: ctx.baseDir });
+    const nodes = await buildGraph<Task>(config.operators, {
+      registry: resources.registry,
+      baseDir: ctx.baseDir,
+      path: 'operators',
+      ...(ctx.configFile ? { file: ctx.configFile } : {}),
+    });
+    this.o.log(
+      `worker ${this.name}: built pipeline run ${ctx.runId} (${plan.workerSteps.length} row-wise step(s))`,
+    );
+    return {
+      config,
+      mapping: compileMapping(config.mapping),
+      nodes: nodes.slice(0, plan.workerSteps.length),
+      seed: ctx.seed,
+      runId: ctx.runId,
+      baseDir: ctx.baseDir,
+    };
+  }
+
+  /** Finish running shards, then leave (SIGINT/SIGTERM). A shard not finished in time is reclaimed by others. */
+  async close(): Promise<void> {
+    await this.worker?.close();
+    this.redis.disconnect();
+  }
+}
+
+function mapHere(
+  mapping: CompiledMapping,
+  records: ReadonlyArray<{ fields: Record<string, unknown>; source: { file: string; row: number } }>,
+): { tasks: Task[]; rejected: ShardBatch['mapRejected'] } {
+  const tasks: Task[] = [];
+  const rejected: ShardBatch['mapRejected'] = [];
+  for (const record of records) {
+    const mapped = mapping.map(record);
+    if ('task' in mapped) tasks.push(mapped.task);
+    else
+      rejected.push({
+        step: 'map',
+        reason: mapped.error,
+        file: record.source.file,
+        row: record.source.row,
+        payload: rejectedPayload(record.fields),
+      });
+  }
+  return { tasks, rejected };
+}

@@ -1,0 +1,164 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRedis, type TestRedis, warnIfNoRedis } from '../../bench/scale-redis.ts';
+import { RejectedStore } from '../../src/buffer/rejected-store.ts';
+import { TaskStore } from '../../src/buffer/task-store.ts';
+import { Rng } from '../../src/core/rng.ts';
+import type { Task } from '../../src/core/task.ts';
+import { runTaskPipeline } from '../../src/lifecycle/task-pipeline.ts';
+import { TaskPipelineConfigSchema } from '../../src/lifecycle/task-pipeline-config.ts';
+import { taskOperatorRegistry } from '../../src/operators/registries.ts';
+import { queuedInputStream, type ShardRecord } from '../../src/scale/pipeline-coordinator.ts';
+import { planShards } from '../../src/scale/pipeline-shards.ts';
+import { parseQueueUrl } from '../../src/scale/queue-url.ts';
+import { tempDir } from '../helpers/tmp.ts';
+import { type Proc, startWinnow, stopAll, waitFor } from './scale-run-harness.ts';
+
+// A pipeline over one JSONL with unreadable lines, rows the mapping rejects, HTML, short texts,
+// exact duplicates (also across shards) and repeated ids, cut into ~12 byte-range shards.
+const noRedis = warnIfNoRedis();
+const dir = tempDir('winnow-pshards-');
+const WORDS = 'apple basket dozen eggs farmer garden hours invoice market number orange price'.split(' ');
+const rng = new Rng(11);
+const texts: string[] = [];
+const lines: string[] = [];
+for (let i = 0; i < 3000; i++) {
+  const r = rng.float();
+  let q: string;
+  if (r < 0.08 && i > 0) q = texts[rng.int(i)]!;
+  else if (r < 0.11) q = 'too short';
+  else {
+    q = Array.from({ length: 20 + rng.int(20) }, () => WORDS[rng.int(WORDS.length)]!).join(' ');
+    if (r < 0.14) q = `<p>${q}</p>   <b>!!</b>`;
+  }
+  texts.push(q);
+  if (r > 0.995) lines.push('{"not json');
+  else if (r > 0.99) lines.push(JSON.stringify({ id: `x${i}`, answer: '1' }));
+  else if (r > 0.985) lines.push('');
+  else lines.push(JSON.stringify({ id: r > 0.98 ? 'x1' : `x${i}`, question: q, answer: String(i % 7) }));
+}
+const file = join(dir, 'rows.jsonl');
+writeFileSync(file, `${lines.join('\n')}\n`);
+const SHARD_BYTES = 48 * 1024;
+
+function configFor(db: string) {
+  return TaskPipelineConfigSchema.parse({
+    name: 'shards',
+    runsDir: join(db, 'runs'),
+    input: { path: file, batchSize: 97 },
+    mapping: { id: 'id', prompt: 'question', answer: 'answer', taskset: 's' },
+    operators: [
+      { op: 'strip_html' },
+      { op: 'normalize_whitespace' },
+      { op: 'length_filter', params: { minWords: 5 } },
+      { op: 'exact_dedup', params: { checkIds: false } },
+    ],
+    output: { commitRows: 500, maxRejectedShare: 1, report: false },
+  });
+}
+
+async function run(name: string, queue?: string, logs: string[] = [], shards: ShardRecord[] = []) {
+  const db = join(dir, `db-${name}`);
+  const report = await runTaskPipeline(configFor(db), {
+    baseDir: dir,
+    dbDir: db,
+    registry: taskOperatorRegistry(),
+    ...(queue
+      ? {
+          inputStream: queuedInputStream(
+            {
+              url: parseQueueUrl(queue),
+              shardBytes: SHARD_BYTES,
+              window: 4,
+              leaseTtlMs: 10_000,
+              log: (l) => logs.push(l),
+            },
+            shards,
+          ),
+        }
+      : {}),
+  });
+  const tasks = (await (await TaskStore.open(db)).read()).map((t: Task) => [t.id, t.prompt, t.answer]);
+  const rejected = (await (await RejectedStore.open(db)).read())
+    .map((r) => [r.step, r.file, r.row, r.rowId, r.reason, r.payload] as const)
+    // Within a run, records come in landing order, which follows read-batch boundaries (shards
+    // cut batches differently): compare them as a set ordered by line and step.
+    .sort((a, b) => a[2] - b[2] || a[0].localeCompare(b[0]) || a[4].localeCompare(b[4]));
+  return { tasks, rejected, report };
+}
+
+function startPipelineWorker(queue: string): Proc {
+  return startWinnow(
+    ['worker', '--queue', queue, '--role', 'pipeline', '--concurrency', '1', '--visibility-timeout', '1500'],
+    dir,
+  );
+}
+const ready = (w: Proc) =>
+  waitFor(() => /ready on/.test(w.err) || w.child.exitCode !== null, 60_000, 'a pipeline worker to start');
+
+describe.skipIf(noRedis)('task pipeline shards over the queue (winnow worker --role pipeline)', () => {
+  let redis: TestRedis;
+  const procs: Proc[] = [];
+  let single: Awaited<ReturnType<typeof run>>;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    procs.push(startPipelineWorker(redis.url), startPipelineWorker(redis.url));
+    single = await run('single');
+    await Promise.all(procs.map(ready));
+  }, 90_000);
+
+  afterAll(async () => {
+    await stopAll(procs);
+    await redis?.stop();
+  });
+
+  it('cuts the JSONL at line starts, numbering each shard from its offset', async () => {
+    const shards = await planShards([file], {}, SHARD_BYTES);
+    expect(shards.length).toBeGreaterThanOrEqual(10);
+    const text = (await import('node:fs')).readFileSync(file);
+    for (const s of shards.slice(1)) {
+      expect(text[s.range!.start - 1]).toBe(10);
+      expect(s.lineOffset).toBe(text.subarray(0, s.range!.start).toString().split('\n').length - 1);
+    }
+    expect(shards.at(-1)!.range!.end).toBe(text.length);
+  });
+
+  it('a SIGKILLed worker’s shard is reclaimed, redone and landed once; the run equals the single-process run', async () => {
+    const [victim, survivor] = procs as [Proc, Proc];
+    const logs: string[] = [];
+    const records: ShardRecord[] = [];
+    const queued = run('killed', redis.url, logs, records);
+    // Its first job of a run also builds the pipeline: it is mid-job when its start line appears.
+    await waitFor(() => /job \S+ start/.test(victim.err), 30_000, 'the victim to take a shard');
+    victim.child.kill('SIGKILL');
+    // A fresh worker joins during the run, for the next test.
+    procs.push(startPipelineWorker(redis.url));
+    const out = await queued;
+    expect(out.tasks).toEqual(single.tasks);
+    expect(out.rejected).toEqual(single.rejected);
+    expect(out.report.rowsRead).toBe(single.report.rowsRead);
+    expect(records.map((r) => r.shard)).toEqual(records.map((_, i) => i));
+    expect(records.filter((r) => r.reclaimed > 0).length).toBeGreaterThanOrEqual(1);
+    expect(new Set(records.map((r) => r.worker)).size).toBeGreaterThanOrEqual(1);
+    expect(survivor.child.exitCode).toBeNull();
+    expect(logs.some((l) => /reclaimed 1× after a worker stopped/.test(l))).toBe(true);
+  }, 60_000);
+
+  it('two pipeline workers land the same rows, order and rejected records as the single-process run', async () => {
+    await ready(procs[2]!);
+    const records: ShardRecord[] = [];
+    const out = await run('two', redis.url, [], records);
+    expect(single.tasks.length).toBeGreaterThan(2000);
+    expect(single.rejected.length).toBeGreaterThan(300);
+    const kinds = new Set(single.rejected.map((r) => r[0].split(':')[0]));
+    expect([...kinds].sort()).toEqual(['exact_dedup', 'length_filter', 'map', 'read', 'write']);
+    expect(out.tasks).toEqual(single.tasks);
+    expect(out.rejected).toEqual(single.rejected);
+    expect(out.report.tasksOut).toBe(single.report.tasksOut);
+    expect(out.report.inputErrors).toBe(single.report.inputErrors);
+    expect(records.every((r) => r.reclaimed === 0)).toBe(true);
+    expect(new Set(records.map((r) => r.worker)).size).toBe(2);
+  }, 60_000);
+});

@@ -113,6 +113,8 @@ describe('agent episodes in every lifecycle mode', () => {
   });
 
   it('async: the same episodes, versions and step records as sync', async () => {
+    // The async explorer waits for step s's update before it starts step s+1
+    // (src/lifecycle/run/drivers/async.ts), so the order of updates — and every record — is sync's.
     const r = await run('async', config('agent-async', { mode: 'async', maxExploreAhead: 1 }));
     expect(steps(r)).toEqual(steps(sync));
     const rows = await rowsOf(tableOf(r));

@@ -3,6 +3,7 @@ import { readRuns } from '../cli/runs-command.ts';
 import { listEdits } from './edits-api.ts';
 import { jsonCell } from './json-cells.ts';
 import { checkoutVersion } from './rows-query.ts';
+import { selectorEstimates } from './selector-estimates.ts';
 import { openStudioTable, type StudioContext, studioConnection } from './studio-context.ts';
 import { requireTaskRow, requireTaskTable } from './task-edits.ts';
 
@@ -17,7 +18,8 @@ export interface SelectionPoint {
 /**
  * A task's page: the task, its etag (for edits), its edits, and for each run whose buffer holds its
  * rollouts the selection history read from that buffer (how often picked per step, pass rate as
- * mean reward) and its latest rollouts.
+ * mean reward), the selector's own estimate at each step it saved a state (selector_states), and its
+ * latest rollouts.
  */
 export async function taskDetail(ctx: StudioContext, tableName: string, id: string, version?: number) {
   const table = await openStudioTable(ctx, tableName);
@@ -27,6 +29,20 @@ export async function taskDetail(ctx: StudioContext, tableName: string, id: stri
   const conn = await studioConnection(ctx);
   const names = new Set(await conn.tableNames());
   const runs = [];
+  // Candidate orders of the run's task list (a saved selector state names it by digest only):
+  // this table's ids as stored, then sorted. Read once, and only when a run saved selector states.
+  let orders: Promise<string[][]> | undefined;
+  const taskOrders = () => {
+    orders ??= table
+      .query()
+      .select(['id'])
+      .toArrow()
+      .then((t) => {
+        const ids = Array.from(t.getChild('id')?.toArray() ?? [], (v) => String(v));
+        return [ids, [...ids].sort()];
+      });
+    return orders;
+  };
   for (const run of await readRuns(ctx.dbDir)) {
     if (!run.bufferTable || !names.has(run.bufferTable)) continue;
     const buffer = await conn.openTable(run.bufferTable);
@@ -35,7 +51,9 @@ export async function taskDetail(ctx: StudioContext, tableName: string, id: stri
       .where(`task_id = ${sqlString(id)}`)
       .select(['id', 'group_id', 'explore_step', 'reward', 'advantage', 'response'])
       .toArrow();
-    if (data.numRows === 0) continue;
+    // The selector's own estimate of this task at each saved step (BOTS posterior, pass-rate counts).
+    const estimates = await selectorEstimates(conn, run.runId, id, taskOrders);
+    if (data.numRows === 0 && !estimates?.points.length) continue;
     const byStep = new Map<number, { groups: Set<string>; rewards: number[] }>();
     const rollouts: Record<string, unknown>[] = [];
     for (let i = 0; i < data.numRows; i++) {
@@ -62,7 +80,13 @@ export async function taskDetail(ctx: StudioContext, tableName: string, id: stri
         rollouts: s.rewards.length,
         meanReward: s.rewards.length === 0 ? null : s.rewards.reduce((a, b) => a + b, 0) / s.rewards.length,
       }));
-    runs.push({ runId: run.runId, table: run.bufferTable, history, rollouts: rollouts.slice(-20) });
+    runs.push({
+      runId: run.runId,
+      table: run.bufferTable,
+      history,
+      selector: estimates,
+      rollouts: rollouts.slice(-20),
+    });
   }
   return {
     table: tableName,

@@ -145,14 +145,15 @@ export async function showTask(root, { parts, info, go }) {
         { width: 360, height: 180 },
       ).box,
     );
-    charts.append(
-      lineChart(
-        `${run.runId}: pass rate`,
-        x,
-        { 'mean reward': run.history.map((p) => p.meanReward) },
-        { width: 360, height: 180 },
-      ).box,
-    );
+    // The selector's own estimate at the steps it saved a state, on the same steps as mean reward.
+    const est = run.selector?.points ?? [];
+    const steps = [...new Set([...x, ...est.map((p) => p.step)])].sort((a, b) => a - b);
+    const at = (points, key) => steps.map((s) => points.find((p) => p.step === s)?.[key] ?? null);
+    const series = { 'mean reward': at(run.history, 'meanReward') };
+    if (est.length > 0) series[`${run.selector.selector}: ${run.selector.estimate}`] = at(est, 'value');
+    charts.append(lineChart(`${run.runId}: pass rate`, steps, series, { width: 360, height: 180 }).box);
+    if (run.selector?.note)
+      charts.append(h('p', { class: 'note' }, `${run.runId} selector states: ${run.selector.note}`));
   }
   for (const run of d.runs) {
     root.append(

@@ -167,7 +167,7 @@ export async function exploreStep(run: RunState, atStep: number): Promise<Explor
       experiencesKept: afterOps.payload.rows.length,
       experiencesDropped: rollouts.length - afterOps.payload.rows.length,
       operators,
-      ...(staged ? { stageRounds: staged.numbers } : {}),
+      ...(staged ? staged.numbers : {}),
     },
   };
 }

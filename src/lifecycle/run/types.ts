@@ -9,8 +9,11 @@ import type { RftEvents } from '../rft-events.ts';
 import type { RftParts } from '../rft-parts.ts';
 import type { ExperienceOpsReport } from './operator-report.ts';
 
-/** The explorer's half of a step record. */
-export interface ExploreNumbers {
+/**
+ * The explorer's half of a step record. With stages that take rounds (speed, dapo_ds) it also
+ * carries what they spent (`rolloutsSpent`, `screenRollouts`, `screenedOut`, `discardedGroups`, …).
+ */
+export interface ExploreNumbers extends Partial<StageRoundNumbers> {
   tasks: number;
   rollouts: number;
   meanReward: number;
@@ -23,8 +26,6 @@ export interface ExploreNumbers {
   experiencesDropped: number;
   /** Every experience operator's numbers this step (flattened into `exp/<step>/<metric>` keys). */
   operators?: ExperienceOpsReport;
-  /** Rollouts spent by stages that take rounds (speed, dapo_ds): screening, discarded groups, every round. */
-  stageRounds?: StageRoundNumbers;
 }
 
 /** One explorer step's numbers (one line of metrics.jsonl, one point on the report's charts). */

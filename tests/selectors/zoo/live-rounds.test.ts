@@ -36,6 +36,19 @@ function recorder() {
   return { groups, hooks };
 }
 
+/** What the stages spent, from the flat step record (the names of staged-step.ts; `rolloutsSpent` is its `rollouts`). */
+const stageNumbers = (h: StepRecord) => ({
+  rolloutsSpent: h.rolloutsSpent!,
+  probeRollouts: h.probeRollouts!,
+  screenRollouts: h.screenRollouts!,
+  fullGroups: h.fullGroups!,
+  mixedGroups: h.mixedGroups!,
+  discardedGroups: h.discardedGroups!,
+  screenedOut: h.screenedOut!,
+  skipped: h.skipped!,
+  asked: h.asked!,
+  rounds: h.rounds!,
+});
 const mixed = (r: readonly number[]) => r.some((x) => x !== r[0]);
 const stageRows = async (db: string, runId: string) =>
   (await (await RejectedStore.open(db)).read({ runId })).filter((r) => r.step === 'stage');
@@ -58,7 +71,7 @@ describe('speed and dapo_ds in the live explorer (winnow run)', () => {
         hooks,
       },
     );
-    const st = r.history.map((h) => h.stageRounds);
+    const st = r.history.map((h) => stageNumbers(h));
     // The warm start solves most arithmetic tasks: most screenings come back 2 of 2 and stop there.
     expect(st).toEqual([
       {
@@ -88,7 +101,7 @@ describe('speed and dapo_ds in the live explorer (winnow run)', () => {
     ]);
     const dropped = await stageRows(db, r.runId);
     for (const h of r.history) {
-      const s = h.stageRounds!;
+      const s = stageNumbers(h);
       const kept = [...groups.get(h.step)!.values()];
       // Every continued group: screening rollouts 0–1 (mixed), continuation 2–3, four in all.
       for (const g of kept) {
@@ -110,7 +123,7 @@ describe('speed and dapo_ds in the live explorer (winnow run)', () => {
         expect(d.reason).toBe(`screened out by speed: pass rate ${rw[0]} over 2 screening rollout(s)`);
       }
     }
-    expect(r.counters.rolloutsSpent).toBe(st.reduce((a, s) => a + s!.rolloutsSpent, 0));
+    expect(r.counters.rolloutsSpent).toBe(st.reduce((a, s) => a + s.rolloutsSpent, 0));
   });
 
   it('random + dapo_ds: over-samples, trains only groups with 0 < correct < G, records every discarded group', async () => {
@@ -125,7 +138,7 @@ describe('speed and dapo_ds in the live explorer (winnow run)', () => {
         hooks,
       },
     );
-    const st = r.history.map((h) => h.stageRounds);
+    const st = r.history.map((h) => stageNumbers(h));
     // Step 2 stops at the cap of 8 rounds with 3 of its 4 groups (the step trains on fewer, never on uniform groups).
     expect(st).toEqual([
       {
@@ -156,7 +169,7 @@ describe('speed and dapo_ds in the live explorer (winnow run)', () => {
     expect(r.history.map((h) => h.tasks)).toEqual([4, 3]);
     const dropped = await stageRows(db, r.runId);
     for (const h of r.history) {
-      const s = h.stageRounds!;
+      const s = stageNumbers(h);
       const kept = [...groups.get(h.step)!.values()];
       for (const g of kept) expect(mixed(g.map((e) => e.reward))).toBe(true);
       expect(kept.length).toBe(s.fullGroups - s.discardedGroups);
@@ -193,7 +206,7 @@ describe('speed and dapo_ds in the live explorer (winnow run)', () => {
         reward: x.meanReward,
         loss: x.trainLoss,
         kept: x.experiencesKept,
-        st: x.stageRounds,
+        st: stageNumbers(x),
       }));
     const straight = await runRft(c, at('a'));
     expect((await runRft(c, { ...at('b'), stopAfter: 3 })).steps).toBe(3);

@@ -3,12 +3,15 @@ import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunTable } from '../../src/buffer/run-table.ts';
+import { SelectorStateStore } from '../../src/buffer/selector-state-store.ts';
+import { encodeArray } from '../../src/selectors/state-codec.ts';
+import { digestIds } from '../../src/selectors/task-view.ts';
 import type { StudioServer } from '../../src/studio/studio-server.ts';
 import { captureMain } from '../cli/capture.ts';
 import { readParquetFile } from '../export/arrow-text.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { browserMissing, launchChromium } from './browser.ts';
-import { makeStudioDb, startFixtureStudio } from './fixture.ts';
+import { makeStudioDb, startFixtureStudio, studioTasks } from './fixture.ts';
 
 /**
  * The Studio in a real headless Chromium: the user's paths through the UI, each checked by what
@@ -168,6 +171,45 @@ describe.skipIf(missing !== null)('studio in Chromium', () => {
       null,
       null,
       0.4,
+    ]);
+  });
+
+  it("a task's pass-rate chart holds the selector's own estimate at its saved steps", async () => {
+    const store = await SelectorStateStore.open(db);
+    const ids = studioTasks().map((t) => t.id);
+    for (const [step, succ] of [
+      [1, 1],
+      [2, 3],
+    ])
+      await store.put({
+        runId: 'fifo-1',
+        step,
+        selector: 'pass_rate',
+        createdAt: step,
+        state: JSON.stringify({
+          type: 'pass_rate',
+          version: 1,
+          n: ids.length,
+          digest: digestIds(ids),
+          seed: 1,
+          totals: {},
+          data: {
+            succ: encodeArray(new Float64Array(ids.length).fill(succ)),
+            trials: encodeArray(new Float64Array(ids.length).fill(4)),
+          },
+        }),
+      });
+    await nav(() => page.goto(`${server.url}#/task/tasks/t01`));
+    await page.waitForSelector('[data-testid="chart-fifo-1: pass rate"] canvas');
+    const chart = await page.evaluate<{ data: Array<Array<number | null>>; labels: string[] }>(
+      "({ data: window.studioCharts['fifo-1: pass rate'].data, labels: window.studioCharts['fifo-1: pass rate'].series.map((s) => s.label) })",
+    );
+    expect(chart.labels).toEqual(['step', 'mean reward', 'pass_rate: observed pass rate succ/trials']);
+    // t01's rollouts in exps are all at step 1 (g1: 1, 0, 1; g3: 0.5, 0.25).
+    expect(chart.data).toEqual([
+      [1, 2],
+      [0.55, null],
+      [0.25, 0.75],
     ]);
   });
 

@@ -1,16 +1,20 @@
 import type { Experience, ExperienceInput } from '../core/experience.ts';
+import type { EncodedWrite } from './encoded-write.ts';
 import { checkExperience } from './experience-check.ts';
 import type { WriteResult } from './experience-results.ts';
 import type { StoredExperience } from './experience-table.ts';
 import type { Sampler } from './samplers/sampler.ts';
 
 /**
- * One `write` call waiting in a commit group, its rows already checked. The check runs when the call
- * is made, not when its group commits: with several calls in flight it overlaps the commit before
- * (LanceDB writes on its own threads), and a call with a bad row fails at once, alone.
+ * One `write` call waiting in a commit group, its rows already checked and encoded as Arrow. Both
+ * run when the call is made, not when its group commits: with several calls in flight they overlap
+ * the commit before (LanceDB writes on its own threads), the commit only numbers the rows and
+ * concatenates the calls' batches, and a call with a bad row fails at once, alone.
  */
 export interface CheckedWrite {
   rows: Experience[];
+  /** `rows` encoded (seq and priority are filled in at commit; ExperienceStorage.encodeWrite). */
+  encoded: EncodedWrite;
   /** Settles the call's promise: its result once its commit landed, or why it failed. */
   done: (result: WriteResult | Error) => void;
 }
@@ -54,8 +58,9 @@ export function numberGroup(
         },
         0,
       );
+      // The row's own useCount/priority fields are not stored (the bookkeeping below is): no copy.
       fresh.push({
-        exp: { ...exp, useCount: 0, priority },
+        exp,
         seq: seq++,
         useCount: 0,
         priority,

@@ -176,14 +176,17 @@ export class ExperienceBuffer {
    * call order, as one LanceDB commit (a call made after a `sample`/`ack`/… stays behind it). The
    * promise of each call resolves only once the commit holding its rows has landed: a resolved
    * write is durable (docs/reliability.md, "When a write is durable"). A call's rows are checked
-   * when it is made (beside the commit in flight): a call with a bad row fails at once, alone. A
+   * and encoded when it is made (beside the commit in flight): a call with a bad row fails at
+   * once, alone. A
    * failed commit fails every call in it, and none of their rows is in the index.
    */
   write(exps: readonly ExperienceInput[]): Promise<WriteResult> {
     if (this.closed) return Promise.reject(new WinnowError(`buffer '${this.config.table}' is closed`));
     let rows: CheckedWrite['rows'];
+    let encoded: CheckedWrite['encoded'];
     try {
       rows = checkRows(exps, this.config.table);
+      encoded = this.storage.encodeWrite(rows);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -200,6 +203,7 @@ export class ExperienceBuffer {
       }
       group.push({
         rows,
+        encoded,
         done: (r) => (r instanceof Error ? reject(r) : resolve(r)),
       });
     });

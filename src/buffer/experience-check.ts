@@ -36,11 +36,13 @@ export function checkExperience(e: ExperienceInput, row: number, where = 'buffer
     if (typeof v !== 'number') fail(k, 'a number', v);
     return v as number;
   };
-  const list = (k: string, value: unknown, test: (x: number) => boolean, expected: string) => {
+  // One loop per element rule (not a callback per element): these arrays are most of a row's values.
+  const list = (k: string, value: unknown, rule: 'integer' | 'number' | 'bit') => {
     const v = value ?? [];
     if (!Array.isArray(v)) fail(k, 'an array', v);
     const arr = v as number[];
-    for (let i = 0; i < arr.length; i++) if (!test(arr[i]!)) fail(`${k}[${i}]`, expected, arr[i]);
+    const bad = firstBad(arr, rule);
+    if (bad >= 0) fail(`${k}[${bad}]`, EXPECTED[rule], arr[bad]);
     return arr;
   };
   const out: Experience = {
@@ -53,9 +55,9 @@ export function checkExperience(e: ExperienceInput, row: number, where = 'buffer
     modelVersion: int('modelVersion'),
     exploreStep: int('exploreStep'),
     response: typeof e.response === 'string' ? e.response : fail('response', 'a string', e.response),
-    tokens: list('tokens', e.tokens, Number.isInteger, 'an integer'),
-    logprobs: list('logprobs', e.logprobs, (x) => typeof x === 'number', 'a number'),
-    actionMask: list('actionMask', e.actionMask, (x) => x === 0 || x === 1, '0 or 1'),
+    tokens: list('tokens', e.tokens, 'integer'),
+    logprobs: list('logprobs', e.logprobs, 'number'),
+    actionMask: list('actionMask', e.actionMask, 'bit'),
     promptLength: int('promptLength', 0),
     reward: typeof e.reward === 'number' ? e.reward : fail('reward', 'a number (NaN allowed)', e.reward),
     advantage: num('advantage', 0),
@@ -88,8 +90,7 @@ export function checkExperience(e: ExperienceInput, row: number, where = 'buffer
     });
     out.messages = e.messages;
   }
-  if (e.advantages !== undefined)
-    out.advantages = list('advantages', e.advantages, (x) => typeof x === 'number', 'a number');
+  if (e.advantages !== undefined) out.advantages = list('advantages', e.advantages, 'number');
   if (out.promptLength > out.tokens.length && out.tokens.length > 0)
     fail('promptLength', `at most tokens.length (${out.tokens.length})`, out.promptLength);
   // Per-token arrays are stored in the one layout (response tokens); an all-tokens mask is converted.
@@ -99,6 +100,21 @@ export function checkExperience(e: ExperienceInput, row: number, where = 'buffer
     throw new DataError({ file: where, row, message: `experience${id}: ${aligned}` });
   }
   return aligned;
+}
+
+const EXPECTED = { integer: 'an integer', number: 'a number', bit: '0 or 1' } as const;
+
+/** Index of the first element that breaks `rule`, or −1. */
+function firstBad(arr: readonly unknown[], rule: 'integer' | 'number' | 'bit'): number {
+  const n = arr.length;
+  if (rule === 'integer') {
+    for (let i = 0; i < n; i++) if (!Number.isInteger(arr[i])) return i;
+  } else if (rule === 'number') {
+    for (let i = 0; i < n; i++) if (typeof arr[i] !== 'number') return i;
+  } else {
+    for (let i = 0; i < n; i++) if (arr[i] !== 0 && arr[i] !== 1) return i;
+  }
+  return -1;
 }
 
 function isPlainObject(v: unknown): v is Record<string, never> {

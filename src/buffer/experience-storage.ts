@@ -4,6 +4,7 @@ import { DataError, WinnowError } from '../core/errors.ts';
 import type { Experience } from '../core/experience.ts';
 import type { ColumnSpec } from './arrow-codec.ts';
 import { connect, openListedTable } from './connection.ts';
+import { type EncodedWrite, encodeWrite, type NumberedWrite, numberedTable } from './encoded-write.ts';
 import { encodeRowsFast } from './experience-arrow.ts';
 import { UseJournal } from './experience-journal.ts';
 import type { ExperienceSlots } from './experience-slots.ts';
@@ -105,6 +106,21 @@ export class ExperienceStorage {
   /** Append in one commit; returns the table version. Index the rows with `predictRowId`, then call `confirmAppend`. */
   async append(rows: readonly StoredExperience[]): Promise<number> {
     const res = await this.table.add(encodeExperiences(rows, this.columns));
+    return res.version;
+  }
+
+  /** Encode a write call's checked rows as this table stores them, when the call is made (encoded-write.ts). */
+  encodeWrite(rows: readonly Experience[]): EncodedWrite {
+    return encodeWrite(rows, this.columns);
+  }
+
+  /**
+   * Append already-encoded calls in one commit (one LanceDB `add` of their batches, in order),
+   * giving each row its `seq` and `priority` from `rows`. Returns the table version; index the
+   * rows as for `append`.
+   */
+  async appendEncoded(parts: readonly NumberedWrite[]): Promise<number> {
+    const res = await this.table.add(numberedTable(parts, this.columns, this.name));
     return res.version;
   }
 

@@ -60,7 +60,7 @@ export const EXPERIENCE_COLUMNS: ColumnSpec<StoredExperience>[] = [
     get: (r) => r.exp.advantages ?? null,
   },
   { name: 'truncated', type: bool, get: (r) => r.exp.truncated },
-  { name: 'info', type: utf8, metadata: JSON_EXTENSION, get: (r) => JSON.stringify(r.exp.info ?? {}) },
+  { name: 'info', type: utf8, metadata: JSON_EXTENSION, get: (r) => infoText(r.exp.info) },
   { name: 'use_count', type: i32, get: (r) => r.useCount },
   { name: 'priority', type: f64, get: (r) => r.priority },
   { name: 'created_at', type: TIMESTAMP_MS, nullable: true, get: (r) => r.exp.createdAt },
@@ -71,6 +71,15 @@ export const EXPERIENCE_COLUMNS: ColumnSpec<StoredExperience>[] = [
   { name: 'consumed', type: bool, get: (r) => r.consumed },
   { name: 'payload_flags', type: i32, get: (r) => payloadFlags(r.exp) },
 ];
+
+/** `info` as JSON text; most rows have none, and a plain `{}` needs no stringify. */
+function infoText(info: JsonObject | undefined): string {
+  if (info === undefined) return '{}';
+  const proto = Object.getPrototypeOf(info);
+  if (proto !== Object.prototype && proto !== null) return JSON.stringify(info);
+  for (const _ in info) return JSON.stringify(info);
+  return '{}';
+}
 
 /**
  * Which optional payload columns a row actually uses, so `sample` reads a column only when one of
@@ -102,7 +111,7 @@ export function payloadFlags(e: Experience): number {
 /** The standard mask trains on every response token: ones over `tokens.slice(promptLength)`. */
 function isStandardMask(mask: readonly number[], n: number, promptLength: number): boolean {
   if (mask.length !== n - promptLength) return false;
-  for (const m of mask) if (m !== 1) return false;
+  for (let i = 0; i < mask.length; i++) if (mask[i] !== 1) return false;
   return true;
 }
 

@@ -3,7 +3,6 @@ import { type CheckedWrite, numberGroup } from './checked-write.ts';
 import type { EvictedExperience } from './experience-results.ts';
 import type { ExperienceSlots } from './experience-slots.ts';
 import type { ExperienceStorage } from './experience-storage.ts';
-import { payloadFlags } from './experience-table.ts';
 import type { Sampler } from './samplers/sampler.ts';
 import type { TableUpkeep } from './table-upkeep.ts';
 import type { UseState } from './use-state.ts';
@@ -36,6 +35,15 @@ export async function commitGroup(p: GroupCommitParts, calls: readonly CheckedWr
     sampler: p.sampler,
   });
   const fresh = prepared.flatMap((r) => r.fresh);
+  // A call whose rows are all new keeps the batch encoded when it was made; one with duplicates
+  // (a re-written step) is encoded again without them.
+  const parts = prepared.flatMap((r, i) => {
+    if (r.fresh.length === 0) return [];
+    const call = calls[i]!;
+    const encoded =
+      r.fresh.length === call.rows.length ? call.encoded : p.storage.encodeWrite(r.fresh.map((f) => f.exp));
+    return [{ encoded, rows: r.fresh }];
+  });
   const settle = (version: number, evicted: EvictedExperience[]) => {
     const last = prepared.length - 1;
     prepared.forEach((r, i) => {
@@ -54,21 +62,35 @@ export async function commitGroup(p: GroupCommitParts, calls: readonly CheckedWr
       settle(await p.storage.version(), []);
       return;
     }
-    let version = await p.storage.append(fresh);
-    for (const r of fresh) {
-      const e = r.exp;
-      const s = p.slots.append({
-        ...e,
-        seq: r.seq,
-        rowId: p.storage.predictRowId(),
-        payload: payloadFlags(e),
-        uses: 0,
-        lastStep: -1,
-        lastAt: 0,
-        consumed: false,
-      });
-      p.use.added(s);
-    }
+    let version = await p.storage.appendEncoded(parts);
+    for (const { encoded, rows } of parts)
+      for (let k = 0; k < rows.length; k++) {
+        const e = rows[k]!.exp;
+        const s = p.slots.append({
+          id: e.id,
+          seq: rows[k]!.seq,
+          rowId: p.storage.predictRowId(),
+          groupId: e.groupId,
+          modelVersion: e.modelVersion,
+          advantage: e.advantage,
+          createdAt: e.createdAt,
+          taskId: e.taskId,
+          taskset: e.taskset,
+          runIndex: e.runIndex,
+          stepIndex: e.stepIndex,
+          exploreStep: e.exploreStep,
+          promptLength: e.promptLength,
+          reward: e.reward,
+          truncated: e.truncated,
+          expert: e.expert,
+          payload: encoded.flags[k]!,
+          uses: 0,
+          lastStep: -1,
+          lastAt: 0,
+          consumed: false,
+        });
+        p.use.added(s);
+      }
     // Indexed: from here on the seqs are taken, whatever fails next.
     p.onIndexed(fresh.length);
     await p.storage.confirmAppend(fresh[0]!.seq, fresh[fresh.length - 1]!.seq);

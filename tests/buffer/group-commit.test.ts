@@ -43,6 +43,7 @@ describe('ExperienceBuffer.write: group commit', () => {
     const buf = await ExperienceBuffer.open(freshDb(root), { sampler: { type: 'fifo' } });
     const first = buf.write([exp('a')]);
     const bad = buf.write([exp('b'), { ...exp('c'), runIndex: -1 }]);
+    bad.catch(() => undefined); // it rejects at once, before `first` lands: handled below
     const good = buf.write([exp('d')]);
     expect((await first).written).toBe(1);
     await expect(bad).rejects.toThrow(DataError);
@@ -75,6 +76,49 @@ describe('ExperienceBuffer.write: group commit', () => {
     expect(other.size).toBe(20);
     expect(other.bookkeeping().map((r) => r.id)).toEqual(Array.from({ length: 20 }, (_, c) => `r${c}`));
     await other.close();
+    await buf.close();
+  });
+});
+
+describe('ExperienceBuffer.write: rows encoded when each call is made', () => {
+  it('land with the seq, priority and payload flags of their commit; a call with a duplicate is re-encoded without it', async () => {
+    const buf = await ExperienceBuffer.open(freshDb(root), {
+      sampler: { type: 'version_priority', params: { decay: 0.5 } },
+    });
+    const results = await Promise.all([
+      buf.write([exp('p0'), exp('p1', { modelVersion: 3, info: { k: 1 } })]),
+      buf.write([exp('p0'), exp('p2', { modelVersion: 1, actionMask: [0, 1, 1] })]),
+      buf.write([exp('p3', { modelVersion: 2 })]),
+    ]);
+    expect(results.map((r) => [r.written, r.duplicates])).toEqual([
+      [2, []],
+      [1, ['p0']],
+      [1, []],
+    ]);
+    const t = await buf.table.query().select(['id', 'seq', 'priority', 'payload_flags', 'info']).toArrow();
+    const stored = t
+      .toArray()
+      .map((r) => [String(r.id), Number(r.seq), Number(r.priority), Number(r.payload_flags)])
+      .sort((a, b) => Number(a[1]) - Number(b[1]));
+    const book = buf.bookkeeping();
+    expect(stored.map((r) => r.slice(0, 2))).toEqual([
+      ['p0', 0],
+      ['p1', 1],
+      ['p2', 2],
+      ['p3', 3],
+    ]);
+    // The stored priority is the sampler's at zero uses, as the index has it (higher model versions first).
+    expect(stored.map((r) => r[2])).toEqual(book.map((r) => r.priority));
+    expect(new Set(book.map((r) => r.priority)).size).toBe(4);
+    // prompt = 1 for every row, info = 8, a non-standard action mask = 16.
+    expect(stored.map((r) => r[3])).toEqual([1, 1 | 8, 1 | 16, 1]);
+    const read = await buf.read();
+    expect(read.map((e) => [e.id, e.info, e.actionMask])).toEqual([
+      ['p0', {}, [1, 1, 1]],
+      ['p1', { k: 1 }, [1, 1, 1]],
+      ['p2', {}, [0, 1, 1]],
+      ['p3', {}, [1, 1, 1]],
+    ]);
     await buf.close();
   });
 });

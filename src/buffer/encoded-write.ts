@@ -1,0 +1,68 @@
+import * as arrow from 'apache-arrow';
+import { WinnowError } from '../core/errors.ts';
+import type { Experience } from '../core/experience.ts';
+import type { ColumnSpec } from './arrow-codec.ts';
+import { encodeRowsFast, numericVector } from './experience-arrow.ts';
+import type { StoredExperience } from './experience-table.ts';
+
+/**
+ * A write call's rows encoded as Arrow when the call is made, so its group commit only numbers the
+ * rows and concatenates the calls' batches into one LanceDB `add`. `seq` and `priority` are known
+ * only at commit (they depend on the rows committed before): they are encoded as 0 here and
+ * replaced by `numberedTable`.
+ */
+export interface EncodedWrite {
+  batch: arrow.RecordBatch;
+  /** Each row's `payload_flags`, as encoded (the index keeps them too). */
+  flags: Int32Array;
+}
+
+/** An encoded call and its rows as numbered by the group commit (one per encoded row, same order). */
+export interface NumberedWrite {
+  encoded: EncodedWrite;
+  rows: readonly StoredExperience[];
+}
+
+/** Encode checked rows with a table's (fitted) columns, bookkeeping as for a new row. */
+export function encodeWrite(
+  rows: readonly Experience[],
+  columns: readonly ColumnSpec<StoredExperience>[],
+): EncodedWrite {
+  const stored = rows.map(unnumbered);
+  const batch = encodeRowsFast(stored, columns).batches[0]!;
+  const flags = batch.getChild('payload_flags')!.data[0]!.values as Int32Array;
+  return { batch, flags };
+}
+
+/** One Arrow table of the calls' batches in order, each row given its `seq` and `priority`. */
+export function numberedTable(
+  parts: readonly NumberedWrite[],
+  columns: readonly ColumnSpec<StoredExperience>[],
+  tableName: string,
+): arrow.Table {
+  const seqAt = columns.findIndex((c) => c.name === 'seq');
+  const priorityAt = columns.findIndex((c) => c.name === 'priority');
+  const batches = parts.map(({ encoded, rows }) => {
+    const { batch } = encoded;
+    if (rows.length !== batch.numRows)
+      throw new WinnowError(
+        `experience table '${tableName}': ${rows.length} rows numbered for a batch of ${batch.numRows}`,
+      );
+    const children = batch.data.children.slice();
+    const numbered = (at: number, value: (r: StoredExperience) => number) =>
+      numericVector(columns[at]!.type, rows.map(value)).data[0]!;
+    children[seqAt] = numbered(seqAt, (r) => r.seq);
+    children[priorityAt] = numbered(priorityAt, (r) => r.priority);
+    const type = new arrow.Struct(batch.schema.fields);
+    return new arrow.RecordBatch(
+      batch.schema,
+      arrow.makeData({ type, length: batch.numRows, nullCount: 0, children }),
+    );
+  });
+  return new arrow.Table(batches[0]!.schema, batches);
+}
+
+/** A row not yet numbered: a new row's bookkeeping, seq and priority filled in at commit. */
+function unnumbered(exp: Experience): StoredExperience {
+  return { exp, seq: 0, useCount: 0, priority: 0, lastUsedStep: -1, lastUsedAt: 0, consumed: false };
+}

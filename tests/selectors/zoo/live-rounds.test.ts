@@ -1,3 +1,4 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RejectedStore } from '../../../src/buffer/rejected-store.ts';
@@ -6,9 +7,10 @@ import { Hooks } from '../../../src/lifecycle/hooks.ts';
 import type { RftEvents } from '../../../src/lifecycle/rft-events.ts';
 import { runRft } from '../../../src/lifecycle/rft-run.ts';
 import type { StepRecord } from '../../../src/lifecycle/rft-runner.ts';
-import { REPO_ROOT } from '../../helpers/cli.ts';
+import { REPO_ROOT, winnow } from '../../helpers/cli.ts';
 import { smallRftConfig, smallRftRaw } from '../../helpers/rft.ts';
 import { tempDir } from '../../helpers/tmp.ts';
+import { writeConfig } from '../../scale/scale-run-harness.ts';
 
 const dir = tempDir('winnow-live-rounds-');
 const explorer = smallRftRaw('x')['explorer'] as Record<string, unknown>;
@@ -233,5 +235,31 @@ describe('speed and dapo_ds in the live explorer (winnow run)', () => {
       'explorer.stages: speed and dapo_ds screen or filter groups in rounds, which --queue workers do not do yet (run without --queue, or keep only greso in explorer.stages)',
     );
     expect(claimed).toBe(false);
+  });
+
+  it('winnow run --queue with speed: exit 2, one line, nothing written', () => {
+    const q = join(dir, 'cli-queue');
+    mkdirSync(q, { recursive: true });
+    const file = writeConfig(q, 'http://127.0.0.1:9/v1', 1, 2);
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace('  reward: math\n', '  reward: math\n  stages: [{ type: speed }]\n'),
+    );
+    const r = winnow([
+      'run',
+      file,
+      '--db',
+      join(q, 'db'),
+      '--runs-dir',
+      join(q, 'runs'),
+      '--queue',
+      'redis://127.0.0.1:1',
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `error: ${file}: explorer.stages: speed and dapo_ds screen or filter groups in rounds, which --queue workers do not do yet (run without --queue, or keep only greso in explorer.stages)`,
+    ]);
+    expect(existsSync(join(q, 'db'))).toBe(false);
+    expect(existsSync(join(q, 'runs'))).toBe(false);
   });
 });

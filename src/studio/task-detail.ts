@@ -15,6 +15,9 @@ export interface SelectionPoint {
   meanReward: number | null;
 }
 
+/** The id orders of recently viewed task-table versions (see `taskOrders` below). */
+const ORDERS = new Map<string, Promise<string[][]>>();
+
 /**
  * A task's page: the task, its etag (for edits), its edits, and for each run whose buffer holds its
  * rollouts the selection history read from that buffer (how often picked per step, pass rate as
@@ -29,18 +32,26 @@ export async function taskDetail(ctx: StudioContext, tableName: string, id: stri
   const conn = await studioConnection(ctx);
   const names = new Set(await conn.tableNames());
   const runs = [];
+  const tableVersion = await table.version();
   // Candidate orders of the run's task list (a saved selector state names it by digest only):
-  // this table's ids as stored, then sorted. Read once, and only when a run saved selector states.
-  let orders: Promise<string[][]> | undefined;
+  // this table's ids as stored, then sorted. Read only when a run saved selector states, and kept
+  // per table version (a million ids are not re-read for every task page).
   const taskOrders = () => {
-    orders ??= table
-      .query()
-      .select(['id'])
-      .toArrow()
-      .then((t) => {
-        const ids = Array.from(t.getChild('id')?.toArray() ?? [], (v) => String(v));
-        return [ids, [...ids].sort()];
-      });
+    const key = `${ctx.dbDir}\0${tableName}\0${tableVersion}`;
+    let orders = ORDERS.get(key);
+    if (!orders) {
+      orders = table
+        .query()
+        .select(['id'])
+        .toArrow()
+        .then((t) => {
+          const ids = Array.from(t.getChild('id')?.toArray() ?? [], (v) => String(v));
+          return [ids, [...ids].sort()];
+        });
+      ORDERS.set(key, orders);
+      orders.catch(() => ORDERS.delete(key));
+      for (const k of ORDERS.keys()) if (ORDERS.size > 4) ORDERS.delete(k);
+    }
     return orders;
   };
   for (const run of await readRuns(ctx.dbDir)) {
@@ -90,7 +101,7 @@ export async function taskDetail(ctx: StudioContext, tableName: string, id: stri
   }
   return {
     table: tableName,
-    version: await table.version(),
+    version: tableVersion,
     task: row.task,
     runId: row.runId,
     etag: row.etag,

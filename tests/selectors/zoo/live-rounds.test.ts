@@ -7,6 +7,8 @@ import { Hooks } from '../../../src/lifecycle/hooks.ts';
 import type { RftEvents } from '../../../src/lifecycle/rft-events.ts';
 import { runRft } from '../../../src/lifecycle/rft-run.ts';
 import type { StepRecord } from '../../../src/lifecycle/rft-runner.ts';
+import { fileLines, spawnWinnow } from '../../fault/harness.ts';
+import { writeRftYaml } from '../../fault/rft-files.ts';
 import { REPO_ROOT, winnow } from '../../helpers/cli.ts';
 import { smallRftConfig, smallRftRaw } from '../../helpers/rft.ts';
 import { tempDir } from '../../helpers/tmp.ts';
@@ -262,4 +264,36 @@ describe('speed and dapo_ds in the live explorer (winnow run)', () => {
     expect(existsSync(join(q, 'db'))).toBe(false);
     expect(existsSync(join(q, 'runs'))).toBe(false);
   });
+
+  it('winnow run with speed SIGKILLed after step 3 and resumed writes the step records of the uninterrupted run', async () => {
+    const kdir = join(dir, 'kill');
+    mkdirSync(kdir, { recursive: true });
+    const { file, runDir } = writeRftYaml(kdir, 'speed-kill', {
+      selector: { type: 'bots', params: { m: 4, rho: 0 } },
+      explorer: { ...explorer, stages: [{ type: 'speed', params: { screen: 2 } }] },
+      lifecycle: { mode: 'sync', steps: 5, checkpointEvery: 2 },
+    });
+    const records = (d: string) =>
+      fileLines(join(d, 'metrics.jsonl')).map((l) => {
+        const h = JSON.parse(l) as StepRecord;
+        return {
+          step: h.step,
+          reward: h.meanReward,
+          loss: h.trainLoss,
+          kept: h.experiencesKept,
+          ...stageNumbers(h),
+        };
+      });
+    expect((await spawnWinnow(['run', file])).code).toBe(0);
+    const ref = records(runDir);
+    const again = ['run', file, '--db', join(kdir, 'db-b'), '--run-dir', join(kdir, 'run-b')];
+    const killed = await spawnWinnow(again, {
+      kill: { when: (err) => (err.match(/\bstep \d+\/\d+ /g) ?? []).length >= 3, delayMs: 0 },
+    });
+    expect(killed.killed).toBe(true);
+    expect(records(join(kdir, 'run-b')).length).toBeLessThan(5);
+    expect((await spawnWinnow([...again, '--resume'])).code).toBe(0);
+    expect(records(join(kdir, 'run-b'))).toEqual(ref);
+    expect(ref.map((r) => r.screenedOut)).toEqual([18, 13, 17, 23, 18]);
+  }, 60_000);
 });

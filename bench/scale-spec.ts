@@ -8,7 +8,8 @@ export const SCALE_BENCH_SPEC = {
   summary:
     'Scale-out rollout throughput: task groups through the Redis/BullMQ queue to 1, 2 and 4 `winnow worker` processes ' +
     '(the same concurrency each) against a local OpenAI-compatible server with a fixed latency per request; ' +
-    'ratios to 1 worker measured in the same run. Needs redis-server (scripts/test-queue-deps.sh).',
+    'ratios to 1 worker measured in the same run; then ingest of a generated JSONL (1M rows by default) through a task pipeline with 1 vs 2 pipeline workers. ' +
+    'Needs redis-server (scripts/test-queue-deps.sh).',
   options: {
     workers: {
       type: 'list',
@@ -32,11 +33,23 @@ export const SCALE_BENCH_SPEC = {
       description:
         'groups per measurement: what 1 worker would finish in about this long, times the worker count',
     },
+    'ingest-rows': {
+      type: 'int',
+      value: 'N',
+      min: 0,
+      default: 1_000_000,
+      description:
+        'rows of the ingest comparison (a task pipeline with 1 vs 2 `winnow worker --role pipeline` processes); 0 skips it',
+    },
     json: { type: 'boolean', description: 'print the results as JSON on stdout' },
   },
   notes: [
     'Each worker builds the run once (a warm-up round that is not timed), then the timed round runs.',
-    'Pipeline shards (role pipeline) are not built, so the ingest comparison reports "not built".',
+    'Ingest: the coordinator (this process) cuts the file into about 32 line-aligned shards, runs exact dedup and writes LanceDB; each worker reads, maps and cleans its shards. Each count gets an untimed warm-up run first.',
   ],
-  examples: ['winnow bench scale', 'winnow bench scale --workers 1,4 --latency 100 --json'],
+  examples: [
+    'winnow bench scale',
+    'winnow bench scale --workers 1,4 --latency 100 --json',
+    'winnow bench scale --workers 1 --seconds 1 --ingest-rows 100000',
+  ],
 } as const satisfies CommandSpec;

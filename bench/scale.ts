@@ -18,6 +18,7 @@ import { connectionOf, parseQueueUrl } from '../src/scale/queue-url.ts';
 import { contextKeyOf, ROLLOUT_QUEUE, type RunContext } from '../src/scale/rollout-job.ts';
 import { encodeWire } from '../src/scale/wire.ts';
 import { AnswerServer } from './scale-answer-server.ts';
+import { ingestBench } from './scale-ingest.ts';
 import { redisUnavailable, startRedis } from './scale-redis.ts';
 import { SCALE_BENCH_SPEC } from './scale-spec.ts';
 
@@ -116,6 +117,7 @@ export async function scaleBenchMain(argv: string[]): Promise<number> {
   const queue = new Queue(ROLLOUT_QUEUE, { connection: connectionOf(url) });
   const events = new QueueEvents(ROLLOUT_QUEUE, { connection: connectionOf(url) });
   const rows: Row[] = [];
+  let ingest: Awaited<ReturnType<typeof ingestBench>> | null = null;
   try {
     const file = join(dir, 'bench-scale.yaml');
     writeFileSync(file, configYaml(await server.start()));
@@ -194,6 +196,14 @@ export async function scaleBenchMain(argv: string[]): Promise<number> {
       }
     }
     prepared.parts.dispose?.();
+    if (o['ingest-rows'] > 0)
+      ingest = await ingestBench({
+        dir,
+        redisUrl: redis.url,
+        rows: o['ingest-rows'],
+        workerCounts: [1, 2],
+        log,
+      });
   } finally {
     await events.close();
     await queue.close();
@@ -206,10 +216,7 @@ export async function scaleBenchMain(argv: string[]): Promise<number> {
     latencyMs: o.latency,
     concurrencyPerWorker: o.concurrency,
     rollouts: rows,
-    ingest: {
-      status: 'not built',
-      note: 'pipeline shards (winnow worker --role pipeline) are not implemented yet',
-    },
+    ingest: ingest ?? { status: 'skipped (--ingest-rows 0)' },
   };
   if (o.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   else
@@ -225,7 +232,23 @@ export async function scaleBenchMain(argv: string[]): Promise<number> {
           `×${r.ratio.toFixed(2)}`,
           r.serverMaxInFlight,
         ]),
-      )}\ningest with pipeline workers: not built (docs/scale-out.md)\n`,
+      )}\n${
+        ingest
+          ? `\ningest of ${ingest.rows.toLocaleString('en-US')} rows (${(ingest.inputBytes / 1e6).toFixed(1)} MB) through a task pipeline:\n${formatTable(
+              ['pipeline workers', 'shards', 'rows', 'tasks out', 'rejected', 's', 'rows/s', 'vs 1st'],
+              ingest.runs.map((r) => [
+                r.workers,
+                r.shards,
+                r.rows,
+                r.tasksOut,
+                r.rejected,
+                r.seconds.toFixed(2),
+                Math.round(r.rowsPerSecond),
+                `×${r.ratio.toFixed(2)}`,
+              ]),
+            )}\n`
+          : ''
+      }`,
     );
   return 0;
 }

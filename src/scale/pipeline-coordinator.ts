@@ -148,7 +148,7 @@ export function queuedInputStream(
           jobId: job.id!,
           worker: done?.processedBy ?? result.worker,
           reclaimed: done?.stalledCounter ?? 0,
-          rows: result.batches.reduce((n, b) => n + b.tasks.length, 0),
+          rows: result.batches.reduce((n, b) => n + b.tasks, 0),
         };
         shards.push(record);
         o.log(
@@ -191,7 +191,10 @@ async function landBatch(c: StreamContext, file: string, b: ShardBatch, rowsRead
   c.steps.map.ms += b.mapMs;
   for (const w of b.warnings) c.warn(`${w.step}: ${w.message}`);
   for (const r of b.rejected) c.rejectTask(r.step, r.row as unknown as Task, r.reason);
-  const out = await c.graph.process(b.tasks as unknown as Task[]);
+  const tasks = JSON.parse(b.tasksJson) as Task[];
+  if (!Array.isArray(tasks) || tasks.length !== b.tasks)
+    throw new Error(`a shard batch's rows do not match their count (${b.tasks})`);
+  const out = await c.graph.process(tasks);
   for (const r of out.rejected) c.rejectTask(r.step, r.row, r.reason);
   await c.land(out.rows);
   c.afterBatch(file, rowsRead);

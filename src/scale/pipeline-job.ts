@@ -60,8 +60,13 @@ export const ShardBatchSchema = z.object({
   readRejected: z.array(RejectedSchema),
   mapRejected: z.array(RejectedSchema),
   mapMs: z.number(),
-  /** Cleaned rows (Task objects), in input order. */
-  tasks: z.array(z.record(z.string(), z.unknown())),
+  /**
+   * Cleaned rows (Task objects, in input order) as one plain JSON array, as the in-process worker
+   * threads hand them over: parsing one string is several times cheaper for the coordinator, which
+   * is the part that does not scale out.
+   */
+  tasksJson: z.string(),
+  tasks: z.number().int().nonnegative(),
   rejected: z.array(StepRejectionSchema),
   warnings: z.array(z.object({ step: z.string(), message: z.string() })),
 });

@@ -103,14 +103,15 @@ export class PipelineWorker {
         readRejected: batch.rejected,
         mapRejected: mapped.rejected,
         mapMs,
-        tasks: out.rows as unknown as ShardBatch['tasks'],
+        tasksJson: JSON.stringify(out.rows),
+        tasks: out.rows.length,
         rejected: out.rejected as unknown as ShardBatch['rejected'],
         warnings: warnings.splice(0),
       });
     }
     const result: ShardResult = { batches, worker: this.name };
     this.jobsDone++;
-    const rows = batches.reduce((n, b) => n + b.tasks.length, 0);
+    const rows = batches.reduce((n, b) => n + b.tasks, 0);
     this.o.log(`job ${job.id} done: shard ${shard.index}, ${rows} row(s)`);
     return encodeWire(result);
   }

@@ -1,0 +1,174 @@
+// The ingest half of `winnow bench scale`: one task pipeline (read, map, four row-wise cleaning
+// operators, exact dedup, write) over a generated JSONL of N rows, with its shards going to 1 and
+// then 2 `winnow worker --role pipeline` processes; the coordinator is this process.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, openSync, statSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Rng } from '../src/core/rng.ts';
+import { runTaskPipeline } from '../src/lifecycle/task-pipeline.ts';
+import { TaskPipelineConfigSchema } from '../src/lifecycle/task-pipeline-config.ts';
+import { taskOperatorRegistry } from '../src/operators/registries.ts';
+import { queuedInputStream, type ShardRecord } from '../src/scale/pipeline-coordinator.ts';
+import { parseQueueUrl } from '../src/scale/queue-url.ts';
+
+const BIN = join(import.meta.dirname, '..', 'bin', 'winnow.js');
+
+export interface IngestRow {
+  workers: number;
+  rows: number;
+  shards: number;
+  tasksOut: number;
+  rejected: number;
+  seconds: number;
+  rowsPerSecond: number;
+  /** Rows per second against the first worker count's, measured in the same run. */
+  ratio: number;
+}
+
+const WORDS =
+  'apple basket dozen eggs farmer garden hours invoice market number orange price ribbon sold total weeks'.split(
+    ' ',
+  );
+
+/** GSM8K-sized rows (~300 bytes): 3% exact repeats, 2% too short, 2% with HTML, 0.1% unreadable. */
+export function writeIngestInput(file: string, rows: number): number {
+  const rng = new Rng(5);
+  const fd = openSync(file, 'w');
+  const recent: string[] = [];
+  let chunk: string[] = [];
+  for (let i = 0; i < rows; i++) {
+    const r = rng.float();
+    let q: string;
+    if (r < 0.03 && recent.length > 0) q = recent[rng.int(recent.length)]!;
+    else if (r < 0.05) q = 'too short';
+    else {
+      q = Array.from({ length: 40 + rng.int(20) }, () => WORDS[rng.int(WORDS.length)]!).join(' ');
+      if (r < 0.07) q = `<p>${q}</p>`;
+    }
+    if (recent.length < 1000) recent.push(q);
+    else recent[rng.int(1000)] = q;
+    chunk.push(
+      r > 0.999 ? '{"not json' : JSON.stringify({ id: `r${i}`, question: q, answer: String(i % 97) }),
+    );
+    if (chunk.length === 10_000) {
+      writeSync(fd, `${chunk.join('\n')}\n`);
+      chunk = [];
+    }
+  }
+  if (chunk.length > 0) writeSync(fd, `${chunk.join('\n')}\n`);
+  closeSync(fd);
+  return statSync(file).size;
+}
+
+function startPipelineWorkers(n: number, url: string): Promise<ChildProcess[]> {
+  return Promise.all(
+    Array.from({ length: n }, () => {
+      const child = spawn(
+        process.execPath,
+        [BIN, 'worker', '--queue', url, '--role', 'pipeline', '--concurrency', '1'],
+        {
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
+      return new Promise<ChildProcess>((resolve, reject) => {
+        let err = '';
+        child.stderr?.on('data', (c) => {
+          err += String(c);
+          if (/ready on/.test(err)) resolve(child);
+        });
+        child.once('exit', () =>
+          reject(new Error(`pipeline worker exited: ${err.trim().split('\n').pop()}`)),
+        );
+      });
+    }),
+  );
+}
+
+async function stop(children: ChildProcess[]): Promise<void> {
+  await Promise.all(
+    children.map(
+      (c) =>
+        new Promise<void>((resolve) => {
+          if (c.exitCode !== null) return resolve();
+          c.once('exit', () => resolve());
+          c.kill('SIGTERM');
+        }),
+    ),
+  );
+}
+
+async function ingestOnce(dir: string, name: string, file: string, redisUrl: string, shardBytes: number) {
+  const db = join(dir, `ingest-db-${name}`);
+  const config = TaskPipelineConfigSchema.parse({
+    name: 'bench-scale-ingest',
+    input: { path: file },
+    mapping: { id: 'id', prompt: 'question', answer: 'answer', taskset: 'bench' },
+    operators: [
+      { op: 'strip_html' },
+      { op: 'normalize_whitespace' },
+      { op: 'length_filter', params: { minWords: 5 } },
+      { op: 'special_char_ratio_filter', params: { maxRatio: 0.2 } },
+      { op: 'exact_dedup', params: { checkIds: false } },
+    ],
+    output: { maxRejectedShare: 1, report: false },
+  });
+  const shards: ShardRecord[] = [];
+  const t0 = performance.now();
+  const report = await runTaskPipeline(config, {
+    baseDir: dir,
+    dbDir: db,
+    runsDir: join(dir, 'runs'),
+    registry: taskOperatorRegistry(),
+    inputStream: queuedInputStream(
+      { url: parseQueueUrl(redisUrl), shardBytes, window: 8, leaseTtlMs: 30_000, log: () => {} },
+      shards,
+    ),
+  });
+  return { report, shards, seconds: (performance.now() - t0) / 1000 };
+}
+
+/** Ingest `rows` rows with each worker count in turn (after an untimed warm-up per count). */
+export async function ingestBench(o: {
+  dir: string;
+  redisUrl: string;
+  rows: number;
+  workerCounts: readonly number[];
+  log: (line: string) => void;
+}): Promise<{ rows: number; inputBytes: number; shardBytes: number; runs: IngestRow[] }> {
+  const file = join(o.dir, 'ingest.jsonl');
+  const inputBytes = writeIngestInput(file, o.rows);
+  const warm = join(o.dir, 'warm.jsonl');
+  writeIngestInput(warm, 2000);
+  // About 32 shards, 64 KiB at least: enough for two workers to share evenly.
+  const shardBytes = Math.max(64 * 1024, Math.ceil(inputBytes / 32));
+  o.log(
+    `ingest: ${o.rows.toLocaleString('en-US')} rows, ${(inputBytes / 1e6).toFixed(1)} MB, shards of ${shardBytes} bytes`,
+  );
+  const runs: IngestRow[] = [];
+  for (const n of o.workerCounts) {
+    const workers = await startPipelineWorkers(n, o.redisUrl);
+    try {
+      await ingestOnce(o.dir, `warm-${n}`, warm, o.redisUrl, 16 * 1024);
+      const r = await ingestOnce(o.dir, `w${n}`, file, o.redisUrl, shardBytes);
+      const row: IngestRow = {
+        workers: n,
+        rows: r.report.rowsRead,
+        shards: r.shards.length,
+        tasksOut: r.report.tasksOut,
+        rejected: r.report.rejected,
+        seconds: r.seconds,
+        rowsPerSecond: r.report.rowsRead / r.seconds,
+        ratio: 1,
+      };
+      row.ratio = runs.length === 0 ? 1 : row.rowsPerSecond / runs[0]!.rowsPerSecond;
+      runs.push(row);
+      o.log(
+        `ingest, ${n} pipeline worker(s): ${row.rows} rows in ${row.seconds.toFixed(2)} s (${Math.round(row.rowsPerSecond)}/s, ×${row.ratio.toFixed(2)})`,
+      );
+    } finally {
+      await stop(workers);
+    }
+  }
+  return { rows: o.rows, inputBytes, shardBytes, runs };
+}

@@ -5,6 +5,8 @@ import type { Task } from '../core/task.ts';
 import type { StreamContext } from '../lifecycle/task-pipeline-stream.ts';
 import type { PipelineRunInfo } from '../lifecycle/task-pipeline-types.ts';
 import { countReason as count } from '../operators/step-metrics.ts';
+import { prepareExactKey } from '../operators/task/exact-dedup-prepared.ts';
+import { readText, type TextField } from '../operators/task/text-fields.ts';
 import { RunLease } from './lease.ts';
 import {
   PIPELINE_QUEUE,
@@ -194,6 +196,13 @@ async function landBatch(c: StreamContext, file: string, b: ShardBatch, rowsRead
   const tasks = JSON.parse(b.tasksJson) as Task[];
   if (!Array.isArray(tasks) || tasks.length !== b.tasks)
     throw new Error(`a shard batch's rows do not match their count (${b.tasks})`);
+  if (b.exact && b.exact.keys.length === tasks.length) {
+    const field = b.exact.field as TextField;
+    for (let i = 0; i < tasks.length; i++) {
+      const t = tasks[i]!;
+      prepareExactKey(t, b.exact.params, readText(t, field), b.exact.keys[i]!, b.exact.checks[i]!);
+    }
+  }
   const out = await c.graph.process(tasks);
   for (const r of out.rejected) c.rejectTask(r.step, r.row, r.reason);
   await c.land(out.rows);

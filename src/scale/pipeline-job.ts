@@ -68,6 +68,18 @@ export const ShardBatchSchema = z.object({
   tasksJson: z.string(),
   tasks: z.number().int().nonnegative(),
   rejected: z.array(StepRejectionSchema),
+  /**
+   * exact_dedup's per-row half (key hashes of the cleaned rows' text, computed by the worker as the
+   * worker threads do); the coordinator keeps the one global ordered key set. Null without exact_dedup.
+   */
+  exact: z
+    .object({
+      params: z.string(),
+      field: z.string(),
+      keys: z.array(z.number()),
+      checks: z.array(z.number().int()),
+    })
+    .nullable(),
   warnings: z.array(z.object({ step: z.string(), message: z.string() })),
 });
 export type ShardBatch = z.infer<typeof ShardBatchSchema>;

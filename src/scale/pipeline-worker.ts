@@ -9,6 +9,8 @@ import { type CompiledMapping, compileMapping } from '../io/mapping.ts';
 import type { TaskPipelineConfig } from '../lifecycle/task-pipeline-config.ts';
 import type { GraphNode } from '../operators/graph.ts';
 import { OperatorGraph } from '../operators/graph.ts';
+import { exactDedupOp } from '../operators/task/exact-dedup.ts';
+import { ExactDedupKeyer } from '../operators/task/exact-dedup-prepared.ts';
 import {
   PIPELINE_QUEUE,
   PipelineContextSchema,
@@ -37,6 +39,8 @@ interface BuiltPipeline {
   seed: number;
   runId: string;
   baseDir: string;
+  /** exact_dedup's key hashing, when the chain has one after the row-wise steps. */
+  keyer: ExactDedupKeyer | null;
 }
 
 /**
@@ -105,6 +109,7 @@ export class PipelineWorker {
         mapMs,
         tasksJson: JSON.stringify(out.rows),
         tasks: out.rows.length,
+        exact: built.keyer ? exactKeysOf(built.keyer, out.rows) : null,
         rejected: out.rejected as unknown as ShardBatch['rejected'],
         warnings: warnings.splice(0),
       });
@@ -156,6 +161,9 @@ export class PipelineWorker {
       seed: ctx.seed,
       runId: ctx.runId,
       baseDir: ctx.baseDir,
+      keyer: plan.exactDedupParams
+        ? new ExactDedupKeyer(exactDedupOp.params.parse(plan.exactDedupParams))
+        : null,
     };
   }
 
@@ -185,4 +193,9 @@ function mapHere(
       });
   }
   return { tasks, rejected };
+}
+
+function exactKeysOf(keyer: ExactDedupKeyer, tasks: readonly Task[]): NonNullable<ShardBatch['exact']> {
+  const { keys, checks } = keyer.hashAll(tasks);
+  return { params: keyer.key, field: keyer.field, keys: Array.from(keys), checks: Array.from(checks) };
 }

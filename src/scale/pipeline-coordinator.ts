@@ -19,7 +19,7 @@ import {
 } from './pipeline-job.ts';
 import { planShards } from './pipeline-shards.ts';
 import { connectionOf, type QueueUrl } from './queue-url.ts';
-import { decodeWire, encodeWire } from './wire.ts';
+import { encodeWire } from './wire.ts';
 
 export interface PipelineCoordinatorOptions {
   url: QueueUrl;
@@ -136,7 +136,7 @@ export function queuedInputStream(
         pending.delete(i);
         const raw = await job.waitUntilFinished(events);
         lease.check();
-        const result = ShardResultSchema.parse(decodeWire(String(raw)));
+        const result = ShardResultSchema.parse(JSON.parse(String(raw)));
         const shard = plan[i]!;
         for (const b of result.batches) {
           const read = b.records + b.readRejected.length;

@@ -20,7 +20,7 @@ import {
 } from './pipeline-job.ts';
 import { readShard } from './pipeline-shards.ts';
 import { connectionOf, type QueueUrl } from './queue-url.ts';
-import { decodeWire, encodeWire } from './wire.ts';
+import { decodeWire } from './wire.ts';
 
 export interface PipelineWorkerOptions {
   queue: QueueUrl;
@@ -118,7 +118,9 @@ export class PipelineWorker {
     this.jobsDone++;
     const rows = batches.reduce((n, b) => n + b.tasks, 0);
     this.o.log(`job ${job.id} done: shard ${shard.index}, ${rows} row(s)`);
-    return encodeWire(result);
+    // Plain JSON: every number in a shard result is finite (rows travel as JSON text already), and a
+    // reviver over a million values would cost the coordinator, the part that does not scale out.
+    return JSON.stringify(result);
   }
 
   private build(context: string): Promise<BuiltPipeline> {

@@ -50,7 +50,7 @@ export interface RunTaskPipelineOptions {
   inputStream?: (
     c: StreamContext,
     run: PipelineRunInfo,
-  ) => Promise<{ rowsRead: number; inputErrors: number }>;
+  ) => Promise<{ rowsRead: number; inputErrors: number; rowSteps?: StepMetrics[] }>;
 }
 
 /** What a replacement input stream needs besides the stream context: the run's seed and paths. */

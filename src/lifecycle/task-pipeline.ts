@@ -14,7 +14,7 @@ import { compileMapping } from '../io/mapping.ts';
 import { OperatorGraph } from '../operators/graph.ts';
 import { buildGraph } from '../operators/graph-spec.ts';
 import type { OperatorDefinition } from '../operators/operator.ts';
-import { countReason as count, emptyMetrics } from '../operators/step-metrics.ts';
+import { countReason as count, emptyMetrics, type StepMetrics } from '../operators/step-metrics.ts';
 import { RowStage } from '../pipeline-workers/row-stage.ts';
 import { planRowWise } from '../pipeline-workers/row-wise-plan.ts';
 import { Hooks } from './hooks.ts';
@@ -247,7 +247,7 @@ export async function runTaskPipeline(
           elapsedMs: performance.now() - t0,
         }),
     };
-    const { rowsRead, inputErrors } = opts.inputStream
+    const streamed: { rowsRead: number; inputErrors: number; rowSteps?: StepMetrics[] } = opts.inputStream
       ? await opts.inputStream(streamContext, {
           seed,
           dbDir,
@@ -255,6 +255,7 @@ export async function runTaskPipeline(
           ...(opts.configFile ? { configFile: opts.configFile } : {}),
         })
       : await streamInputs(streamContext);
+    const { rowsRead, inputErrors } = streamed;
     // The workers' part is done: free their threads and memory before the last commits.
     const workersUsed = stage.workers;
     await stage.close();
@@ -264,7 +265,8 @@ export async function runTaskPipeline(
     const steps = [
       readStep,
       mapStep,
-      ...stage.metrics(),
+      // Row-wise steps that ran in pipeline workers (--queue) report their counts with the stream.
+      ...(streamed.rowSteps ?? stage.metrics()),
       ...graph.metrics(),
       ...(hooks.count('afterIngest') + hooks.count('afterTaskOps') > 0 ? [hookStep] : []),
       writeStep,

@@ -3,8 +3,8 @@ import { Redis } from 'ioredis';
 import { ConfigError } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
 import type { StreamContext } from '../lifecycle/task-pipeline-stream.ts';
-import type { PipelineRunInfo } from '../lifecycle/task-pipeline-types.ts';
-import { countReason as count } from '../operators/step-metrics.ts';
+import type { RunTaskPipelineOptions } from '../lifecycle/task-pipeline-types.ts';
+import { addMetrics, countReason as count, type StepMetrics } from '../operators/step-metrics.ts';
 import { prepareExactKey } from '../operators/task/exact-dedup-prepared.ts';
 import { readText, type TextField } from '../operators/task/text-fields.ts';
 import { RunLease } from './lease.ts';
@@ -53,7 +53,7 @@ export interface ShardRecord {
 export function queuedInputStream(
   o: PipelineCoordinatorOptions,
   shards: ShardRecord[] = [],
-): (c: StreamContext, run: PipelineRunInfo) => Promise<{ rowsRead: number; inputErrors: number }> {
+): NonNullable<RunTaskPipelineOptions['inputStream']> {
   return async (c, run) => {
     if (c.hooks.count('afterIngest') > 0)
       throw new ConfigError({
@@ -128,6 +128,7 @@ export function queuedInputStream(
       const pending = new Map<number, ReturnType<typeof submit>>();
       let rowsRead = 0;
       let inputErrors = 0;
+      let rowSteps: StepMetrics[] | null = null;
       const readPerFile = new Map<string, number>();
       for (let i = 0; i < plan.length; i++) {
         for (let k = i; k < Math.min(plan.length, i + o.window); k++)
@@ -144,6 +145,7 @@ export function queuedInputStream(
           readPerFile.set(shard.file, (readPerFile.get(shard.file) ?? 0) + read);
           inputErrors += await landBatch(c, shard.file, b, rowsRead);
         }
+        rowSteps = addSteps(rowSteps, result.metrics);
         const done = await q.getJob(job.id!);
         const record: ShardRecord = {
           shard: shard.index,
@@ -163,7 +165,7 @@ export function queuedInputStream(
         if ((readPerFile.get(file) ?? 0) === 0)
           c.warn(`${file}: no rows read (the file is empty or holds only blank lines or a header)`);
       await redis.del(context);
-      return { rowsRead, inputErrors };
+      return { rowsRead, inputErrors, ...(rowSteps ? { rowSteps } : {}) };
     } finally {
       await lease?.release();
       await events?.close().catch(() => undefined);
@@ -208,4 +210,20 @@ async function landBatch(c: StreamContext, file: string, b: ShardBatch, rowsRead
   await c.land(out.rows);
   c.afterBatch(file, rowsRead);
   return inputErrors;
+}
+
+/** Sum the row-wise steps' counts of landed shards, step by step (the same steps, in the same order, in every shard). */
+function addSteps(total: StepMetrics[] | null, add: readonly StepMetrics[]): StepMetrics[] {
+  if (total === null) return add.map((m) => ({ ...m, reasons: { ...m.reasons }, extra: { ...m.extra } }));
+  add.forEach((m, i) => {
+    const t = total[i]!;
+    t.rowsIn += m.rowsIn;
+    t.rowsOut += m.rowsOut;
+    t.dropped += m.dropped;
+    t.warnings += m.warnings;
+    t.ms += m.ms;
+    for (const [r, n] of Object.entries(m.reasons)) t.reasons[r] = (t.reasons[r] ?? 0) + n;
+    addMetrics(t.extra, m.extra);
+  });
+  return total;
 }

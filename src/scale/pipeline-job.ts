@@ -84,8 +84,24 @@ export const ShardBatchSchema = z.object({
 });
 export type ShardBatch = z.infer<typeof ShardBatchSchema>;
 
+/** One row-wise step's counts over a shard (src/operators/step-metrics.ts). */
+export const StepMetricsSchema = z.object({
+  step: z.string(),
+  op: z.string(),
+  kind: z.string(),
+  rowsIn: z.number(),
+  rowsOut: z.number(),
+  dropped: z.number(),
+  reasons: z.record(z.string(), z.number()),
+  warnings: z.number(),
+  ms: z.number(),
+  extra: z.record(z.string(), z.number()),
+});
+
 export const ShardResultSchema = z.object({
   batches: z.array(ShardBatchSchema),
+  /** The row-wise steps' counts over this shard; the coordinator adds those of landed shards only. */
+  metrics: z.array(StepMetricsSchema),
   worker: z.string(),
 });
 export type ShardResult = z.infer<typeof ShardResultSchema>;

@@ -114,7 +114,7 @@ export class PipelineWorker {
         warnings: warnings.splice(0),
       });
     }
-    const result: ShardResult = { batches, worker: this.name };
+    const result: ShardResult = { batches, metrics: graph.metrics(), worker: this.name };
     this.jobsDone++;
     const rows = batches.reduce((n, b) => n + b.tasks, 0);
     this.o.log(`job ${job.id} done: shard ${shard.index}, ${rows} row(s)`);

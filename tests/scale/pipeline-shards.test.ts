@@ -88,6 +88,9 @@ async function run(name: string, queue?: string, logs: string[] = [], shards: Sh
   return { tasks, rejected, report };
 }
 
+type Report = Awaited<ReturnType<typeof run>>['report'];
+const stepsOf = (r: Report) => r.steps.map(({ ms: _ms, ...m }) => m);
+
 function startPipelineWorker(queue: string): Proc {
   return startWinnow(
     ['worker', '--queue', queue, '--role', 'pipeline', '--concurrency', '1', '--visibility-timeout', '1500'],
@@ -139,6 +142,8 @@ describe.skipIf(noRedis)('task pipeline shards over the queue (winnow worker --r
     expect(out.tasks).toEqual(single.tasks);
     expect(out.rejected).toEqual(single.rejected);
     expect(out.report.rowsRead).toBe(single.report.rowsRead);
+    // Step counts too: the killed worker's half-done shard is not counted, the redone one once.
+    expect(stepsOf(out.report)).toEqual(stepsOf(single.report));
     expect(records.map((r) => r.shard)).toEqual(records.map((_, i) => i));
     expect(records.filter((r) => r.reclaimed > 0).length).toBeGreaterThanOrEqual(1);
     expect(new Set(records.map((r) => r.worker)).size).toBeGreaterThanOrEqual(1);
@@ -158,6 +163,8 @@ describe.skipIf(noRedis)('task pipeline shards over the queue (winnow worker --r
     expect(out.rejected).toEqual(single.rejected);
     expect(out.report.tasksOut).toBe(single.report.tasksOut);
     expect(out.report.inputErrors).toBe(single.report.inputErrors);
+    expect(stepsOf(out.report)).toEqual(stepsOf(single.report));
+    expect(out.report.steps.find((m) => m.step === 'length_filter')!.dropped).toBeGreaterThan(0);
     expect(records.every((r) => r.reclaimed === 0)).toBe(true);
     expect(new Set(records.map((r) => r.worker)).size).toBe(2);
   }, 60_000);

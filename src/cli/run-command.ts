@@ -149,6 +149,10 @@ async function runFile(file: string, values: RunValues, given: ReadonlySet<strin
   const kind = raw && typeof raw === 'object' && 'kind' in raw ? (raw as { kind: unknown }).kind : 'tasks';
   const progress = new Progress({ enabled: !values.json && !values.quiet });
   if (isDataJuicerRecipe(raw)) {
+    if (values.queue)
+      throw new UsageError(
+        `--queue applies to RFT runs and task pipelines; ${file} is a Data-Juicer recipe, which runs in one process`,
+      );
     const overwriteExport = values['overwrite-export'];
     return runRecipeCommand(RUN_SPEC, file, raw, { ...values, overwriteExport }, given, progress);
   }

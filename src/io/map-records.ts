@@ -7,12 +7,15 @@ import type { RawRecord } from './raw-record.ts';
  * Map raw records to tasks; a record the mapping refuses becomes a rejected row (step `map`, its
  * file and row, the reason). One place for the main thread, the worker threads and the queue workers.
  */
+/** A record the mapping refused: always with its file, row and payload. */
+export type MapRejection = RejectedInput & { file: string; row: number; payload: string };
+
 export function mapRecords(
   mapping: CompiledMapping,
   records: readonly RawRecord[],
-): { tasks: Task[]; rejected: RejectedInput[] } {
+): { tasks: Task[]; rejected: MapRejection[] } {
   const tasks: Task[] = [];
-  const rejected: RejectedInput[] = [];
+  const rejected: MapRejection[] = [];
   for (const record of records) {
     const mapped = mapping.map(record);
     if ('task' in mapped) tasks.push(mapped.task);

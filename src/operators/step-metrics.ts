@@ -64,3 +64,14 @@ export function addMetrics(target: Record<string, number>, add: Record<string, n
   if (!add) return;
   for (const [k, v] of Object.entries(add)) if (Number.isFinite(v)) target[k] = (target[k] ?? 0) + v;
 }
+
+/** Add one step's counts into another's (the same step measured elsewhere: a worker, a shard). */
+export function addStepCounts(target: StepMetrics, add: StepMetrics): void {
+  target.rowsIn += add.rowsIn;
+  target.rowsOut += add.rowsOut;
+  target.dropped += add.dropped;
+  target.warnings += add.warnings;
+  target.ms += add.ms;
+  for (const [r, n] of Object.entries(add.reasons)) target.reasons[r] = (target.reasons[r] ?? 0) + n;
+  addMetrics(target.extra, add.extra);
+}

@@ -8,7 +8,7 @@ import { mapRecords } from '../io/map-records.ts';
 import type { CompiledMapping } from '../io/mapping.ts';
 import type { RawRecord } from '../io/raw-record.ts';
 import type { OperatorGraph, StepRejection } from '../operators/graph.ts';
-import { addMetrics, type StepMetrics } from '../operators/step-metrics.ts';
+import { addStepCounts, type StepMetrics } from '../operators/step-metrics.ts';
 import { prepareExactKey } from '../operators/task/exact-dedup-prepared.ts';
 import { presign } from '../operators/task/near-dedup-signer.ts';
 import { readText } from '../operators/task/text-fields.ts';
@@ -136,16 +136,7 @@ export class RowStage {
   metrics(): StepMetrics[] {
     const total = this.opts.graph.metrics();
     for (const per of this.workerTotals.values())
-      per.forEach((m, i) => {
-        const t = total[i]!;
-        t.rowsIn += m.rowsIn;
-        t.rowsOut += m.rowsOut;
-        t.dropped += m.dropped;
-        t.warnings += m.warnings;
-        t.ms += m.ms;
-        for (const [r, n] of Object.entries(m.reasons)) t.reasons[r] = (t.reasons[r] ?? 0) + n;
-        addMetrics(t.extra, m.extra);
-      });
+      for (const [i, m] of per.entries()) addStepCounts(total[i]!, m);
     return total;
   }
 

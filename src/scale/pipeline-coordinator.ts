@@ -4,7 +4,7 @@ import { ConfigError } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
 import type { StreamContext } from '../lifecycle/task-pipeline-stream.ts';
 import type { RunTaskPipelineOptions } from '../lifecycle/task-pipeline-types.ts';
-import { addMetrics, countReason as count, type StepMetrics } from '../operators/step-metrics.ts';
+import { addStepCounts, countReason as count, type StepMetrics } from '../operators/step-metrics.ts';
 import { prepareExactKey } from '../operators/task/exact-dedup-prepared.ts';
 import { readText, type TextField } from '../operators/task/text-fields.ts';
 import { RunLease } from './lease.ts';
@@ -216,14 +216,7 @@ async function landBatch(c: StreamContext, file: string, b: ShardBatch, rowsRead
 function addSteps(total: StepMetrics[] | null, add: readonly StepMetrics[]): StepMetrics[] {
   if (total === null) return add.map((m) => ({ ...m, reasons: { ...m.reasons }, extra: { ...m.extra } }));
   add.forEach((m, i) => {
-    const t = total[i]!;
-    t.rowsIn += m.rowsIn;
-    t.rowsOut += m.rowsOut;
-    t.dropped += m.dropped;
-    t.warnings += m.warnings;
-    t.ms += m.ms;
-    for (const [r, n] of Object.entries(m.reasons)) t.reasons[r] = (t.reasons[r] ?? 0) + n;
-    addMetrics(t.extra, m.extra);
+    addStepCounts(total[i]!, m);
   });
   return total;
 }

@@ -3,8 +3,8 @@ import { performance } from 'node:perf_hooks';
 import { type Job, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { WinnowError } from '../core/errors.ts';
-import { rejectedPayload } from '../core/rejected.ts';
 import type { Task } from '../core/task.ts';
+import { mapRecords } from '../io/map-records.ts';
 import { type CompiledMapping, compileMapping } from '../io/mapping.ts';
 import type { TaskPipelineConfig } from '../lifecycle/task-pipeline-config.ts';
 import type { GraphNode } from '../operators/graph.ts';
@@ -99,7 +99,7 @@ export class PipelineWorker {
     const batches: ShardBatch[] = [];
     for await (const batch of readShard(shard, read)) {
       const t0 = performance.now();
-      const mapped = mapHere(built.mapping, batch.records);
+      const mapped = mapRecords(built.mapping, batch.records);
       const mapMs = performance.now() - t0;
       const out = await graph.process(mapped.tasks);
       batches.push({
@@ -174,27 +174,6 @@ export class PipelineWorker {
     await this.worker?.close();
     this.redis.disconnect();
   }
-}
-
-function mapHere(
-  mapping: CompiledMapping,
-  records: ReadonlyArray<{ fields: Record<string, unknown>; source: { file: string; row: number } }>,
-): { tasks: Task[]; rejected: ShardBatch['mapRejected'] } {
-  const tasks: Task[] = [];
-  const rejected: ShardBatch['mapRejected'] = [];
-  for (const record of records) {
-    const mapped = mapping.map(record);
-    if ('task' in mapped) tasks.push(mapped.task);
-    else
-      rejected.push({
-        step: 'map',
-        reason: mapped.error,
-        file: record.source.file,
-        row: record.source.row,
-        payload: rejectedPayload(record.fields),
-      });
-  }
-  return { tasks, rejected };
 }
 
 function exactKeysOf(keyer: ExactDedupKeyer, tasks: readonly Task[]): NonNullable<ShardBatch['exact']> {

@@ -49,9 +49,10 @@ const CASES: Case[] = [
   },
   {
     name: 'an operator without a Winnow analog',
-    recipe: `${HEAD}process:\n${GOOD_OPS}  - perplexity_filter:\n      lang: en\n      max_ppl: 1500\n`,
+    // (perplexity_filter had none until this session: it is translated now.)
+    recipe: `${HEAD}process:\n${GOOD_OPS}  - text_action_filter:\n      lang: en\n      min_action_num: 1\n`,
     says: [
-      "process[2].perplexity_filter: operator 3 of 3: Data-Juicer operator 'perplexity_filter' is not supported",
+      "process[2].text_action_filter: operator 3 of 3: Data-Juicer operator 'text_action_filter' is not supported",
     ],
   },
   {

@@ -1,7 +1,6 @@
-import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { type Job, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Job, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { WinnowError } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
 import { mapRecords } from '../io/map-records.ts';
@@ -19,17 +18,10 @@ import {
   type ShardResult,
 } from './pipeline-job.ts';
 import { readShard } from './pipeline-shards.ts';
-import { connectionOf, type QueueUrl } from './queue-url.ts';
+import { type QueueWorkerOptions, startQueueWorker, workerName, workerRedis } from './queue-worker.ts';
 import { decodeWire } from './wire.ts';
 
-export interface PipelineWorkerOptions {
-  queue: QueueUrl;
-  /** Shards this process works on at once. */
-  concurrency: number;
-  /** A shard whose worker stops renewing its lock for this long is taken back and redone elsewhere. */
-  visibilityMs: number;
-  log: (line: string) => void;
-}
+export type PipelineWorkerOptions = QueueWorkerOptions;
 
 interface BuiltPipeline {
   config: TaskPipelineConfig;
@@ -51,7 +43,7 @@ interface BuiltPipeline {
  * the table's single writer.
  */
 export class PipelineWorker {
-  readonly name = `${hostname()} pid ${process.pid}`;
+  readonly name = workerName();
   private readonly redis: Redis;
   private readonly runs = new Map<string, Promise<BuiltPipeline>>();
   private worker: Worker | undefined;
@@ -60,26 +52,15 @@ export class PipelineWorker {
 
   constructor(o: PipelineWorkerOptions) {
     this.o = o;
-    this.redis = new Redis({ ...(connectionOf(o.queue) as object) });
-    this.redis.on('error', () => undefined);
+    this.redis = workerRedis(o.queue);
   }
 
   async start(): Promise<void> {
-    this.worker = new Worker(PIPELINE_QUEUE, (job) => this.process(job), {
-      connection: connectionOf(this.o.queue),
-      concurrency: this.o.concurrency,
-      name: this.name,
-      lockDuration: this.o.visibilityMs,
-      stalledInterval: Math.max(500, Math.floor(this.o.visibilityMs / 2)),
-      // A shard is taken back every time its worker dies; it never fails for having been reclaimed.
-      maxStalledCount: 1_000_000,
-      autorun: false,
-    });
-    this.worker.on('error', (err) => this.o.log(`worker: ${err.message}`));
-    void this.worker.run();
-    await this.worker.waitUntilReady();
-    this.o.log(
-      `worker ${this.name}: ready on ${this.o.queue.url} for pipeline shards (concurrency ${this.o.concurrency}, visibility ${this.o.visibilityMs} ms)`,
+    this.worker = await startQueueWorker(
+      PIPELINE_QUEUE,
+      (job) => this.process(job),
+      this.o,
+      ' for pipeline shards',
     );
   }
 

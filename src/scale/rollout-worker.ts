@@ -1,21 +1,13 @@
-import { hostname } from 'node:os';
-import { type Job, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Job, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { WinnowError } from '../core/errors.ts';
 import type { Explorer } from '../explorer/explorer.ts';
 import type { RftConfig } from '../lifecycle/rft-config.ts';
-import { connectionOf, type QueueUrl } from './queue-url.ts';
+import { type QueueWorkerOptions, startQueueWorker, workerName, workerRedis } from './queue-worker.ts';
 import { ROLLOUT_QUEUE, RolloutJobSchema, type RolloutResult, RunContextSchema } from './rollout-job.ts';
 import { decodeWire, encodeWire } from './wire.ts';
 
-export interface RolloutWorkerOptions {
-  queue: QueueUrl;
-  /** Jobs (task groups) this process runs at once. */
-  concurrency: number;
-  /** A job whose worker stops renewing its lock for this long is taken back and redone elsewhere. */
-  visibilityMs: number;
-  log: (line: string) => void;
-}
+export type RolloutWorkerOptions = QueueWorkerOptions;
 
 interface BuiltRun {
   explorer: Explorer;
@@ -29,7 +21,7 @@ interface BuiltRun {
  * group's experiences go back as the job's result and the coordinator writes them.
  */
 export class RolloutWorker {
-  readonly name = `${hostname()} pid ${process.pid}`;
+  readonly name = workerName();
   private readonly redis: Redis;
   private readonly runs = new Map<string, Promise<BuiltRun>>();
   private worker: Worker | undefined;
@@ -38,28 +30,11 @@ export class RolloutWorker {
 
   constructor(o: RolloutWorkerOptions) {
     this.o = o;
-    this.redis = new Redis({ ...(connectionOf(o.queue) as object) });
-    // Failed commands reject (the job fails and is retried); ioredis would also print each error unhandled.
-    this.redis.on('error', () => undefined);
+    this.redis = workerRedis(o.queue);
   }
 
   async start(): Promise<void> {
-    this.worker = new Worker(ROLLOUT_QUEUE, (job) => this.process(job), {
-      connection: connectionOf(this.o.queue),
-      concurrency: this.o.concurrency,
-      name: this.name,
-      lockDuration: this.o.visibilityMs,
-      stalledInterval: Math.max(500, Math.floor(this.o.visibilityMs / 2)),
-      // A job is taken back every time its worker dies; it never fails for having been reclaimed.
-      maxStalledCount: 1_000_000,
-      autorun: false,
-    });
-    this.worker.on('error', (err) => this.o.log(`worker: ${err.message}`));
-    void this.worker.run();
-    await this.worker.waitUntilReady();
-    this.o.log(
-      `worker ${this.name}: ready on ${this.o.queue.url} (concurrency ${this.o.concurrency}, visibility ${this.o.visibilityMs} ms)`,
-    );
+    this.worker = await startQueueWorker(ROLLOUT_QUEUE, (job) => this.process(job), this.o, '');
   }
 
   private async process(job: Job): Promise<string> {

@@ -94,26 +94,24 @@ export class LlmCache {
       this.#stats.hits++;
       return { texts: await pending, cached: true };
     }
-    const hit = await this.get(request);
-    if (hit) {
-      this.#stats.hits++;
-      return { texts: hit, cached: true };
-    }
-    // Re-check: another caller may have started while we read the disk.
-    const raced = this.#pending.get(hash);
-    if (raced) {
-      this.#stats.hits++;
-      return { texts: await raced, cached: true };
-    }
-    this.#stats.misses++;
+    // The first caller of a key owns it from here, before any await: later callers share its
+    // disk read and, on a miss, its computation (so which caller computes never depends on timing).
+    let fromDisk = false;
     const work = (async () => {
+      const hit = await this.get(request);
+      if (hit) {
+        fromDisk = true;
+        this.#stats.hits++;
+        return hit;
+      }
+      this.#stats.misses++; // counted before computing: a failed computation was a miss too
       const texts = await compute();
       await this.put(request, texts);
       return texts;
     })();
     this.#pending.set(hash, work);
     try {
-      return { texts: await work, cached: false };
+      return { texts: await work, cached: fromDisk };
     } finally {
       this.#pending.delete(hash);
     }

@@ -44,9 +44,9 @@ const SINGLE_THREAD = new Set([
 
 /** Not measured here, and why (the report lists them). */
 export const NOT_MEASURED: Readonly<Record<string, string>> = {
-  llm_rewrite: 'calls a model server (bench judge measures llm_judge against one)',
-  llm_judge: 'calls a model server (bench judge measures it against one)',
-  llm_difficulty: 'calls a model server',
+  llm_rewrite: 'calls a model server: its speed is the server’s (not measured here yet)',
+  llm_judge: 'calls a model server: its speed is the server’s (not measured here yet)',
+  llm_difficulty: 'calls a model server: its speed is the server’s (not measured here yet)',
 };
 
 /** Params for operators that cannot run on defaults alone; `lmDir` holds the tiny language model. */

@@ -5,7 +5,7 @@ import { taskOperatorRegistry } from '../src/operators/registries.ts';
  * (the others run with their defaults), and on how many shards. Operators whose output for a row
  * depends on that row alone run as two shards at once (both cores, as the task pipeline's worker
  * threads run them); dedups and the seeded augmenter keep state across rows, so they run on one
- * thread, as they do in a pipeline. Operators that call a model server are listed as not measured.
+ * thread, as they do in a pipeline. Operators that call a model server talk to a scripted local one.
  */
 export interface OpPlan {
   op: string;
@@ -26,6 +26,9 @@ const MODEL_BACKED = new Set([
   'perplexity_filter',
   'embed',
   'semantic_dedup',
+  'llm_judge',
+  'llm_rewrite',
+  'llm_difficulty',
 ]);
 
 const TINY_EMBEDDER = { path: '.winnow/models/tiny-embedder' };
@@ -43,11 +46,18 @@ const SINGLE_THREAD = new Set([
 ]);
 
 /** Not measured here, and why (the report lists them). */
-export const NOT_MEASURED: Readonly<Record<string, string>> = {
-  llm_rewrite: 'calls a model server: its speed is the server’s (not measured here yet)',
-  llm_judge: 'calls a model server: its speed is the server’s (not measured here yet)',
-  llm_difficulty: 'calls a model server: its speed is the server’s (not measured here yet)',
+export const NOT_MEASURED: Readonly<Record<string, string>> = {};
+
+/** The llm_* operators talk to the bench's scripted server (bench/ops-llm-server.ts), cache off. */
+const LLM_OPS: Readonly<Record<string, string>> = {
+  llm_judge: 'judge',
+  llm_rewrite: 'rewrite',
+  llm_difficulty: 'difficulty',
 };
+const llmParams = (op: string, url: string) => ({
+  model: { model: LLM_OPS[op]!, baseUrl: url, apiKey: 'bench', logprobs: false, retries: 0 },
+  cacheDir: null,
+});
 
 /** Params for operators that cannot run on defaults alone; `lmDir` holds the tiny language model. */
 function paramsFor(op: string, root: string): Record<string, unknown> {
@@ -74,15 +84,18 @@ function paramsFor(op: string, root: string): Record<string, unknown> {
   }
 }
 
-/** Every measurable operator in registry order (or only `only`, in that order). */
-export function opsPlan(root: string, only?: readonly string[]): OpPlan[] {
+/**
+ * Every measurable operator in registry order (or only `only`, in that order). `llmUrl` is the
+ * scripted server the llm_* operators call (a placeholder when only listing names).
+ */
+export function opsPlan(root: string, only?: readonly string[], llmUrl = 'http://127.0.0.1:9/v1'): OpPlan[] {
   const names = taskOperatorRegistry()
     .names()
     .filter((n) => !(n in NOT_MEASURED));
   const chosen = only && only.length > 0 ? only : names;
   return chosen.map((op) => ({
     op,
-    params: paramsFor(op, root),
+    params: op in LLM_OPS ? llmParams(op, llmUrl) : paramsFor(op, root),
     shards: SINGLE_THREAD.has(op) ? 1 : 2,
     model: MODEL_BACKED.has(op),
     ...(op === 'semantic_dedup' ? { prepare: { op: 'embed', params: { model: TINY_EMBEDDER } } } : {}),

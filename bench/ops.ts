@@ -17,6 +17,7 @@ import { buildTinyLm, writeCharNgram } from '../src/models/char-ngram-build.ts';
 import { writeTinyEmbedder } from '../src/models/embedding-tiny.ts';
 import { OPS_BENCH_SPEC } from './bench-specs.ts';
 import { type LangidAccuracy, langidAccuracy, readLangidSamples } from './ops-langid.ts';
+import { OpsLlmServer } from './ops-llm-server.ts';
 import { NOT_MEASURED, type OpPlan, opsPlan } from './ops-plan.ts';
 import { benchRecipe, type RecipeRun } from './ops-recipe.ts';
 import { meanRowChars } from './ops-rows.ts';
@@ -116,11 +117,13 @@ export async function runOpsBench(o: {
 }): Promise<OpsBenchResult> {
   const log = o.log ?? (() => {});
   const dir = mkdtempSync(join(tmpdir(), 'winnow-bench-ops-'));
+  const llmServer = new OpsLlmServer();
   try {
     mkdirSync(join(dir, '.winnow', 'models'), { recursive: true });
     writeCharNgram(join(dir, '.winnow', 'models', 'char-lm-en.json'), buildTinyLm({ languages: ['en'] }));
     writeTinyEmbedder(join(dir, '.winnow', 'models', 'tiny-embedder'));
-    const plan = opsPlan(ROOT, o.ops);
+    const llmUrl = await llmServer.start();
+    const plan = opsPlan(ROOT, o.ops, llmUrl);
     const at = { seed: o.seed, batch: o.batch, baseDir: dir };
     log(`no-op baseline, ${o.rows.toLocaleString('en-US')} rows, 2 shards…`);
     const baseline = await measure({ op: NOOP, params: {}, shards: 2, model: false }, o.rows, at);
@@ -161,6 +164,7 @@ export async function runOpsBench(o: {
       peakRssMB: Math.max(...peaks, process.resourceUsage().maxRSS / 1024),
     };
   } finally {
+    await llmServer.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

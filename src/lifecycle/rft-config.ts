@@ -183,7 +183,9 @@ export function rftConfigSchema(reg: RunRegistries = defaultRegistries()) {
           .int()
           .nonnegative()
           .default(1)
-          .describe('async: how many steps the explorer may run ahead of the trainer.'),
+          .describe(
+            'async: how many steps the explorer may run ahead of the trainer (today the async loops do not overlap; see docs/lifecycle.md).',
+          ),
         trainBatch: z
           .number()
           .int()

@@ -17,7 +17,9 @@ class Rendezvous {
 /**
  * `async`: the explorer and the trainer run as two loops that meet only at the buffer. The explorer
  * may run at most `maxExploreAhead` steps ahead of the trainer; the trainer waits for data and syncs
- * after each update. Interleaving depends on timing, so async runs are not bit-reproducible.
+ * after each update. Today the explorer also waits for step s's update before finishing step s (the
+ * record and the checkpoint need it), so it never runs ahead and records equal sync's: overlapping
+ * needs per-step snapshots of the explorer side for an exact resume (docs/lifecycle.md, Modes).
  */
 export const asyncDriver: ModeDriver = {
   mode: 'async',

@@ -8,6 +8,7 @@ import { LOOP_BENCH_SPEC } from './loop-spec.ts';
 import { SCALE_BENCH_SPEC } from './scale-spec.ts';
 import { ALL_SELECTORS } from './selection/lineup.ts';
 import { SCENARIO_NAMES } from './selection/scenarios.ts';
+import { SWEEP_FACTORS } from './selection/sweep-points.ts';
 import { STUDIO_BENCH_SPEC } from './studio-spec.ts';
 
 const seed = {
@@ -150,6 +151,18 @@ export const SELECTION_BENCH_SPEC = {
       default: 0,
       description: 'also time each selector step on a pool of N tasks (e.g. 1000000; 0 = not measured)',
     },
+    sweep: {
+      type: 'string',
+      value: 'FACTOR',
+      choices: ['all', ...SWEEP_FACTORS],
+      description:
+        'regime sweep instead of the scenarios: the default scenario with one factor varied (share of too-easy/too-hard tasks, group size 4–32, reward flip probability 0–0.3, pool 1k–1M tasks); every method (default --selectors all), seeds from --first-seed (default 6 here)',
+    },
+    'pool-sizes': {
+      type: 'list',
+      value: 'N,…',
+      description: 'with --sweep pool-size: the pool sizes (default 1000,10000,100000,1000000)',
+    },
     html: {
       type: 'string',
       value: 'FILE',
@@ -162,6 +175,7 @@ export const SELECTION_BENCH_SPEC = {
     'winnow bench selection --seeds 3',
     'winnow bench selection --scenario all --json',
     'winnow bench selection --selectors all --first-seed 6 --overhead-tasks 1000000 --json --html zoo.html',
+    'winnow bench selection --sweep all --json',
   ],
 } as const satisfies CommandSpec;
 

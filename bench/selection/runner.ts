@@ -46,6 +46,8 @@ export interface SelectorSummary {
   /** The same, divided by random's steps to its own final accuracy (per seed). */
   relSteps: Stat;
   rolloutsToTarget: Stat;
+  /** Rollouts to the target per seed, in the order of the scenario's seeds (for paired ratios between methods). */
+  rolloutsPerSeed: number[];
   /** Paired ratios to random (Σ this / Σ random over the seeds) with 90% bootstrap intervals. */
   stepsRatio: Interval;
   rolloutsRatio: Interval;
@@ -247,6 +249,7 @@ function summarise(
     stepsToTarget: stat(stt),
     relSteps: stat(rel),
     rolloutsToTarget: stat(rollouts),
+    rolloutsPerSeed: rollouts,
     stepsRatio: bootstrapRatio(stt, baseSteps, 101 + salt),
     rolloutsRatio: bootstrapRatio(rollouts, baseRollouts, 202 + salt),
     reached,

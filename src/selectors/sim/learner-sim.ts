@@ -47,6 +47,12 @@ export const LearnerSimConfigSchema = z.object({
   rewards: z.enum(['binary', 'partial']).default('binary'),
   /** Partial-credit rewards: each rollout scores Binomial(parts, p) / parts. */
   partialParts: z.number().int().positive().default(4),
+  /**
+   * Reward noise: each binary reward is flipped with this probability (a seeded stream of its own,
+   * so the true outcomes stay those of the noiseless run). The learner gains only the part of a
+   * group's spread that the rewards share with the true outcomes (see `learn`).
+   */
+  rewardNoise: z.number().min(0).max(0.5).default(0),
   /** New tasks (same distribution) arriving before the given step. */
   arrivals: z
     .array(z.object({ step: z.number().int().nonnegative(), count: z.number().int().positive() }))
@@ -232,6 +238,8 @@ export class LearnerSim {
   rollout(taskIds: readonly string[], step: number): TaskFeedback[] {
     const rng = new Rng(hashSeed('learner-sim-rollout', this.seed, step));
     const g = this.config.groupSize;
+    const eps = this.config.rewardNoise;
+    const flips = eps > 0 ? new Rng(hashSeed('learner-sim-reward-noise', this.seed, step)) : null;
     return taskIds.map((taskId) => {
       const p = this.passRate(this.indexOf(taskId));
       const rewards = new Array<number>(g);
@@ -242,6 +250,7 @@ export class LearnerSim {
               ? 1
               : 0
             : rng.binomial(this.config.partialParts, p) / this.config.partialParts;
+        if (flips && flips.float() < eps) rewards[i] = 1 - rewards[i]!;
       }
       return { taskId, rewards };
     });
@@ -260,8 +269,9 @@ export class LearnerSim {
     const perDomain = new Float64Array(this.phi.length);
     for (const r of results) {
       const k = this.indexOf(r.taskId);
-      const s = groupSpread(r.rewards);
-      if (s > 0) mixed++;
+      const observed = groupSpread(r.rewards);
+      if (observed > 0) mixed++;
+      const s = c.rewardNoise > 0 ? observed * trueSignalShare(this.passRate(k), c.rewardNoise) : observed;
       total += s;
       perDomain[this.tasks.dom[k]!]! += s;
       this.tasks.u[k]! += c.learnTask * s;
@@ -279,6 +289,17 @@ export class LearnerSim {
       sum += sigmoid(h.a[k]! * (this.theta + this.phi[h.dom[k]!]! + h.u[k]! - h.b[k]!));
     return sum / h.a.length;
   }
+}
+
+/**
+ * With rewards flipped at rate ε, the correlation between a rollout's reward and its true outcome
+ * (pass rate p): (1 − 2ε)·√(p(1−p) / (q(1−q))), q = ε + (1 − 2ε)p. A GRPO update's useful part
+ * scales with it: on a hopeless or solved task (p ≈ 0 or 1) the flipped rewards are pure noise.
+ */
+export function trueSignalShare(p: number, eps: number): number {
+  const q = eps + (1 - 2 * eps) * p;
+  const v = q * (1 - q);
+  return v > 0 ? (1 - 2 * eps) * Math.sqrt((p * (1 - p)) / v) : 0;
 }
 
 /** 2 × the population standard deviation of the rewards: 1 for a half-right binary group, 0 if all equal. */

@@ -1,0 +1,53 @@
+import { fmtInterval } from '../learning-curriculum/stats.ts';
+import type { SweepPointResult, SweepResult } from './sweep.ts';
+
+const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
+
+/** A Markdown table (the sweep tables go into docs/selection-zoo.md as printed). */
+function markdown(head: readonly string[], rows: readonly (readonly string[])[]): string {
+  const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
+  return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+/** One table per factor: a column per point, a row per method (rollouts ÷ random [90%]), then the winner. */
+export function formatSweep(result: SweepResult): string {
+  const parts: string[] = [];
+  for (const factor of result.factors) {
+    const points = result.points.filter((p) => p.factor === factor);
+    if (points.length === 0) continue;
+    const methods = [...new Set(points.flatMap((p) => p.methods.map((m) => m.selector)))];
+    const cell = (p: SweepPointResult, name: string) => {
+      const m = p.methods.find((x) => x.selector === name);
+      if (!m) return 'skipped';
+      const star = p.winner === name ? ' *' : '';
+      return `${m.reached < m.runs ? '≥' : ''}${fmtInterval(m.rolloutsRatio)}${star}`;
+    };
+    const head = ['method', ...points.map((p) => `${p.label}${p.isDefault ? ' (default)' : ''}`)];
+    const rows = [
+      ['start: too easy / too hard', ...points.map((p) => `${pct(p.startEasy)} / ${pct(p.startHard)}`)],
+      ['target (random final acc)', ...points.map((p) => pct(p.target))],
+      ...methods.map((name) => [name, ...points.map((p) => cell(p, name))]),
+      ['winner', ...points.map((p) => p.winner)],
+      ['winner ÷ runner-up', ...points.map((p) => `${fmtInterval(p.winnerOverRunnerUp)} (${p.runnerUp})`)],
+      [
+        'shared_ability ÷ best other',
+        ...points.map((p) =>
+          p.sharedAbilityOverBestOther
+            ? `${fmtInterval(p.sharedAbilityOverBestOther.ratio)} (${p.sharedAbilityOverBestOther.other})`
+            : '—',
+        ),
+      ],
+    ];
+    parts.push(
+      `### sweep: ${factor} — rollouts to random's final accuracy ÷ random's [90%], * = fewest`,
+      markdown(head, rows),
+    );
+    for (const p of points)
+      for (const s of p.skipped) parts.push(`(${p.label}: ${s.selector} skipped: ${s.reason})`);
+    parts.push('');
+  }
+  parts.push(
+    `(seeds ${result.seeds.join(',')}; ${result.steps} steps × ${result.batch} tasks; ${(result.elapsedMs / 1000).toFixed(0)} s)`,
+  );
+  return parts.join('\n');
+}

@@ -1,0 +1,210 @@
+// `bench selection --sweep FACTOR|all`: the regime sweep of issue #22. Each point is the default
+// scenario with one factor changed (share of too-easy/too-hard tasks, group size, reward noise,
+// pool size); every method runs on the same seeds, and the point reports each method's rollouts
+// and steps to random's final accuracy as paired ratios to random with 90% bootstrap intervals,
+// and the winner with its paired ratio to the runner-up.
+import { ConfigError } from '../../src/core/errors.ts';
+import { LearnerSim } from '../../src/selectors/sim/learner-sim.ts';
+import { bootstrapRatio, type Interval } from '../learning-curriculum/stats.ts';
+import { ALL_NAMES, ALL_SELECTORS } from './lineup.ts';
+import { runScenario } from './runner.ts';
+import { SCENARIOS } from './scenarios.ts';
+import {
+  SWEEP_FACTORS,
+  type SweepFactor,
+  type SweepPoint,
+  sweepPoints,
+  UNUSABLE_HIGH,
+  UNUSABLE_LOW,
+} from './sweep-points.ts';
+
+export interface SweepOptions {
+  /** A factor, or 'all'. */
+  factor: string;
+  /** Seeds per method (default 5) from firstSeed (default 6: the report seeds). */
+  seeds?: number;
+  firstSeed?: number;
+  /** Methods (default: `all` = random, bots, shared_ability and the zoo). */
+  selectors?: string[];
+  steps?: number;
+  /** Pool sizes of the pool-size factor (default 1k, 10k, 100k, 1M). */
+  poolSizes?: number[];
+  /** Above this pool size, methods that score every task with a fresh draw each step are skipped. */
+  maxExactPool?: number;
+  onProgress?: (message: string) => void;
+}
+
+/** One method at one point. */
+export interface SweepMethod {
+  selector: string;
+  reached: number;
+  runs: number;
+  rolloutsRatio: Interval;
+  stepsRatio: Interval;
+  effectiveRatio: number;
+  finalAccuracy: number;
+}
+
+export interface SweepPointResult {
+  factor: SweepFactor;
+  label: string;
+  value: number;
+  isDefault: boolean;
+  tasks: number;
+  groupSize: number;
+  /** Mean over the seeds of the start shares of too-easy (p > 0.95) and too-hard (p < 0.05) tasks. */
+  startEasy: number;
+  startHard: number;
+  /** Random's final held-out accuracy (the target), mean over seeds. */
+  target: number;
+  methods: SweepMethod[];
+  skipped: Array<{ selector: string; reason: string }>;
+  /** Fewest rollouts to the target (oracle excluded), the runner-up, and winner ÷ runner-up paired over seeds. */
+  winner: string;
+  runnerUp: string;
+  winnerOverRunnerUp: Interval;
+  /** shared_ability ÷ the best other method (when both ran). */
+  sharedAbilityOverBestOther: { other: string; ratio: Interval } | null;
+  seconds: number;
+}
+
+export interface SweepResult {
+  factors: SweepFactor[];
+  seeds: number[];
+  steps: number;
+  batch: number;
+  points: SweepPointResult[];
+  elapsedMs: number;
+}
+
+/** Methods whose select draws a fresh random number per task every step (seconds per step at 10⁶ tasks). */
+const EXACT_OVER_POOL = new Set(['bots', 'bots_explicit', 'bots+greso', 'bots+speed', 'mopps', 'dots']);
+
+function startShares(point: SweepPoint, seeds: readonly number[]): { easy: number; hard: number } {
+  let easy = 0;
+  let hard = 0;
+  for (const seed of seeds) {
+    const p = new LearnerSim(point.sim, seed).passRates();
+    let e = 0;
+    let h = 0;
+    for (const x of p) {
+      if (x > UNUSABLE_HIGH) e++;
+      else if (x < UNUSABLE_LOW) h++;
+    }
+    easy += e / p.length;
+    hard += h / p.length;
+  }
+  return { easy: easy / seeds.length, hard: hard / seeds.length };
+}
+
+function runPoint(point: SweepPoint, opts: SweepOptions, selectors: string[], pi: number): SweepPointResult {
+  const t0 = performance.now();
+  const seedCount = opts.seeds ?? 5;
+  const firstSeed = opts.firstSeed ?? 6;
+  const seeds = Array.from({ length: seedCount }, (_, i) => firstSeed + i);
+  const tasks = point.sim.tasks ?? 4000;
+  const tooBig = tasks > (opts.maxExactPool ?? 100_000);
+  const run = tooBig ? selectors.filter((s) => !EXACT_OVER_POOL.has(s)) : selectors;
+  const base = SCENARIOS['default']!;
+  const sc = runScenario(
+    {
+      ...base,
+      name: `${point.factor}: ${point.label}`,
+      sim: { ...base.sim, ...point.sim },
+    },
+    {
+      seeds: seedCount,
+      firstSeed,
+      selectors: run,
+      ...(opts.steps !== undefined ? { steps: opts.steps } : {}),
+      ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+    },
+  );
+  const skipped = [
+    ...sc.skipped,
+    ...selectors
+      .filter((s) => !run.includes(s))
+      .map((selector) => ({
+        selector,
+        reason: `a fresh draw per task per step over ${tasks.toLocaleString('en-US')} tasks (seconds per step); not run above ${(opts.maxExactPool ?? 100_000).toLocaleString('en-US')} tasks`,
+      })),
+  ];
+  const ranked = sc.selectors
+    .filter((s) => s.selector !== 'random' && s.selector !== 'oracle')
+    .sort((a, b) => a.rolloutsRatio.ratio - b.rolloutsRatio.ratio);
+  const byName = new Map(sc.selectors.map((s) => [s.selector, s] as const));
+  const paired = (a: string, b: string, salt: number): Interval =>
+    bootstrapRatio(byName.get(a)!.rolloutsPerSeed, byName.get(b)!.rolloutsPerSeed, 7000 + 31 * pi + salt);
+  const winner = ranked[0]?.selector ?? 'random';
+  const runnerUp = ranked[1]?.selector ?? 'random';
+  const bestOther = ranked.find((s) => s.selector !== 'shared_ability');
+  const shares = startShares(point, seeds);
+  return {
+    factor: point.factor,
+    label: point.label,
+    value: point.value,
+    isDefault: point.isDefault,
+    tasks: sc.tasks,
+    groupSize: sc.groupSize,
+    startEasy: shares.easy,
+    startHard: shares.hard,
+    target: sc.target.mean,
+    methods: sc.selectors.map((s) => ({
+      selector: s.selector,
+      reached: s.reached,
+      runs: s.runs,
+      rolloutsRatio: s.rolloutsRatio,
+      stepsRatio: s.stepsRatio,
+      effectiveRatio: s.etr.mean,
+      finalAccuracy: s.finalAccuracy.mean,
+    })),
+    skipped,
+    winner,
+    runnerUp,
+    winnerOverRunnerUp: paired(winner, runnerUp, 1),
+    sharedAbilityOverBestOther:
+      byName.has('shared_ability') && bestOther
+        ? { other: bestOther.selector, ratio: paired('shared_ability', bestOther.selector, 2) }
+        : null,
+    seconds: (performance.now() - t0) / 1000,
+  };
+}
+
+export async function runSelectionSweep(opts: SweepOptions): Promise<SweepResult> {
+  const t0 = performance.now();
+  const factors = opts.factor === 'all' ? [...SWEEP_FACTORS] : [opts.factor as SweepFactor];
+  for (const f of factors)
+    if (!SWEEP_FACTORS.includes(f))
+      throw new ConfigError({
+        path: 'sweep',
+        message: `unknown sweep factor '${f}'`,
+        hint: `known: all, ${SWEEP_FACTORS.join(', ')}`,
+      });
+  const asked = opts.selectors ?? ['all'];
+  const selectors = asked.includes('all')
+    ? [...new Set([...ALL_NAMES, ...asked.filter((s) => s !== 'all')])]
+    : [...new Set(['random', ...asked])];
+  const known = new Set(ALL_SELECTORS.map((s) => s.name));
+  for (const s of selectors)
+    if (!known.has(s))
+      throw new ConfigError({ path: 'selectors', message: `unknown selector '${s}'`, hint: 'see --help' });
+  const points: SweepPointResult[] = [];
+  for (const factor of factors)
+    for (const point of sweepPoints(factor, opts.poolSizes)) {
+      const r = runPoint(point, opts, selectors, points.length);
+      opts.onProgress?.(`sweep ${factor} ${point.label}: winner ${r.winner} (${r.seconds.toFixed(0)} s)`);
+      points.push(r);
+      // Yield between points so a caller's timers and signals get a turn.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  const base = SCENARIOS['default']!;
+  const seedCount = opts.seeds ?? 5;
+  return {
+    factors,
+    seeds: Array.from({ length: seedCount }, (_, i) => (opts.firstSeed ?? 6) + i),
+    steps: opts.steps ?? base.steps,
+    batch: base.batch,
+    points,
+    elapsedMs: performance.now() - t0,
+  };
+}

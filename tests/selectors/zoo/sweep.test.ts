@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { calibrateDifficulty, startShares, sweepPoints } from '../../../bench/selection/sweep-points.ts';
 import { runSelectionSweep } from '../../../bench/selection/sweep.ts';
 import { formatSweep } from '../../../bench/selection/sweep-format.ts';
+import { calibrateDifficulty, startShares, sweepPoints } from '../../../bench/selection/sweep-points.ts';
 import { LearnerSim, trueSignalShare } from '../../../src/selectors/sim/learner-sim.ts';
 
 // The regime sweep of `bench selection --sweep` (issue #22): its points, the simulator's reward

@@ -4,6 +4,7 @@ import type { Task } from '../core/task.ts';
 import { type ColumnSpec, encodeRows } from './arrow-codec.ts';
 import { connect, openOrCreateTable } from './connection.ts';
 import { sqlString } from './sql.ts';
+import { encodeTasks, isTypedTaskLayout } from './task-encoder.ts';
 import {
   type DecodedTasks,
   decodeTaskRows,
@@ -61,8 +62,12 @@ export class TaskStore {
     if (tasks.length === 0)
       return { inserted: 0, updated: 0, unchanged: 0, version: await this.table.version() };
     const now = Date.now();
-    const rows = tasks.map((task) => storedTask(task, runId, now));
-    const data = encodeRows(rows, this.columns);
+    const data = isTypedTaskLayout(this.columns)
+      ? encodeTasks(tasks, runId, now)
+      : encodeRows(
+          tasks.map((task) => storedTask(task, runId, now)),
+          this.columns,
+        );
     if (opts.append || (await this.table.countRows()) === 0) {
       await this.table.add(data);
       return { inserted: tasks.length, updated: 0, unchanged: 0, version: await this.table.version() };

@@ -28,6 +28,8 @@ export interface RunBuffer {
   count(): Promise<number>;
   /** The sampler's own state (the replay-ratio limiter's counters), saved with checkpoints. */
   samplerState(): JsonValue;
+  /** Whether the buffer's rate limiter lets `k` more experiences in now (scale-out backpressure). */
+  canInsert?(k: number): boolean;
   loadSamplerState(state: JsonValue): void;
   close(): Promise<void>;
 }

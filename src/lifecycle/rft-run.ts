@@ -46,7 +46,11 @@ export interface RunRftOptions {
    * first write; it takes the run's lease (throwing when another process holds it) and returns the
    * executor that rolls out each step's groups on workers.
    */
-  coordinator?: { claim(run: CoordinatedRunInfo): Promise<RftParts['rollouts']> };
+  coordinator?: {
+    claim(run: CoordinatedRunInfo): Promise<RftParts['rollouts']>;
+    /** The built parts with the buffer open: the rate limiter and the explorer's weights. */
+    attach?(parts: RftParts): void;
+  };
 }
 
 /** What a coordinator learns about the run it is to own. */
@@ -189,6 +193,7 @@ export async function runRft(
     await rejected.flush();
   }
   const parts = { ...prepared.parts, buffer: await prepared.openBuffer(), ...(rollouts ? { rollouts } : {}) };
+  opts.coordinator?.attach?.(parts);
   const startedAt = Date.now();
   log(`run: ${runId}${plan.resume ? ' (resume)' : ''}`);
   for (const [k, v] of Object.entries(parts.describe)) log(`${k}: ${v}`);

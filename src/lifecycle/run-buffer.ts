@@ -113,6 +113,7 @@ export async function openRunBuffer(opts: OpenRunBufferOptions): Promise<RunBuff
       // The buffer's rate limiter (buffer.rateLimiter) counts the inserts itself.
       await buffer.write(experiences);
     },
+    canInsert: (k) => sampler.canInsert(k),
     async sample(n, ctx) {
       const batch = await sampler.sample(n, { step: ctx.trainStep, modelVersion: ctx.modelVersion });
       // The buffer records skipped rows in `rejected` itself; they come back here only to be counted.

@@ -2,11 +2,13 @@ import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { ConfigError } from '../core/errors.ts';
 import type { RftConfig } from '../lifecycle/rft-config.ts';
+import type { RftParts } from '../lifecycle/rft-parts.ts';
 import type { CoordinatedRunInfo } from '../lifecycle/rft-run.ts';
 import { RunLease } from './lease.ts';
 import { QueueRollouts } from './queue-rollouts.ts';
 import { connectionOf, type QueueUrl } from './queue-url.ts';
 import { contextKeyOf, ROLLOUT_QUEUE, type RunContext } from './rollout-job.ts';
+import { weightsPublisher } from './rollout-weights.ts';
 import { encodeWire } from './wire.ts';
 
 export interface CoordinatorOptions {
@@ -29,6 +31,8 @@ export class Coordinator {
   private events: QueueEvents | undefined;
   private lease: RunLease | undefined;
   rollouts: QueueRollouts | undefined;
+  private config: RftConfig | undefined;
+  private context = '';
   private readonly url: QueueUrl;
   private readonly o: CoordinatorOptions;
 
@@ -46,7 +50,7 @@ export class Coordinator {
   }
 
   async claim(run: CoordinatedRunInfo): Promise<QueueRollouts> {
-    refuseUnshareable(run.config);
+    this.config = run.config;
     await this.connect();
     this.lease = await RunLease.acquire(this.redis, run, {
       ttlMs: this.o.leaseTtlMs,
@@ -54,6 +58,7 @@ export class Coordinator {
         this.o.log(`warning: the run's lease was lost (${why}); the run stops at its next step`),
     });
     const context = contextKeyOf(run.dbDir, run.runId);
+    this.context = context;
     const ctx: RunContext = {
       runId: run.runId,
       config: run.config as unknown as Record<string, unknown>,
@@ -81,10 +86,25 @@ export class Coordinator {
       runDir: run.runDir,
       maxInFlight:
         this.o.maxInFlight ?? run.config.explorer.batchTasks + (run.config.explorer.extraGroups ?? 0),
+      groupSize: run.config.explorer.repeat,
       lease: this.lease,
       log: this.o.log,
     });
     return this.rollouts;
+  }
+
+  /**
+   * The run's parts, once built and its buffer open: each job is admitted against the buffer's
+   * rate limiter, and carries the weights of its version (the trainer's, as last synced).
+   */
+  attach(parts: RftParts): void {
+    if (!this.rollouts || !this.config) return;
+    const buffer = parts.buffer;
+    const weightsOf = weightsPublisher(parts, this.config, this.redis, this.context);
+    this.rollouts.attach({
+      ...(buffer.canInsert ? { canInsert: (k: number) => buffer.canInsert!(k) } : {}),
+      ...(weightsOf ? { weightsOf } : {}),
+    });
   }
 
   private async connect(): Promise<void> {
@@ -105,26 +125,4 @@ export class Coordinator {
     await this.queue?.close().catch(() => undefined);
     this.redis.disconnect();
   }
-}
-
-/**
- * Workers roll out with their own copy of the model. An in-process model the trainer updates
- * (tiny) would leave them on the starting weights, and weight sync routes one process's requests
- * only: both are refused at the door (exit 2), before anything is written.
- */
-function refuseUnshareable(config: RftConfig): void {
-  const model = config.explorer.model as { type?: string };
-  if (model.type === 'tiny')
-    throw new ConfigError({
-      path: 'explorer.model',
-      message:
-        "--queue needs a served model (type: openai): the in-process 'tiny' policy's weights live in the coordinator",
-      hint: 'run without --queue, or point explorer.model at an OpenAI-compatible server',
-    });
-  if (config.explorer.weightSync)
-    throw new ConfigError({
-      path: 'explorer.weightSync',
-      message: '--queue does not carry weight sync to workers yet',
-      hint: 'run without --queue, or without weightSync (docs/scale-out.md)',
-    });
 }

@@ -7,8 +7,9 @@ import type { Experience } from '../core/experience.ts';
 import type { Task } from '../core/task.ts';
 import type { ExploreResult, RolloutFailure } from '../explorer/explorer.ts';
 import { groupIdOf } from '../explorer/workflow.ts';
+import { Admission, type StepAdmission } from './admission.ts';
 import type { RunLease } from './lease.ts';
-import { type RolloutJob, RolloutResultSchema, rolloutJobId } from './rollout-job.ts';
+import { type RolloutJob, RolloutResultSchema, rolloutJobId, type WeightsRef } from './rollout-job.ts';
 import { decodeWire } from './wire.ts';
 
 /** One finished job as the coordinator records it in `<runDir>/scale-jobs.jsonl`. */
@@ -30,8 +31,10 @@ export interface QueueRolloutsOptions {
   context: string;
   runId: string;
   runDir: string;
-  /** Jobs of a step in the queue or running at once. */
+  /** Jobs of a step in the queue or running at once (the rate limiter may bound them lower). */
   maxInFlight: number;
+  /** Experiences one job inserts (explorer.repeat): what the rate limiter is asked about per job. */
+  groupSize?: number;
   lease?: RunLease;
   log: (line: string) => void;
 }
@@ -43,11 +46,32 @@ export interface QueueRolloutsOptions {
  */
 export class QueueRollouts {
   readonly jobs: JobRecord[] = [];
+  /** Each step's backpressure (also in `<runDir>/scale-backpressure.jsonl`). */
+  readonly admissions: StepAdmission[] = [];
   private readonly o: QueueRolloutsOptions;
+  private admission: Admission;
+  private weightsOf: ((version: number) => Promise<WeightsRef | undefined>) | undefined;
   constructor(o: QueueRolloutsOptions) {
     this.o = o;
+    this.admission = new Admission({ maxInFlight: o.maxInFlight, groupSize: o.groupSize ?? 1 });
     // Each pending add() listens on the queue once; up to maxInFlight of them at a time is expected.
     o.queue.setMaxListeners(Math.max(o.queue.getMaxListeners(), o.maxInFlight + 10));
+  }
+
+  /**
+   * The run's parts, once built: `canInsert` is the buffer's rate limiter (per-job backpressure);
+   * `weightsOf(version)` names the weights a worker must roll out a job of that version with.
+   */
+  attach(o: {
+    canInsert?: (k: number) => boolean;
+    weightsOf?: (version: number) => Promise<WeightsRef | undefined>;
+  }): void {
+    this.admission = new Admission({
+      maxInFlight: this.o.maxInFlight,
+      groupSize: this.o.groupSize ?? 1,
+      ...(o.canInsert ? { canInsert: o.canInsert } : {}),
+    });
+    this.weightsOf = o.weightsOf;
   }
 
   async explore(tasks: readonly Task[], step: number, modelVersion: number): Promise<ExploreResult> {
@@ -57,6 +81,7 @@ export class QueueRollouts {
     const failures: RolloutFailure[] = [];
     const metrics = { timeouts: 0, retries: 0, emptyResponses: 0 };
     const records: JobRecord[] = [];
+    const weights = await this.weightsOf?.(modelVersion);
     const runOne = async (i: number) => {
       const task = tasks[i]!;
       const jobId = rolloutJobId(this.o.context, step, modelVersion, task.id);
@@ -66,6 +91,7 @@ export class QueueRollouts {
         step,
         version: modelVersion,
         task,
+        ...(weights ? { weights } : {}),
       };
       try {
         // Same id, same job: a job a killed coordinator added is found here, finished or not.
@@ -107,16 +133,13 @@ export class QueueRollouts {
         });
       }
     };
-    let next = 0;
-    const lanes = Array.from(
-      { length: Math.min(Math.max(1, this.o.maxInFlight), tasks.length) },
-      async () => {
-        while (next < tasks.length) await runOne(next++);
-      },
-    );
-    await Promise.all(lanes);
+    const admitted = await this.admission.run(tasks.length, runOne, {
+      step,
+      taskId: (i) => tasks[i]!.id,
+    });
     this.o.lease?.check();
     this.record(step, records.filter(Boolean));
+    this.recordAdmission(admitted);
 
     const experiences = groups.flatMap((g) => g ?? []);
     return {
@@ -133,6 +156,18 @@ export class QueueRollouts {
         ms: performance.now() - t0,
       },
     };
+  }
+
+  /** A step whose jobs waited for the rate limiter's bound gets a line in scale-backpressure.jsonl and the log. */
+  private recordAdmission(a: StepAdmission): void {
+    this.admissions.push(a);
+    if (a.waits.length === 0) return;
+    appendFileSync(join(this.o.runDir, 'scale-backpressure.jsonl'), `${JSON.stringify(a)}\n`);
+    const ms = a.waits.reduce((t, w) => t + w.ms, 0);
+    const refused = a.waits.filter((w) => w.refused).length;
+    this.o.log(
+      `step ${a.step}: at most ${a.bound} rollout job(s) at once; ${a.waits.length} waited ${(ms / 1000).toFixed(1)} s in all${refused > 0 ? `; ${refused} while it refused even one group` : ''}`,
+    );
   }
 
   /** Every finished job goes to scale-jobs.jsonl; the log line says who worked on the step and what was reclaimed. */

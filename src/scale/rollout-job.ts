@@ -24,6 +24,17 @@ export const RunContextSchema = z.object({
 });
 export type RunContext = z.infer<typeof RunContextSchema>;
 
+/**
+ * The weights a job's rollouts must come from (rollout-weights.ts). `served`: the model name the
+ * requests carry (weight sync: the coordinator loaded that adapter on the server). `files`: a Redis
+ * hash holding the coordinator's explorer weights of that version (the in-process tiny policy).
+ */
+export const WeightsRefSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('served'), version: z.number().int().nonnegative(), model: z.string().min(1) }),
+  z.object({ kind: z.literal('files'), version: z.number().int().nonnegative(), key: z.string().min(1) }),
+]);
+export type WeightsRef = z.infer<typeof WeightsRefSchema>;
+
 /** One task group of one explorer step: roll it out `repeat` times and score it. */
 export const RolloutJobSchema = z.object({
   context: z.string().min(1),
@@ -31,6 +42,7 @@ export const RolloutJobSchema = z.object({
   step: z.number().int().nonnegative(),
   version: z.number().int().nonnegative(),
   task: TaskSchema,
+  weights: WeightsRefSchema.optional(),
 });
 export type RolloutJob = z.infer<typeof RolloutJobSchema>;
 

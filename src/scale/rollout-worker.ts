@@ -5,12 +5,16 @@ import type { Explorer } from '../explorer/explorer.ts';
 import type { RftConfig } from '../lifecycle/rft-config.ts';
 import { type QueueWorkerOptions, startQueueWorker, workerName, workerRedis } from './queue-worker.ts';
 import { ROLLOUT_QUEUE, RolloutJobSchema, type RolloutResult, RunContextSchema } from './rollout-job.ts';
+import { applyWeights, VersionGate } from './rollout-weights.ts';
 import { decodeWire, encodeWire } from './wire.ts';
 
 export type RolloutWorkerOptions = QueueWorkerOptions;
 
 interface BuiltRun {
   explorer: Explorer;
+  loadExplorer?: (dir: string) => Promise<void>;
+  /** This process's copy of the run holds one version's weights at a time. */
+  gate: VersionGate;
   dispose?: () => void;
 }
 
@@ -41,7 +45,25 @@ export class RolloutWorker {
     const data = RolloutJobSchema.parse(job.data);
     this.o.log(`job ${job.id} start: run ${data.runId} step ${data.step} task ${data.task.id}`);
     const built = await this.build(data.context);
-    const r = await built.explorer.explore([data.task], data.step, data.version);
+    const ref = data.weights;
+    // The job's weights (the coordinator's version): loaded before the rollout, once per version.
+    if (ref)
+      await built.gate.enter(`${ref.kind}:${ref.version}`, () =>
+        applyWeights(
+          ref,
+          {
+            model: built.explorer.options.model,
+            ...(built.loadExplorer ? { loadExplorer: built.loadExplorer } : {}),
+          },
+          this.redis,
+        ),
+      );
+    let r: Awaited<ReturnType<Explorer['explore']>>;
+    try {
+      r = await built.explorer.explore([data.task], data.step, data.version);
+    } finally {
+      if (ref) built.gate.leave();
+    }
     const result: RolloutResult = {
       experiences: r.experiences,
       failures: r.failures,
@@ -87,8 +109,11 @@ export class RolloutWorker {
       seed: ctx.seed,
     });
     this.o.log(`worker ${this.name}: built run ${ctx.runId}`);
+    const load = prepared.parts.loadExplorer;
     return {
       explorer: prepared.parts.explorer,
+      gate: new VersionGate(),
+      ...(load ? { loadExplorer: (dir: string) => load(dir) } : {}),
       ...(prepared.parts.dispose ? { dispose: () => prepared.parts.dispose?.() } : {}),
     };
   }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type Job, Queue, QueueEvents, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type TestRedis, warnIfNoRedis } from '../../bench/scale-redis.ts';
+import { ReplayRatioLimiter } from '../../src/buffer/rate-limiter.ts';
 import type { Task } from '../../src/core/task.ts';
 import { QueueRollouts } from '../../src/scale/queue-rollouts.ts';
 import { connectionOf, parseQueueUrl } from '../../src/scale/queue-url.ts';
@@ -82,16 +83,16 @@ describe.skipIf(noRedis)('QueueRollouts: the coordinator side of rollout jobs', 
     await redis?.stop();
   });
 
-  const executor = (maxInFlight: number) =>
-    new QueueRollouts({
-      queue,
-      events,
-      context: 'winnow:context:test',
-      runId: 'r',
-      runDir,
-      maxInFlight,
-      log: () => undefined,
-    });
+  const options = (maxInFlight: number) => ({
+    queue,
+    events,
+    context: 'winnow:context:test',
+    runId: 'r',
+    runDir,
+    maxInFlight,
+    log: () => undefined,
+  });
+  const executor = (maxInFlight: number) => new QueueRollouts(options(maxInFlight));
 
   it('returns groups in task order, whatever order they finish in, and records every job', async () => {
     const r = await executor(8).explore([task(1), task(2), task(3), task(4)], 1, 0);
@@ -133,6 +134,45 @@ describe.skipIf(noRedis)('QueueRollouts: the coordinator side of rollout jobs', 
     maxActive = 0;
     await executor(2).explore([1, 2, 3, 4, 5].map(task), 3, 0);
     expect(maxActive).toBe(2);
+  });
+
+  it('backpressure: jobs running never exceed the groups the buffer’s rate limiter admits, asked again per job', async () => {
+    // Band: inserted + k − sampled ≤ 4, two experiences a group: 2 groups at once.
+    const limiter = new ReplayRatioLimiter({
+      samplesPerInsert: 1,
+      minSizeToSample: 0,
+      tolerance: 0.1,
+      errorBuffer: 4,
+      insertBatch: 8,
+    });
+    const ex = new QueueRollouts({ ...options(8), groupSize: 2 });
+    ex.attach({ canInsert: (k) => limiter.canInsert(k) });
+    maxActive = 0;
+    const r = await ex.explore([1, 2, 3, 4, 5, 6].map(task), 5, 0);
+    expect(r.experiences).toHaveLength(12);
+    expect(maxActive).toBe(2);
+    const a = ex.admissions[0]!;
+    expect([a.bound, a.maxRunning]).toEqual([2, 2]);
+    expect(a.waits.map((w) => w.taskId)[0]).toBe('t3');
+    expect(a.waits.every((w) => w.bound === 2 && !w.refused && w.running === 2)).toBe(true);
+    const lines = readFileSync(join(runDir, 'scale-backpressure.jsonl'), 'utf8').trim().split('\n');
+    expect(JSON.parse(lines.at(-1)!)).toEqual(a);
+
+    // 4 inserted, none sampled: the limiter refuses even one group, so one job at a time, until
+    // the trainer samples 8 (as in async mode) and the band admits 4 groups again.
+    limiter.onInsert(4);
+    expect(limiter.canInsert(2)).toBe(false);
+    maxActive = 0;
+    const sampled = sleep(250).then(() => limiter.onSample(8));
+    await ex.explore([1, 2, 3, 4, 5, 6, 7, 8].map(task), 6, 0);
+    await sampled;
+    const b = ex.admissions[1]!;
+    expect(b.bound).toBe(1);
+    expect(b.waits[0]).toMatchObject({ taskId: 't2', running: 1, bound: 1, refused: true });
+    expect(b.waits.some((w) => w.bound === 4 && !w.refused)).toBe(true);
+    expect(b.maxRunning).toBeGreaterThan(1);
+    expect(b.maxRunning).toBeLessThanOrEqual(4);
+    expect(maxActive).toBe(b.maxRunning);
   });
 
   it('a group whose job fails on every attempt becomes a recorded failure; the rest of the step goes on', async () => {

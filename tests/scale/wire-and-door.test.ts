@@ -73,26 +73,6 @@ describe('what crosses the queue', () => {
 
 describe('winnow run --queue refuses at the door, before anything is written', () => {
   const dir = tempDir('winnow-scale-door-');
-  const cfg = join(import.meta.dirname, '..', '..', 'pipelines', 'arithmetic-bots.yaml');
-
-  it('the in-process tiny model: exit 2 naming explorer.model', () => {
-    const r = winnow([
-      'run',
-      cfg,
-      '--db',
-      join(dir, 'db'),
-      '--runs-dir',
-      join(dir, 'runs'),
-      '--queue',
-      'redis://127.0.0.1:1',
-    ]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(
-      "explorer.model: --queue needs a served model (type: openai): the in-process 'tiny' policy",
-    );
-    expect(existsSync(join(dir, 'db'))).toBe(false);
-    expect(existsSync(join(dir, 'runs'))).toBe(false);
-  });
 
   it('a Redis that cannot be reached: exit 2 naming --queue and the address', () => {
     const served = writeConfig(dir, 'http://127.0.0.1:9/v1', 1, 2);

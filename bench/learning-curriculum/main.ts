@@ -15,6 +15,7 @@ import { curriculumHtml } from './html.ts';
 import { buildView, type LearnerSettings, type LearningCurve, runLearner } from './learner.ts';
 import { curriculumLineup } from './lineup.ts';
 import { startReport, strongReference } from './references.ts';
+import { regimePool } from './regime.ts';
 import { CURRICULUM_ALL, CURRICULUM_BENCH_SPEC, type CurriculumSelectorName } from './spec.ts';
 import { bootstrapRatio, commonTarget, fmtInterval, type Interval, mean, stepsToTarget } from './stats.ts';
 
@@ -67,13 +68,25 @@ export async function curriculumBenchMain(argv: string[]): Promise<number> {
     if (!v.quiet) process.stderr.write(`${s}\n`);
   };
 
-  const [train, heldout] = await Promise.all([
+  const [fullTrain, heldout] = await Promise.all([
     loadTaskFile(`${DATA}/train.jsonl`),
     loadTaskFile(`${DATA}/heldout.jsonl`),
   ]);
   const t0 = Date.now();
-  const start = await startReport(train, settings.repeat);
-  const strong = await strongReference(train, smoke ? 5 : 150);
+  const fullStart = await startReport(fullTrain, settings.repeat);
+  const fullStrong = await strongReference(fullTrain, smoke ? 5 : 150);
+  // --pool-unusable: a seeded sub-pool with that share of unusable tasks (regime.ts, issue #22).
+  const regime =
+    v['pool-unusable'] !== undefined
+      ? regimePool(
+          fullTrain,
+          fullStart,
+          fullStrong,
+          { unusable: v['pool-unusable'], tasks: v['pool-tasks'] },
+          settings.repeat,
+        )
+      : undefined;
+  const { train, start, strong } = regime ?? { train: fullTrain, start: fullStart, strong: fullStrong };
   log(
     `pool: ${train.length} tasks; at the start ${(start.extremeShare * 100).toFixed(1)}% have a pass rate < 0.05 or > 0.95, ` +
       `${(start.noGradientShare * 100).toFixed(1)}% of ${settings.repeat}-rollout groups are expected to carry no gradient ` +
@@ -207,6 +220,16 @@ export async function curriculumBenchMain(argv: string[]): Promise<number> {
       startExtremeShare: start.extremeShare,
       startNoGradientShare: start.noGradientShare,
       startPassRateByLevel: start.byLevel,
+      ...(regime
+        ? {
+            regime: {
+              unusable: v['pool-unusable'],
+              tooEasy: regime.tooEasy,
+              tooHard: regime.tooHard,
+              usable: regime.usable,
+            },
+          }
+        : {}),
     },
     summary: summaries,
     pairs,

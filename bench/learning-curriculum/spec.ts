@@ -1,6 +1,7 @@
 // The command line of `winnow bench curriculum`, in a light module (bench/bench-specs.ts lists it).
 import type { CommandSpec } from '../../src/cli/command-spec.ts';
 import { DEFAULT_BOTS_RHO, DEFAULT_TARGET_PASS_RATE } from './lineup.ts';
+import { POOL_REGIME_OPTIONS } from './regime-spec.ts';
 
 /** The selectors the curriculum bench compares, in table order (random is the baseline). */
 export const CURRICULUM_SELECTORS = [
@@ -128,6 +129,7 @@ export const CURRICULUM_BENCH_SPEC = {
       description:
         'also time each selector step on a simulated pool of N tasks (e.g. 1000000; 0 = not measured)',
     },
+    ...POOL_REGIME_OPTIONS,
     html: {
       type: 'string',
       value: 'FILE',
@@ -140,5 +142,6 @@ export const CURRICULUM_BENCH_SPEC = {
     'winnow bench curriculum --json --html curriculum.html',
     'winnow bench curriculum --seeds 5 --first-seed 1 --selectors random,bots,shared_ability',
     'winnow bench curriculum --smoke --json',
+    'winnow bench curriculum --pool-unusable 0.2 --selectors random,pcl,shared_ability --json',
   ],
 } as const satisfies CommandSpec;

@@ -11,6 +11,8 @@ export class AnswerServer {
   requests = 0;
   inFlight = 0;
   maxInFlight = 0;
+  /** The model name each request carried, in arrival order (weight sync routes by it). */
+  readonly models: string[] = [];
   url = '';
   private server: Server | undefined;
   private readonly latencyMs: number;
@@ -31,7 +33,8 @@ export class AnswerServer {
         this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
         const answer = () => {
           this.inFlight--;
-          const r = JSON.parse(body) as { prompt: string; n?: number; seed?: number };
+          const r = JSON.parse(body) as { prompt: string; n?: number; seed?: number; model?: string };
+          this.models.push(String(r.model));
           const right = String(evaluate(r.prompt.replace(/=$/, '')));
           const choices = Array.from({ length: r.n ?? 1 }, (_, i) => {
             const h = createHash('sha1')

@@ -71,10 +71,57 @@ export function dedupKeyHash(
   opts: DedupKeyOptions = DEFAULT_DEDUP_KEY_OPTIONS,
 ): { key: number; check: number } {
   if (opts.whitespace === 'collapse' && opts.stripPunctuation) {
-    const len = asciiDedupKeyBytes(text, opts.lowercase);
-    if (len >= 0) return hashUnits((i) => scratch[i]!, len);
+    const fast = asciiDedupKeyHash(text, opts.lowercase);
+    if (fast !== null) return fast;
   }
   return hashDedupKey(generalDedupKey(text, opts));
+}
+
+/**
+ * `hashUnits` of `asciiDedupKeyBytes`'s key, computed while the key is produced (no key bytes are
+ * stored, no per-character callback): the same lanes, the same finish. Null for non-ASCII text.
+ */
+function asciiDedupKeyHash(text: string, lowercase: boolean): { key: number; check: number } | null {
+  const n = text.length;
+  let a = 0x9e3779b9;
+  let b = 0x85ebca6b;
+  let h = 0xc2b2ae35;
+  let len = 0;
+  let pendingSpace = false;
+  let prev = -1;
+  for (let i = 0; i < n; i++) {
+    let c = text.charCodeAt(i);
+    if (c >= 128) return null;
+    if (ASCII_PUNCT[c] === 1) {
+      if (
+        !(
+          (c === 46 || c === 44) &&
+          isAsciiDigit(text.charCodeAt(i - 1)) &&
+          isAsciiDigit(text.charCodeAt(i + 1))
+        )
+      )
+        continue;
+    } else if (isAsciiSpace(c)) {
+      pendingSpace = true;
+      continue;
+    } else if (lowercase && c >= 65 && c <= 90) c += 32;
+    if (pendingSpace && prev !== -1 && isAsciiAlnum(prev) && isAsciiAlnum(c)) {
+      a = Math.imul(a ^ 32, 0x01000193);
+      b = Math.imul(b ^ 32, 0x5bd1e995);
+      h = Math.imul(h ^ 32, 0x27d4eb2d);
+      len++;
+    }
+    pendingSpace = false;
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    h = Math.imul(h ^ c, 0x27d4eb2d);
+    len++;
+    prev = c;
+  }
+  a = Math.imul(a ^ (a >>> 15), 0x2c1b3c6d) ^ Math.imul(b ^ (b >>> 13), 0x297a2d39);
+  b = Math.imul(b ^ (b >>> 16), 0x85ebca6b) ^ Math.imul(a ^ (a >>> 13), 0xc2b2ae35);
+  h = Math.imul(h ^ (h >>> 16), 0x7feb352d) ^ (a >>> 7) ^ len;
+  return { key: (a >>> 0) * 2097152 + ((b >>> 0) & 0x1fffff), check: h >>> 0 };
 }
 
 /** The hash pair of a key string (what dedupKeyHash computes from the key without building it). */

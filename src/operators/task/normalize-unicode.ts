@@ -44,7 +44,21 @@ export interface UnicodeOptions {
   asciiDashes: boolean;
 }
 
+/** Printable ASCII plus tab and line breaks: every normal form, strip and fold leaves it as it is. */
+function isPlainAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x7f || (c < 0x20 && c !== 9 && c !== 10 && c !== 13)) return false;
+  }
+  return true;
+}
+
 export function normalizeUnicode(text: string, opts: UnicodeOptions): string {
+  return isPlainAscii(text) ? text : normalizeUnicodeFull(text, opts);
+}
+
+/** The reference (normalizeUnicode returns plain ASCII text as it is without running it). */
+export function normalizeUnicodeFull(text: string, opts: UnicodeOptions): string {
   let out = opts.form === 'none' ? text : normalizeForm(text, opts.form);
   if (opts.stripInvisible) out = out.replace(INVISIBLE, '');
   if (opts.asciiQuotes) out = out.replace(SINGLE_QUOTES, "'").replace(DOUBLE_QUOTES, '"');

@@ -32,8 +32,26 @@ export function countChars(text: string): number {
 }
 
 /** Words as text-units.ts defines them: whitespace runs, and segmenter words inside CJK/Thai runs. */
-export function countWords(text: string): number {
+/** The reference word count (countWords takes a one-pass fast path below U+0E00). */
+export function countWordsFull(text: string): number {
   return countWordUnits(text, isSpaceCode);
+}
+
+export function countWords(text: string): number {
+  // Fast path: below U+0E00 (Thai, the lowest unspaced script) words are whitespace runs, counted
+  // in one pass without text-units.ts's script scan.
+  let n = 0;
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x0e00) return countWordUnits(text, isSpaceCode);
+    if (c === 32 || (c >= 9 && c <= 13) || (c >= 0x80 && isSpaceCode(c))) inWord = false;
+    else if (!inWord) {
+      inWord = true;
+      n++;
+    }
+  }
+  return n;
 }
 
 const LETTER_OR_DIGIT = /[\p{L}\p{N}\p{M}]/u;
@@ -50,6 +68,30 @@ export interface CharClassCounts {
 }
 
 export function charClassCounts(text: string): CharClassCounts {
+  let total = 0;
+  let alnum = 0;
+  let space = 0;
+  // The ASCII prefix (usually the whole text) by char code, without a string per character.
+  let i = 0;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 128) break;
+    total++;
+    if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)) alnum++;
+    else if (c === 32 || (c >= 9 && c <= 13)) space++;
+  }
+  if (i === text.length) return { total, alnum, space, special: total - alnum - space };
+  const rest = charClassCountsFull(text.slice(i));
+  return {
+    total: total + rest.total,
+    alnum: alnum + rest.alnum,
+    space: space + rest.space,
+    special: total - alnum - space + rest.special,
+  };
+}
+
+/** The reference: every code point classified (charClassCounts takes an ASCII fast path first). */
+export function charClassCountsFull(text: string): CharClassCounts {
   let total = 0;
   let alnum = 0;
   let space = 0;

@@ -94,6 +94,7 @@ export const SharedAbilityParamsSchema = z.strictObject({
   mode: z.enum(['expected', 'thompson']).default(S.mode),
   width: z.number().positive().default(S.width),
   shortlist: z.number().int().nonnegative().default(S.shortlist),
+  candidates: z.number().int().nonnegative().default(S.candidates),
   grid: z.number().int().min(0).max(1024).default(S.grid),
   search: z.enum(['grid', 'scan']).default(S.search),
 });

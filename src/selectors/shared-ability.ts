@@ -46,6 +46,12 @@ export interface SharedAbilityParams {
   width: number;
   /** Above this many tasks, `thompson` draws only for the best tasks by expected usefulness. 0 = all. */
   shortlist: number;
+  /**
+   * Pick among `candidates` × n tasks drawn uniformly (distinct) each select, instead of among all
+   * tasks (0). PCL's candidate set: the batch stays spread over the pool while the model's shared
+   * evidence ranks the candidates.
+   */
+  candidates: number;
   /** Cells per axis of the reference grid used to search never-observed tasks (0: ≈ √(N/64) per domain). */
   grid: number;
   /** `grid`: exact branch-and-bound over the grid; `scan`: score every task (the O(N) reference). */
@@ -75,6 +81,7 @@ export const SHARED_ABILITY_DEFAULTS: SharedAbilityParams = {
   mode: 'expected',
   width: 1.5,
   shortlist: 1024,
+  candidates: 0,
   grid: 0,
   search: 'grid',
 };
@@ -374,6 +381,7 @@ export class SharedAbilitySelector extends BaseSelector {
     const size = this.ids.length;
     const take = Math.min(n, size);
     const p = this.params;
+    if (p.candidates > 0 && size > take * p.candidates) return this.pickFromCandidates(n, take);
     const thompson = p.mode === 'thompson';
     const listSize =
       thompson && p.shortlist > 0 && size > Math.max(p.shortlist, take) ? Math.max(p.shortlist, take) : 0;
@@ -397,6 +405,36 @@ export class SharedAbilitySelector extends BaseSelector {
       picked = best.sorted();
     }
     if (picked.length === n) return picked;
+    const out = new Int32Array(n);
+    for (let i = 0; i < n; i++) out[i] = picked[i % picked.length]!;
+    return out;
+  }
+
+  /**
+   * The `candidates` mode: `candidates`·take distinct tasks drawn uniformly, ranked by the same key
+   * as the full search (expected usefulness, or the distance of a posterior draw to logit p*).
+   */
+  private pickFromCandidates(n: number, take: number): Int32Array {
+    const p = this.params;
+    const pool = this.rng.sampleDistinct(this.ids.length, take * p.candidates);
+    const salt = this.rng.nextUint32();
+    const goal = logit(p.target);
+    const w2 = p.width * p.width;
+    const top = new TopK(take);
+    const mv = new Float64Array(2);
+    const phi = new Float64Array(this.dim);
+    for (const k of pool) {
+      this.moments(k, mv, phi);
+      let key: number;
+      if (p.mode === 'thompson') key = Math.abs(mv[0]! + Math.sqrt(mv[1]!) * this.rng.normal() - goal);
+      else {
+        const s = w2 + mv[1]!;
+        const e = mv[0]! - goal;
+        key = (e * e) / s + Math.log(s);
+      }
+      top.offer(key, k, tieRank(k, salt));
+    }
+    const picked = top.sorted();
     const out = new Int32Array(n);
     for (let i = 0; i < n; i++) out[i] = picked[i % picked.length]!;
     return out;

@@ -26,6 +26,8 @@ const CONFIGS: Record<string, SelectorConfig> = {
   bots_explicit: { type: 'bots', params: { rho: 0 } },
   shared_ability: { type: 'shared_ability' },
   shared_ability_thompson: { type: 'shared_ability', params: { mode: 'thompson', shortlist: 5, grid: 2 } },
+  shared_ability_candidates: { type: 'shared_ability', params: { candidates: 2 } },
+  shared_ability_candidates_thompson: { type: 'shared_ability', params: { candidates: 2, mode: 'thompson' } },
   mixed: {
     type: 'mixed',
     params: {

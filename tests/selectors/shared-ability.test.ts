@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { hashSeed, Rng } from '../../src/core/rng.ts';
 import { createSelector } from '../../src/selectors/registry.ts';
 import { SharedAbilitySelector } from '../../src/selectors/shared-ability.ts';
 import { LearnerSim, type LearnerSimConfigInput } from '../../src/selectors/sim/learner-sim.ts';
@@ -123,4 +124,43 @@ describe('shared_ability: the grid search is exact', () => {
       });
     }
   }
+});
+
+describe('shared_ability: the candidate set (candidates > 0)', () => {
+  for (const mode of ['expected', 'thompson'] as const) {
+    it(`${mode}: picks the best of candidates × n uniform tasks by the full search's rule`, () => {
+      const sim = new LearnerSim({ tasks: 400, refSamples: 0 }, 4);
+      const view = sim.view();
+      const sel = createSelector(
+        { type: 'shared_ability', params: { mode, candidates: 4, shortlist: 0 } },
+        view,
+        9,
+      );
+      const picked = sel.select(16);
+      // The selector's stream: the candidate draw comes first (BaseSelector seeds it with 'selector').
+      const pool = new Rng(hashSeed('selector', 9)).sampleDistinct(400, 64).sort((a, b) => a - b);
+      const poolIds = pool.map((k) => view.ids[k]!);
+      expect(new Set(picked).size).toBe(16);
+      for (const id of picked) expect(poolIds).toContain(id);
+      if (mode === 'expected') {
+        // The same model over the candidates alone, scoring every task: the same 16, in the same order.
+        const sub = {
+          ids: poolIds,
+          domains: pool.map((k) => view.domains![k]!),
+          features: Object.fromEntries(
+            Object.entries(view.features).map(([f, col]) => [f, Float64Array.from(pool, (k) => col[k]!)]),
+          ),
+        };
+        const full = createSelector({ type: 'shared_ability', params: { search: 'scan' } }, sub, 9);
+        expect(picked).toEqual(full.select(16));
+      }
+    });
+  }
+
+  it('is off below candidates × n ≥ tasks: the full search decides', () => {
+    const sim = new LearnerSim({ tasks: 60 }, 4);
+    const a = createSelector({ type: 'shared_ability', params: { candidates: 4 } }, sim.view(), 3);
+    const b = createSelector({ type: 'shared_ability' }, sim.view(), 3);
+    expect(a.select(16)).toEqual(b.select(16));
+  });
 });

@@ -198,7 +198,7 @@ async function runFile(file: string, values: RunValues, given: ReadonlySet<strin
     onStart: (w) => {
       if (!values.json && !values.quiet) process.stderr.write(`run ${w.runId}\ndatabase: ${w.dbDir}\n`);
     },
-    ...(values.queue ? { inputStream: await queuedPipelineInput(values) } : {}),
+    ...(values.queue ? await queuedPipelineInput(values) : {}),
     onProgress: (p) => {
       const rate = p.rowsRead / Math.max(1e-3, p.elapsedMs / 1000);
       progress.update(
@@ -409,8 +409,8 @@ export function formatRftReport(r: RftReport, paths: Record<string, string> = {}
 /** --queue on a task pipeline: shards go to `winnow worker --role pipeline` processes (loaded on demand). */
 async function queuedPipelineInput(values: RunValues) {
   const { parseQueueUrl } = await import('../scale/queue-url.ts');
-  const { queuedInputStream } = await import('../scale/pipeline-coordinator.ts');
-  return queuedInputStream({
+  const { queuedPipeline } = await import('../scale/pipeline-coordinator.ts');
+  return queuedPipeline({
     url: parseQueueUrl(values.queue ?? ''),
     shardBytes: values['shard-bytes'] ?? 8 * 1024 * 1024,
     window: 16,

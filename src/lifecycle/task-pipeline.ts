@@ -110,6 +110,7 @@ export async function runTaskPipeline(
   const hooks = opts.hooks ?? new Hooks<TaskPipelineEvents>();
 
   opts.onStart?.({ runId, dbDir, runsDir });
+  await opts.beforeWrite?.({ runId, dbDir, table: config.output.table });
   const store = await TaskStore.open(dbDir, config.output.table);
   const rejectedStore = await RejectedStore.open(dbDir, config.output.rejectedTable);
   const recorder = new RunRecorder(await RunTable.open(dbDir), {

@@ -27,6 +27,8 @@ export interface LeaseSubject {
   dbDir: string;
   runId: string;
   bufferTable: string;
+  /** How errors name the table (default 'buffer table'; a task pipeline's output: 'task table'). */
+  tableKind?: string;
 }
 
 /** Redis keys of the leases on a run and its table (a database is named by a hash of its absolute path). */
@@ -75,7 +77,7 @@ export class RunLease {
     const taken: string[] = [];
     const what: Array<[string, string]> = [
       [k.run, `run '${subject.runId}'`],
-      [k.table, `buffer table '${subject.bufferTable}'`],
+      [k.table, `${subject.tableKind ?? 'buffer table'} '${subject.bufferTable}'`],
     ];
     for (const [key, label] of what) {
       const ok = await redis.set(key, token, 'PX', opts.ttlMs, 'NX');

@@ -54,44 +54,42 @@ export function queuedInputStream(
   o: PipelineCoordinatorOptions,
   shards: ShardRecord[] = [],
 ): NonNullable<RunTaskPipelineOptions['inputStream']> {
-  return async (c, run) => {
-    if (c.hooks.count('afterIngest') > 0)
-      throw new ConfigError({
-        path: '--queue',
-        message:
-          'afterIngest hooks run in the coordinator only; they cannot see rows read by pipeline workers',
-        hint: 'run without --queue',
-      });
-    const redis = new Redis({
-      ...(connectionOf(o.url) as object),
-      lazyConnect: true,
-      maxRetriesPerRequest: 2,
-      retryStrategy: (n: number) => (n > 5 ? null : 200),
-    });
-    redis.on('error', () => undefined);
-    try {
-      await redis.connect();
-    } catch (err) {
-      throw new ConfigError({
-        path: '--queue',
-        message: `cannot reach Redis at ${o.url.url}: ${(err as Error).message}`,
-        hint: 'start redis-server there, or check the address',
-      });
-    }
+  return queuedPipeline(o, shards).inputStream;
+}
+
+interface Claimed {
+  redis: Redis;
+  lease: RunLease;
+}
+
+/**
+ * The queued input stream plus `beforeWrite`, which takes the run's lease on (database, run) and the
+ * output table before the pipeline writes anything (its run record, the tables): a second
+ * coordinator on the same table is refused with exit 2 naming the holder, and writes nothing. A
+ * stream used without `beforeWrite` takes the lease itself as it starts.
+ */
+export function queuedPipeline(
+  o: PipelineCoordinatorOptions,
+  shards: ShardRecord[] = [],
+): Required<Pick<RunTaskPipelineOptions, 'inputStream' | 'beforeWrite'>> {
+  let claimed: Promise<Claimed> | undefined;
+  const claim = (dbDir: string, runId: string, table: string): Promise<Claimed> => {
+    claimed ??= claimLease(o, dbDir, runId, table);
+    return claimed;
+  };
+  const inputStream: NonNullable<RunTaskPipelineOptions['inputStream']> = async (c, run) => {
+    const { redis, lease } = await claim(run.dbDir, c.runId, c.config.output.table);
     const connection = connectionOf(o.url);
     let queue: Queue | undefined;
     let events: QueueEvents | undefined;
-    let lease: RunLease | undefined;
     try {
-      lease = await RunLease.acquire(
-        redis,
-        { dbDir: run.dbDir, runId: c.runId, bufferTable: c.config.output.table },
-        {
-          ttlMs: o.leaseTtlMs,
-          onLost: (why) =>
-            o.log(`warning: the run's lease was lost (${why}); the run stops before its next shard`),
-        },
-      );
+      if (c.hooks.count('afterIngest') > 0)
+        throw new ConfigError({
+          path: '--queue',
+          message:
+            'afterIngest hooks run in the coordinator only; they cannot see rows read by pipeline workers',
+          hint: 'run without --queue',
+        });
       const context = pipelineContextKeyOf(run.dbDir, c.runId);
       const ctx: PipelineContext = {
         runId: c.runId,
@@ -167,12 +165,59 @@ export function queuedInputStream(
       await redis.del(context);
       return { rowsRead, inputErrors, ...(rowSteps ? { rowSteps } : {}) };
     } finally {
-      await lease?.release();
+      await lease.release();
       await events?.close().catch(() => undefined);
       await queue?.close().catch(() => undefined);
       redis.disconnect();
     }
   };
+  return {
+    inputStream,
+    beforeWrite: async (w) => {
+      await claim(w.dbDir, w.runId, w.table);
+    },
+  };
+}
+
+/** Connect to Redis and take the lease on (database, run) and the output table; nothing is left open on failure. */
+async function claimLease(
+  o: PipelineCoordinatorOptions,
+  dbDir: string,
+  runId: string,
+  table: string,
+): Promise<Claimed> {
+  const redis = new Redis({
+    ...(connectionOf(o.url) as object),
+    lazyConnect: true,
+    maxRetriesPerRequest: 2,
+    retryStrategy: (n: number) => (n > 5 ? null : 200),
+  });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+  } catch (err) {
+    redis.disconnect();
+    throw new ConfigError({
+      path: '--queue',
+      message: `cannot reach Redis at ${o.url.url}: ${(err as Error).message}`,
+      hint: 'start redis-server there, or check the address',
+    });
+  }
+  try {
+    const lease = await RunLease.acquire(
+      redis,
+      { dbDir, runId, bufferTable: table, tableKind: 'task table' },
+      {
+        ttlMs: o.leaseTtlMs,
+        onLost: (why) =>
+          o.log(`warning: the run's lease was lost (${why}); the run stops before its next shard`),
+      },
+    );
+    return { redis, lease };
+  } catch (err) {
+    redis.disconnect();
+    throw err;
+  }
 }
 
 /** Land one batch of a shard as the in-process loop would (task-pipeline-stream.ts). Returns its input errors. */

@@ -1,5 +1,6 @@
-import { writeFileSync } from 'node:fs';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type TestRedis, warnIfNoRedis } from '../../bench/scale-redis.ts';
 import { RejectedStore } from '../../src/buffer/rejected-store.ts';
@@ -9,9 +10,11 @@ import type { Task } from '../../src/core/task.ts';
 import { runTaskPipeline } from '../../src/lifecycle/task-pipeline.ts';
 import { TaskPipelineConfigSchema } from '../../src/lifecycle/task-pipeline-config.ts';
 import { taskOperatorRegistry } from '../../src/operators/registries.ts';
+import { RunLease } from '../../src/scale/lease.ts';
 import { queuedInputStream, type ShardRecord } from '../../src/scale/pipeline-coordinator.ts';
 import { planShards } from '../../src/scale/pipeline-shards.ts';
 import { parseQueueUrl } from '../../src/scale/queue-url.ts';
+import { winnow } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { type Proc, startWinnow, stopAll, waitFor } from './scale-run-harness.ts';
 
@@ -168,4 +171,49 @@ describe.skipIf(noRedis)('task pipeline shards over the queue (winnow worker --r
     expect(records.every((r) => r.reclaimed === 0)).toBe(true);
     expect(new Set(records.map((r) => r.worker)).size).toBe(2);
   }, 60_000);
+
+  it('a second coordinator on the same task table is refused: exit 2 naming the holder, nothing written', async () => {
+    const db = join(dir, 'db-single');
+    const yaml = join(dir, 'shards.yaml');
+    writeFileSync(
+      yaml,
+      [
+        'name: shards',
+        'kind: tasks',
+        `input: { path: ${file}, batchSize: 97 }`,
+        'mapping: { id: id, prompt: question, answer: answer, taskset: s }',
+        'operators: [{ op: strip_html }]',
+        'output: { maxRejectedShare: 1, report: false }',
+        '',
+      ].join('\n'),
+    );
+    // The first coordinator's lease, as queuedPipeline's beforeWrite takes it (held by this process).
+    const client = new Redis(redis.port, '127.0.0.1');
+    const lease = await RunLease.acquire(
+      client,
+      { dbDir: db, runId: 'first', bufferTable: 'tasks', tableKind: 'task table' },
+      { ttlMs: 30_000 },
+    );
+    const files = () =>
+      readdirSync(db, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => `${join(e.parentPath, e.name)} ${statSync(join(e.parentPath, e.name)).mtimeMs}`)
+        .sort();
+    const before = files();
+    try {
+      const r = winnow(['run', yaml, '--db', db, '--queue', redis.url, '--quiet']);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^error: task table 'tasks' is owned by \\S+ pid ${process.pid} \\(run first, since `,
+          'm',
+        ),
+      );
+      expect(r.stderr).toContain('nothing was written');
+      expect(files()).toEqual(before);
+    } finally {
+      await lease.release();
+      client.disconnect();
+    }
+  }, 30_000);
 });

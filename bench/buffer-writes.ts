@@ -62,6 +62,26 @@ export async function writeBench(dir: string, rows: number, seed: number) {
       rows / secs / rawRate,
     ]);
   }
+  // Opt-in write-behind, one caller: each call resolves once queued, so calls made while a commit is
+  // in flight coalesce into the next commit; the clock stops when every row is durable.
+  for (const size of [2048, 256]) {
+    const buf = await ExperienceBuffer.open(dir, { table: `behind_${size}`, sampler: { type: 'fifo' } });
+    const before = await buf.version();
+    const t = performance.now();
+    for (let i = 0; i < rows; i += size) await buf.writeBehind(data.slice(i, i + size));
+    await buf.durable();
+    const secs = (performance.now() - t) / 1000;
+    const commits = (await buf.version()) - before;
+    await buf.close();
+    out.push([
+      `ExperienceBuffer.writeBehind, ${size.toLocaleString('en-US')} per call, one caller, until durable`,
+      rows,
+      commits,
+      secs,
+      Math.round(rows / secs),
+      rows / secs / rawRate,
+    ]);
+  }
   // Many explorer calls at once (one per task group in flight): group commit coalesces them.
   for (const inFlight of [16]) {
     const buf = await ExperienceBuffer.open(dir, {

@@ -3,7 +3,7 @@ import type { Experience, ExperienceInput } from '../core/experience.ts';
 import type { Registry } from '../core/registry.ts';
 import { type SampleParts, sampleExperiences } from './buffer-sample.ts';
 import { CapacityGuard } from './capacity-guard.ts';
-import { type CheckedWrite, checkRows } from './checked-write.ts';
+import type { CheckedWrite } from './checked-write.ts';
 import {
   type ExperienceBufferConfig,
   type ExperienceBufferConfigInput,
@@ -32,8 +32,11 @@ import { createSampler, samplerRegistry } from './samplers/registry.ts';
 import type { Sampler, SamplerDefinition } from './samplers/sampler.ts';
 import { TableUpkeep } from './table-upkeep.ts';
 import { UseState } from './use-state.ts';
+import { DEFAULT_MAX_QUEUED_ROWS, type QueuedWrite, type WriteBehindOptions } from './write-behind.ts';
+import { WriteGroups } from './write-groups.ts';
 
 export type * from './experience-results.ts';
+export type { QueuedWrite, WriteBehindOptions } from './write-behind.ts';
 
 export interface OpenBufferOptions {
   /** Where sampler names are looked up (default: the built-ins; the config layer adds user modules). */
@@ -76,8 +79,7 @@ export class ExperienceBuffer {
   private nextSeq = 0;
   private callsAtStep = { step: Number.NaN, calls: 0 };
   private queue: Promise<unknown> = Promise.resolve();
-  /** `write` calls waiting for the next group commit; null once it started or another call queued behind it. */
-  private group: CheckedWrite[] | null = null;
+  private readonly writes: WriteGroups;
   private closed = false;
 
   private constructor(
@@ -97,6 +99,16 @@ export class ExperienceBuffer {
     this.storage = storage;
     this.rejected = rejected;
     this.rateLimiter = config.rateLimiter ? new ReplayRatioLimiter(config.rateLimiter) : null;
+    this.writes = new WriteGroups({
+      table: config.table,
+      encode: (rows) => storage.encodeWrite(rows),
+      enqueue: (job) => {
+        const before = this.queue;
+        this.serial(job, false).catch(() => undefined); // every call's own promise carries its outcome
+        return before;
+      },
+      commit: (calls) => this.commitGroup(calls),
+    });
     const facts = (s: number) => slots.facts(s);
     this.use = new UseState(slots, sampler, facts);
     const use = this.use;
@@ -156,12 +168,19 @@ export class ExperienceBuffer {
     if (evicted.length > 0) await this.capacity.evict(evicted);
   }
 
-  private serial<T>(fn: () => Promise<T>): Promise<T> {
+  /** Run `fn` after every call queued before it; `checked`: first fail with a write-behind failure. */
+  private serial<T>(fn: () => Promise<T>, checked = true): Promise<T> {
     if (this.closed) return Promise.reject(new WinnowError(`buffer '${this.config.table}' is closed`));
-    const run = this.queue.then(fn, fn);
+    const call = checked
+      ? () => {
+          this.writes.behind.check();
+          return fn();
+        }
+      : fn;
+    const run = this.queue.then(call, call);
     this.queue = run.catch(() => undefined);
     // Writes called after this call must not join a group commit queued before it.
-    this.group = null;
+    this.writes.cut();
     return run;
   }
 
@@ -182,31 +201,33 @@ export class ExperienceBuffer {
    */
   write(exps: readonly ExperienceInput[]): Promise<WriteResult> {
     if (this.closed) return Promise.reject(new WinnowError(`buffer '${this.config.table}' is closed`));
-    let rows: CheckedWrite['rows'];
-    let encoded: CheckedWrite['encoded'];
     try {
-      rows = checkRows(exps, this.config.table);
-      encoded = this.storage.encodeWrite(rows);
+      return this.writes.add(exps, false).committed;
     } catch (err) {
       return Promise.reject(err);
     }
-    return new Promise<WriteResult>((resolve, reject) => {
-      let group = this.group;
-      if (group === null) {
-        const calls: CheckedWrite[] = [];
-        group = calls;
-        this.serial(async () => {
-          if (this.group === calls) this.group = null;
-          await this.commitGroup(calls);
-        }).catch(() => undefined); // every call's own promise carries its outcome
-        this.group = calls;
-      }
-      group.push({
-        rows,
-        encoded,
-        done: (r) => (r instanceof Error ? reject(r) : resolve(r)),
-      });
-    });
+  }
+
+  /**
+   * Opt-in write-behind: check, encode and queue the rows like `write`, but resolve once they are
+   * queued, not once committed. Calls made while a commit is in flight are committed together as the
+   * next one, so a single caller's small calls coalesce into large commits. What is durable when
+   * (docs/reliability.md, "When a write is durable"): a call's rows are durable once its `committed`
+   * settles, or once any later `durable`, `sample`, `ack`, `recover`, `flush`, `compact` or `close`
+   * returns (they run after every commit queued before them). Commits land in call order, each
+   * atomically, so after a crash the table holds a prefix of the calls, never part of one. A failed
+   * commit fails every later call on this buffer (write-behind.ts).
+   */
+  async writeBehind(exps: readonly ExperienceInput[], opts: WriteBehindOptions = {}): Promise<QueuedWrite> {
+    if (this.closed) throw new WinnowError(`buffer '${this.config.table}' is closed`);
+    const { committed, ahead } = this.writes.add(exps, true);
+    if (this.writes.behind.waiting > (opts.maxQueuedRows ?? DEFAULT_MAX_QUEUED_ROWS)) await ahead;
+    return { queued: exps.length, committed };
+  }
+
+  /** Resolves once every write made before it is committed (durable); throws a write-behind failure. */
+  durable(): Promise<void> {
+    return this.serial(async () => undefined);
   }
 
   /** One commit for every call of a group (group-commit.ts); settles each call's promise. */

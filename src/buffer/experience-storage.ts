@@ -19,6 +19,7 @@ import {
   type RowIdentity,
   type StoredExperience,
 } from './experience-table.ts';
+import { appendArrow } from './lance-append.ts';
 import { sqlString } from './sql.ts';
 import { fitColumns } from './typed-columns.ts';
 
@@ -120,8 +121,7 @@ export class ExperienceStorage {
    * rows as for `append`.
    */
   async appendEncoded(parts: readonly NumberedWrite[]): Promise<number> {
-    const res = await this.table.add(numberedTable(parts, this.columns, this.name));
-    return res.version;
+    return appendArrow(this.table, numberedTable(parts, this.columns, this.name));
   }
 
   /** The stable row id Lance gives the next appended row, if this buffer is the table's only writer. */

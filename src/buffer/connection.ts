@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import type { Schema } from 'apache-arrow';
+import { DataError } from '../core/errors.ts';
 
 // Lance logs "No existing dataset … will be created" at WARN on every new table; keep the CLI quiet
 // unless the user asked for logs.
@@ -9,19 +10,68 @@ process.env.LANCEDB_LOG ??= 'error';
 export const DEFAULT_DB_DIR = './.winnow/db';
 
 const connections = new Map<string, Promise<lancedb.Connection>>();
+const storageOptions = new Map<string, Record<string, string>>();
+let defaultStorageOptions: Record<string, string> = {};
+
+/** `s3://bucket/path`, `gs://…`, `az://…`, `memory://…`: a database LanceDB opens by URI, not a folder. */
+export const isDatabaseUri = (dir: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(dir);
+
+/** How a database is named: a URI as given, a folder by its absolute path. */
+export const databaseKey = (dir: string): string => (isDatabaseUri(dir) ? dir : resolve(dir));
 
 /**
- * One LanceDB connection per database folder (cached by absolute path). `readConsistencyInterval: 0`
+ * LanceDB storage options (credentials, endpoint, region…) for every connection this process opens
+ * afterwards — to the database `dir` only, or (no `dir`) to any database. Set from the config's
+ * `storageOptions` and `--storage-option KEY=VALUE` (src/scale/storage-options.ts).
+ */
+export function setStorageOptions(options: Record<string, string>, dir?: string): void {
+  if (dir === undefined) {
+    defaultStorageOptions = { ...options };
+    connections.clear();
+    return;
+  }
+  const key = databaseKey(dir);
+  if (Object.keys(options).length === 0) storageOptions.delete(key);
+  else storageOptions.set(key, { ...options });
+  connections.delete(key);
+}
+
+/** The storage options a connection to `dir` is opened with (tests, logs). */
+export function storageOptionsFor(dir: string): Record<string, string> {
+  return { ...defaultStorageOptions, ...storageOptions.get(databaseKey(dir)) };
+}
+
+/**
+ * One LanceDB connection per database (cached by absolute path or URI). `readConsistencyInterval: 0`
  * makes every read see commits from other processes (explorers, compactors), at a small per-read cost.
+ * An object store that cannot be reached fails with one line naming the URI.
  */
 export function connect(dir: string = DEFAULT_DB_DIR): Promise<lancedb.Connection> {
-  const abs = resolve(dir);
-  let conn = connections.get(abs);
+  const key = databaseKey(dir);
+  let conn = connections.get(key);
   if (!conn) {
-    conn = lancedb.connect(abs, { readConsistencyInterval: 0 });
-    connections.set(abs, conn);
+    const options = storageOptionsFor(key);
+    const withOptions = Object.keys(options).length > 0 ? { storageOptions: options } : {};
+    conn = lancedb.connect(key, { readConsistencyInterval: 0, ...withOptions }).catch((err: unknown) => {
+      connections.delete(key);
+      if (!isDatabaseUri(key)) throw err;
+      throw new DataError({
+        file: key,
+        message: `cannot open the database: ${storeFailure(err)} (check the URI, the storage options — endpoint, region, credentials — and that the store is reachable)`,
+      });
+    });
+    connections.set(key, conn);
   }
   return conn;
+}
+
+/** The useful part of an object-store error: what was asked of whom, and why it failed. */
+function storeFailure(err: unknown): string {
+  const text = String(err).replace(/\s+/g, ' ');
+  const uri = /uri: Some\(([^)]+)\)/.exec(text)?.[1];
+  const why = /message: "([^"]+)"/.exec(text)?.[1] ?? /ConnectError\("([^"]+)"/.exec(text)?.[1];
+  if (uri) return `request to ${uri} failed${why ? ` (${why})` : ''}`;
+  return text.length > 240 ? `${text.slice(0, 240)}…` : text;
 }
 
 /**

@@ -8,6 +8,7 @@ import { runTaskPipelineFile, type TaskPipelineReport } from '../lifecycle/task-
 import { taskOperatorRegistry } from '../operators/registries.ts';
 import { isDataJuicerRecipe } from '../recipes/data-juicer-recipe.ts';
 import { runRecipeCommand } from '../recipes/recipe-command.ts';
+import { applyStorageOptions } from '../scale/storage-options.ts';
 import { UsageError } from './args.ts';
 import { type CommandSpec, type OptionValues, parseCommand, refuseInapplicable } from './command-spec.ts';
 import { Progress } from './progress.ts';
@@ -84,6 +85,12 @@ export const RUN_SPEC = {
       description:
         'with --queue: cut JSONL inputs into shards of about N bytes at line starts (default 8388608; other formats: one shard per file)',
     },
+    'storage-option': {
+      type: 'list',
+      value: 'KEY=VALUE',
+      description:
+        'LanceDB storage options for a database URI (--db s3://bucket/path): e.g. aws_region=eu-west-1,allow_http=true; added to the config’s storageOptions (docs/scale-out.md)',
+    },
     'lease-ttl': {
       type: 'int',
       value: 'S',
@@ -157,6 +164,10 @@ async function runFile(file: string, values: RunValues, given: ReadonlySet<strin
     return runRecipeCommand(RUN_SPEC, file, raw, { ...values, overwriteExport }, given, progress);
   }
   const { seed, steps } = values;
+  await applyStorageOptions(raw, values['storage-option'], {
+    dbFlag: values.db,
+    configDir: dirname(resolve(file)),
+  });
   if (kind === 'rft') {
     refuseInapplicable(RUN_SPEC, given, 'rft', `${file} is an RFT run (kind: rft)`);
     return runRftCommand(

@@ -40,10 +40,13 @@ export interface PlaceInputs {
 function place(kind: 'db' | 'runs', o: PlaceInputs): string {
   const cwd = o.cwd ?? process.cwd();
   const env = o.env ?? process.env;
-  if (o.flag !== undefined && o.flag !== '') return resolve(cwd, o.flag);
-  if (o.configValue !== undefined && o.configDir !== undefined) return resolve(o.configDir, o.configValue);
+  // A database URI (s3://bucket/path, memory://…) is LanceDB's to open, not a folder to resolve.
+  const at = (base: string, p: string) =>
+    kind === 'db' && /^[a-z][a-z0-9+.-]*:\/\//i.test(p) ? p : resolve(base, p);
+  if (o.flag !== undefined && o.flag !== '') return at(cwd, o.flag);
+  if (o.configValue !== undefined && o.configDir !== undefined) return at(o.configDir, o.configValue);
   const fromEnv = kind === 'db' ? env.WINNOW_DB : env.WINNOW_RUNS_DIR;
-  if (fromEnv !== undefined && fromEnv !== '') return resolve(cwd, fromEnv);
+  if (fromEnv !== undefined && fromEnv !== '') return at(cwd, fromEnv);
   return join(projectRoot(o.configDir ?? cwd), '.winnow', kind);
 }
 

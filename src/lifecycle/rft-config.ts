@@ -6,6 +6,7 @@ import { ReadOptionsSchema } from '../io/read-options.ts';
 import { WeightSyncConfigSchema } from '../models/weight-sync/config.ts';
 import { operatorListSchema } from '../operators/graph-spec.ts';
 import { PredicateSchema } from '../operators/predicate.ts';
+import { StorageOptionsSchema } from '../scale/storage-options.ts';
 import { stageRegistry } from '../selectors/stages/registry.ts';
 import { evaluationConfigSchema } from './evaluation/evaluation-config.ts';
 import { defaultRegistries, type RunRegistries } from './run-registries.ts';
@@ -66,6 +67,7 @@ export function rftConfigSchema(reg: RunRegistries = defaultRegistries()) {
       .string()
       .optional()
       .describe('Database folder, relative to the config file (default ./.winnow/db).'),
+    storageOptions: StorageOptionsSchema.optional(),
     runsDir: z
       .string()
       .optional()

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
-import { resolve } from 'node:path';
 import type { Redis } from 'ioredis';
+import { databaseKey } from '../buffer/connection.ts';
 import { WinnowError } from '../core/errors.ts';
 
 /** Another live process owns the run or table. Exit 2: the start was refused, nothing was written. */
@@ -31,9 +31,9 @@ export interface LeaseSubject {
   tableKind?: string;
 }
 
-/** Redis keys of the leases on a run and its table (a database is named by a hash of its absolute path). */
+/** Redis keys of the leases on a run and its table (a database is named by a hash of its absolute path, or of its URI). */
 export function leaseKeys(s: LeaseSubject): { run: string; table: string } {
-  const db = createHash('sha1').update(resolve(s.dbDir)).digest('hex').slice(0, 12);
+  const db = createHash('sha1').update(databaseKey(s.dbDir)).digest('hex').slice(0, 12);
   return { run: `winnow:lease:${db}:run:${s.runId}`, table: `winnow:lease:${db}:table:${s.bufferTable}` };
 }
 

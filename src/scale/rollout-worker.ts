@@ -97,6 +97,9 @@ export class RolloutWorker {
     if (text === null)
       throw new WinnowError(`run context ${context} is not in Redis (its coordinator is gone?)`);
     const ctx = RunContextSchema.parse(decodeWire(text));
+    // The database may be an object store: its storage options travel in the config (credentials: this machine's environment).
+    const storage = (ctx.config as { storageOptions?: Record<string, string> }).storageOptions;
+    if (storage) (await import('../buffer/connection.ts')).setStorageOptions(storage, ctx.dbDir);
     // Loaded on the first job, not at start: a worker is ready (and replaceable) in a fraction of the time.
     const { prepareRft } = await import('../lifecycle/rft-build.ts');
     const prepared = await prepareRft(ctx.config as unknown as RftConfig, {

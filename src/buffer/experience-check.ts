@@ -1,6 +1,6 @@
 import { DataError } from '../core/errors.ts';
 import type { Experience, ExperienceInput } from '../core/experience.ts';
-import { alignTokenArrays } from '../core/token-alignment.ts';
+import { layoutProblem } from '../core/token-alignment.ts';
 
 /**
  * Validate and complete one experience on its way into the buffer. This is the same contract as
@@ -9,97 +9,163 @@ import { alignTokenArrays } from '../core/token-alignment.ts';
  * `tests/buffer/experience-check.test.ts` keeps the two in agreement.
  */
 export function checkExperience(e: ExperienceInput, row: number, where = 'buffer.write'): Experience {
-  const fail = (field: string, expected: string, got: unknown): never => {
-    const id = typeof e?.id === 'string' ? ` (id ${e.id})` : '';
-    throw new DataError({
-      file: where,
-      row,
-      message: `experience${id}: ${field} must be ${expected}, got ${describe(got)}`,
-    });
-  };
-  if (e === null || typeof e !== 'object') fail('the row', 'an object', e);
-  const str = (k: 'id' | 'taskId' | 'taskset' | 'groupId') => {
-    const v = e[k];
-    if (typeof v !== 'string' || v.length === 0) fail(k, 'a non-empty string', v);
-    return v as string;
-  };
-  const int = (
-    k: 'runIndex' | 'stepIndex' | 'modelVersion' | 'exploreStep' | 'promptLength' | 'useCount',
-    def?: number,
-  ) => {
-    const v = e[k] ?? def;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) fail(k, 'a non-negative integer', v);
-    return v as number;
-  };
-  const num = (k: 'advantage' | 'priority' | 'createdAt', def: number) => {
-    const v = e[k] ?? def;
-    if (typeof v !== 'number') fail(k, 'a number', v);
-    return v as number;
-  };
-  // One loop per element rule (not a callback per element): these arrays are most of a row's values.
-  const list = (k: string, value: unknown, rule: 'integer' | 'number' | 'bit') => {
-    const v = value ?? [];
-    if (!Array.isArray(v)) fail(k, 'an array', v);
-    const arr = v as number[];
-    const bad = firstBad(arr, rule);
-    if (bad >= 0) fail(`${k}[${bad}]`, EXPECTED[rule], arr[bad]);
-    return arr;
-  };
+  if (e === null || typeof e !== 'object') fail(e, row, where, 'the row', 'an object', e);
+  // Helpers are module functions, not closures made per row: this runs for every experience written.
   const out: Experience = {
-    id: str('id'),
-    taskId: str('taskId'),
-    taskset: str('taskset'),
-    groupId: str('groupId'),
-    runIndex: int('runIndex'),
-    stepIndex: int('stepIndex', 0),
-    modelVersion: int('modelVersion'),
-    exploreStep: int('exploreStep'),
-    response: typeof e.response === 'string' ? e.response : fail('response', 'a string', e.response),
-    tokens: list('tokens', e.tokens, 'integer'),
-    logprobs: list('logprobs', e.logprobs, 'number'),
-    actionMask: list('actionMask', e.actionMask, 'bit'),
-    promptLength: int('promptLength', 0),
-    reward: typeof e.reward === 'number' ? e.reward : fail('reward', 'a number (NaN allowed)', e.reward),
-    advantage: num('advantage', 0),
+    id: str(e, 'id', row, where),
+    taskId: str(e, 'taskId', row, where),
+    taskset: str(e, 'taskset', row, where),
+    groupId: str(e, 'groupId', row, where),
+    runIndex: int(e, 'runIndex', undefined, row, where),
+    stepIndex: int(e, 'stepIndex', 0, row, where),
+    modelVersion: int(e, 'modelVersion', undefined, row, where),
+    exploreStep: int(e, 'exploreStep', undefined, row, where),
+    response:
+      typeof e.response === 'string' ? e.response : fail(e, row, where, 'response', 'a string', e.response),
+    tokens: list(e, 'tokens', e.tokens, 'integer', row, where),
+    logprobs: list(e, 'logprobs', e.logprobs, 'number', row, where),
+    actionMask: list(e, 'actionMask', e.actionMask, 'bit', row, where),
+    promptLength: int(e, 'promptLength', 0, row, where),
+    reward:
+      typeof e.reward === 'number'
+        ? e.reward
+        : fail(e, row, where, 'reward', 'a number (NaN allowed)', e.reward),
+    advantage: num(e, 'advantage', row, where),
     truncated:
       e.truncated === undefined
         ? false
         : typeof e.truncated === 'boolean'
           ? e.truncated
-          : fail('truncated', 'a boolean', e.truncated),
-    info: e.info === undefined ? {} : isPlainObject(e.info) ? e.info : fail('info', 'a JSON object', e.info),
-    useCount: int('useCount', 0),
-    priority: num('priority', 0),
-    createdAt: num('createdAt', 0),
+          : fail(e, row, where, 'truncated', 'a boolean', e.truncated),
+    info:
+      e.info === undefined
+        ? {}
+        : isPlainObject(e.info)
+          ? e.info
+          : fail(e, row, where, 'info', 'a JSON object', e.info),
+    useCount: int(e, 'useCount', 0, row, where),
+    priority: num(e, 'priority', row, where),
+    createdAt: num(e, 'createdAt', row, where),
     expert:
       e.expert === undefined
         ? false
         : typeof e.expert === 'boolean'
           ? e.expert
-          : fail('expert', 'a boolean', e.expert),
+          : fail(e, row, where, 'expert', 'a boolean', e.expert),
   };
   if (e.prompt !== undefined)
-    out.prompt = typeof e.prompt === 'string' ? e.prompt : fail('prompt', 'a string', e.prompt);
+    out.prompt =
+      typeof e.prompt === 'string' ? e.prompt : fail(e, row, where, 'prompt', 'a string', e.prompt);
   if (e.messages !== undefined) {
-    if (!Array.isArray(e.messages)) fail('messages', 'an array of chat messages', e.messages);
+    if (!Array.isArray(e.messages)) fail(e, row, where, 'messages', 'an array of chat messages', e.messages);
     e.messages.forEach((m, i) => {
       if (!isPlainObject(m) || typeof m.role !== 'string' || typeof m.content !== 'string')
-        fail(`messages[${i}]`, 'a { role, content } message', m);
+        fail(e, row, where, `messages[${i}]`, 'a { role, content } message', m);
       if (!['system', 'user', 'assistant', 'tool'].includes(m.role))
-        fail(`messages[${i}].role`, "one of 'system', 'user', 'assistant', 'tool'", m.role);
+        fail(e, row, where, `messages[${i}].role`, "one of 'system', 'user', 'assistant', 'tool'", m.role);
     });
     out.messages = e.messages;
   }
-  if (e.advantages !== undefined) out.advantages = list('advantages', e.advantages, 'number');
+  if (e.advantages !== undefined) out.advantages = list(e, 'advantages', e.advantages, 'number', row, where);
   if (out.promptLength > out.tokens.length && out.tokens.length > 0)
-    fail('promptLength', `at most tokens.length (${out.tokens.length})`, out.promptLength);
+    fail(e, row, where, 'promptLength', `at most tokens.length (${out.tokens.length})`, out.promptLength);
   // Per-token arrays are stored in the one layout (response tokens); an all-tokens mask is converted.
-  const aligned = alignTokenArrays(out);
-  if (typeof aligned === 'string') {
-    const id = ` (id ${out.id})`;
-    throw new DataError({ file: where, row, message: `experience${id}: ${aligned}` });
-  }
-  return aligned;
+  // `out` is ours: fix its arrays in place (alignTokenArrays would copy the row and every array).
+  const total = out.tokens.length;
+  const pl = Math.min(out.promptLength, total);
+  out.logprobs = aligned(out, 'logprobs', out.logprobs, total, pl, row, where);
+  out.actionMask = aligned(out, 'actionMask', out.actionMask, total, pl, row, where);
+  if (out.advantages !== undefined)
+    out.advantages = aligned(out, 'advantages', out.advantages, total, pl, row, where);
+  return out;
+}
+
+function fail(
+  e: ExperienceInput,
+  row: number,
+  where: string,
+  field: string,
+  expected: string,
+  got: unknown,
+): never {
+  const id = typeof e?.id === 'string' ? ` (id ${e.id})` : '';
+  throw new DataError({
+    file: where,
+    row,
+    message: `experience${id}: ${field} must be ${expected}, got ${describe(got)}`,
+  });
+}
+
+function str(
+  e: ExperienceInput,
+  k: 'id' | 'taskId' | 'taskset' | 'groupId',
+  row: number,
+  where: string,
+): string {
+  const v = e[k];
+  if (typeof v !== 'string' || v.length === 0) fail(e, row, where, k, 'a non-empty string', v);
+  return v as string;
+}
+
+function int(
+  e: ExperienceInput,
+  k: 'runIndex' | 'stepIndex' | 'modelVersion' | 'exploreStep' | 'promptLength' | 'useCount',
+  def: number | undefined,
+  row: number,
+  where: string,
+): number {
+  const v = e[k] ?? def;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
+    fail(e, row, where, k, 'a non-negative integer', v);
+  return v as number;
+}
+
+/** A number field whose default is 0. */
+function num(
+  e: ExperienceInput,
+  k: 'advantage' | 'priority' | 'createdAt',
+  row: number,
+  where: string,
+): number {
+  const v = e[k] ?? 0;
+  if (typeof v !== 'number') fail(e, row, where, k, 'a number', v);
+  return v as number;
+}
+
+// One loop per element rule (not a callback per element): these arrays are most of a row's values.
+function list(
+  e: ExperienceInput,
+  k: string,
+  value: unknown,
+  rule: 'integer' | 'number' | 'bit',
+  row: number,
+  where: string,
+): number[] {
+  const v = value ?? [];
+  if (!Array.isArray(v)) fail(e, row, where, k, 'an array', v);
+  const arr = v as number[];
+  const bad = firstBad(arr, rule);
+  if (bad >= 0) fail(e, row, where, `${k}[${bad}]`, EXPECTED[rule], arr[bad]);
+  return arr;
+}
+
+/** A per-token array in the response layout: as given, or an all-tokens array cut to the response. */
+function aligned(
+  out: Experience,
+  what: string,
+  values: number[],
+  total: number,
+  pl: number,
+  row: number,
+  where: string,
+): number[] {
+  if (values.length === 0 || values.length === total - pl) return values;
+  if (values.length === total) return values.slice(pl);
+  throw new DataError({
+    file: where,
+    row,
+    message: `experience (id ${out.id}): ${layoutProblem(what, values.length, total, pl)}`,
+  });
 }
 
 const EXPECTED = { integer: 'an integer', number: 'a number', bit: '0 or 1' } as const;

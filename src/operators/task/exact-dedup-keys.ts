@@ -17,11 +17,31 @@ function hashString(s: string): number {
   return h >>> 0;
 }
 
+/** The same hash over code units `units[from..to)` (a key already in an arena). */
+function hashUnits(units: Uint8Array | Uint16Array, from: number, to: number): number {
+  let h = 0x811c9dc5 ^ (to - from);
+  for (let i = from; i < to; i++) h = Math.imul(h ^ units[i]!, 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return h >>> 0;
+}
+
+/** Grown by half, not doubled: at 10M keys a doubled array leaves up to 40% of it unused. */
 function growUint32(a: Uint32Array, min: number): Uint32Array<ArrayBuffer> {
-  const b = new Uint32Array(Math.max(min, a.length * 2));
+  const b = new Uint32Array(Math.max(min, Math.ceil(a.length * 1.5)));
   b.set(a);
   return b;
 }
+
+function growUint8(a: Uint8Array, min: number): Uint8Array<ArrayBuffer> {
+  const b = new Uint8Array(Math.max(min, Math.ceil(a.length * 1.5)));
+  b.set(a);
+  return b;
+}
+
+/** 8 bits of a key's hash kept per slot: most probes of other keys end there, without a compare. */
+const tagOf = (h: number) => h >>> 24;
 
 /**
  * A set of strings numbered in insertion order (slot 0, 1, 2…), exact (keys are compared code unit
@@ -33,7 +53,8 @@ export class StringKeySet {
   private used = 0;
   /** Slot s's key is chars[start[s] .. start[s + 1]). */
   private start: Uint32Array<ArrayBuffer> = new Uint32Array(1 << 10);
-  private hashes: Uint32Array<ArrayBuffer> = new Uint32Array(1 << 10);
+  /** Per slot, 8 bits of its key's hash (the full hash is recomputed from the arena on rehash). */
+  private tags: Uint8Array<ArrayBuffer> = new Uint8Array(1 << 10);
   private table = new Int32Array(1 << 11).fill(EMPTY);
   private count = 0;
 
@@ -44,28 +65,30 @@ export class StringKeySet {
   /** The slot of `key`, or −1. */
   find(key: string): number {
     const h = hashString(key);
+    const tag = tagOf(h);
     const mask = this.table.length - 1;
     for (let i = h & mask; ; i = (i + 1) & mask) {
       const s = this.table[i]!;
       if (s === EMPTY) return EMPTY;
-      if (this.hashes[s] === h && this.equals(s, key)) return s;
+      if (this.tags[s] === tag && this.equals(s, key)) return s;
     }
   }
 
   /** Add `key`: its new slot, or −(existing slot) − 1 when it was already there. */
   add(key: string): number {
     const h = hashString(key);
+    const tag = tagOf(h);
     const mask = this.table.length - 1;
     let i = h & mask;
     for (; ; i = (i + 1) & mask) {
       const s = this.table[i]!;
       if (s === EMPTY) break;
-      if (this.hashes[s] === h && this.equals(s, key)) return -s - 1;
+      if (this.tags[s] === tag && this.equals(s, key)) return -s - 1;
     }
     const slot = this.count++;
     if (slot + 2 > this.start.length) {
       this.start = growUint32(this.start, slot + 2);
-      this.hashes = growUint32(this.hashes, slot + 2);
+      this.tags = growUint8(this.tags, slot + 2);
     }
     let wide = this.chars instanceof Uint16Array;
     if (!wide) for (let k = 0; k < key.length && !wide; k++) wide = key.charCodeAt(k) > 0xff;
@@ -80,7 +103,7 @@ export class StringKeySet {
     this.start[slot] = this.used;
     this.used += key.length;
     this.start[slot + 1] = this.used;
-    this.hashes[slot] = h;
+    this.tags[slot] = tag;
     this.table[i] = slot;
     if (this.count * 4 > this.table.length * 3) this.rehash();
     return slot;
@@ -107,7 +130,7 @@ export class StringKeySet {
     const table = new Int32Array(this.table.length * 2).fill(EMPTY);
     const mask = table.length - 1;
     for (let s = 0; s < this.count; s++) {
-      let i = this.hashes[s]! & mask;
+      let i = hashUnits(this.chars, this.start[s]!, this.start[s + 1]!) & mask;
       while (table[i] !== EMPTY) i = (i + 1) & mask;
       table[i] = s;
     }

@@ -336,7 +336,7 @@ export class ExperienceBuffer {
     const done = this.serial(async () => {
       await this.upkeep.fold();
       await this.storage.journal.settle({ rethrow: true });
-    });
+    }).finally(() => this.storage.stopUpkeep());
     this.closed = true;
     return done;
   }

@@ -3,7 +3,7 @@ import * as arrow from 'apache-arrow';
 import { DataError, WinnowError } from '../core/errors.ts';
 import type { Experience } from '../core/experience.ts';
 import type { ColumnSpec } from './arrow-codec.ts';
-import { connect, openListedTable } from './connection.ts';
+import { connect, DEFAULT_DB_DIR, openListedTable } from './connection.ts';
 import { type EncodedWrite, encodeWrite, type NumberedWrite, numberedTable } from './encoded-write.ts';
 import { encodeRowsFast } from './experience-arrow.ts';
 import { UseJournal } from './experience-journal.ts';
@@ -22,6 +22,7 @@ import {
 import { appendArrow } from './lance-append.ts';
 import { sqlString } from './sql.ts';
 import { fitColumns } from './typed-columns.ts';
+import { UpkeepRunner, upkeepMode } from './upkeep-runner.ts';
 
 const STABLE_ROW_IDS_KEY = 'winnow:stable_row_ids';
 const REQUIRED_COLUMNS = EXPERIENCE_SCHEMA.fields.map((f) => f.name);
@@ -59,6 +60,8 @@ export class ExperienceStorage {
   private nextRowId = 0;
   /** Whether an append since open confirmed the row-id prediction (see `confirmAppend`). */
   private rowIdsChecked = false;
+  /** Runs background folds and compactions in a process of their own (null: in this process). */
+  private readonly upkeepRunner: UpkeepRunner | null;
 
   private constructor(
     name: string,
@@ -67,7 +70,11 @@ export class ExperienceStorage {
     stable: boolean,
     slots: ExperienceSlots,
     stored: arrow.Schema,
+    dir: string,
   ) {
+    // Only a local folder: another process reaches it by path; a remote store keeps upkeep here.
+    const local = !dir.includes('://') && upkeepMode() === 'process';
+    this.upkeepRunner = local ? new UpkeepRunner(dir, name) : null;
     this.columns = fitColumns(EXPERIENCE_COLUMNS, stored);
     this.foldColumns = this.columns.filter((c) => FOLD.includes(c.name));
     this.reseqColumns = this.columns.filter((c) => RESEQ.includes(c.name));
@@ -86,7 +93,8 @@ export class ExperienceStorage {
     const conn = await connect(dbDir);
     const { table, stable } = await openExperienceTable(conn, name);
     const journal = await UseJournal.open(conn, `${name}_uses`);
-    return new ExperienceStorage(name, table, journal, stable, slots, await table.schema());
+    const dir = dbDir ?? DEFAULT_DB_DIR;
+    return new ExperienceStorage(name, table, journal, stable, slots, await table.schema(), dir);
   }
 
   /** The index columns of every row, with `_rowid`. */
@@ -297,17 +305,31 @@ export class ExperienceStorage {
       .execute(encodeRowsFast(stored, this.reseqColumns));
   }
 
-  /** Write acknowledged use state into the table's columns (one commit). */
-  async fold(rows: readonly StoredExperience[]): Promise<void> {
+  /**
+   * Write acknowledged use state into the table's columns (one commit). `background`: from the
+   * upkeep process, so the samples beside it do not wait on this process's LanceDB threads.
+   */
+  async fold(rows: readonly StoredExperience[], opts: { background?: boolean } = {}): Promise<void> {
     if (rows.length === 0) return;
-    await this.table
-      .mergeInsert(['id', 'seq'])
-      .whenMatchedUpdateAll()
-      .execute(encodeRowsFast(rows, this.foldColumns));
+    const data = encodeRowsFast(rows, this.foldColumns);
+    if (opts.background && this.upkeepRunner) return this.upkeepRunner.fold(data);
+    await this.table.mergeInsert(['id', 'seq']).whenMatchedUpdateAll().execute(data);
   }
 
-  async optimize(cleanupOlderThan: Date): Promise<void> {
+  /** Merge small fragments and drop versions older than `cleanupOlderThan` (`background`: as for `fold`). */
+  async optimize(cleanupOlderThan: Date, opts: { background?: boolean } = {}): Promise<void> {
+    if (opts.background && this.upkeepRunner) return this.upkeepRunner.optimize(cleanupOlderThan);
     await this.table.optimize({ cleanupOlderThan });
+  }
+
+  /** Start the upkeep process ahead of the first background job (the table has grown large). */
+  warmUpkeep(): void {
+    this.upkeepRunner?.warm();
+  }
+
+  /** Stop the upkeep process, if one was started (the buffer closes). */
+  stopUpkeep(): void {
+    this.upkeepRunner?.stop();
   }
 
   version(): Promise<number> {

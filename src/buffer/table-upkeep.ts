@@ -85,6 +85,7 @@ export class TableUpkeep {
   async committed(main: number, journal: number): Promise<void> {
     this.mainCommits += main;
     this.journalCommits += journal;
+    if (this.slots.live >= BACKGROUND_UPKEEP_ROWS) this.storage.warmUpkeep();
     if (!this.running && this.trimDue >= 0) await this.trimJournal(this.trimDue);
     if (this.journalCommits >= this.config.compactEvery) this.compactJournal();
     const compact = this.mainCommits >= this.config.compactEvery;
@@ -110,9 +111,9 @@ export class TableUpkeep {
 
   private async job(fold: boolean, compact: boolean, background: boolean): Promise<void> {
     try {
-      if (fold) await this.foldNow(!background);
+      if (fold) await this.foldNow(!background, background);
       if (compact) {
-        await this.storage.optimize(this.cutoff());
+        await this.storage.optimize(this.cutoff(), { background });
         this.compactJournal();
       }
     } catch (err) {
@@ -140,7 +141,7 @@ export class TableUpkeep {
    * One fold: the dirty rows' state as of now (later changes mark them dirty again), one merge
    * commit, then the journal entries it covers are trimmed. A failed merge puts the rows back.
    */
-  private async foldNow(trim: boolean): Promise<number> {
+  private async foldNow(trim: boolean, background = false): Promise<number> {
     const sl = this.slots;
     const rows: StoredExperience[] = [];
     const taken: number[] = [];
@@ -161,7 +162,7 @@ export class TableUpkeep {
     const acked = this.use.lastAcked;
     if (rows.length > 0) {
       try {
-        await this.storage.fold(rows);
+        await this.storage.fold(rows, { background });
       } catch (err) {
         // Slots are not renumbered while a fold runs, so these are still the same rows.
         for (const s of taken) if (sl.alive[s]) sl.dirty.add(s);

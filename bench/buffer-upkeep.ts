@@ -18,6 +18,10 @@ export interface UpkeepBenchResult {
   writeOutside: number[];
 }
 
+export function emptyUpkeep(): UpkeepBenchResult {
+  return { steps: 0, jobs: 0, sampleDuring: [], sampleOutside: [], writeDuring: [], writeOutside: [] };
+}
+
 export async function upkeepBench(
   dir: string,
   opts: {

@@ -22,7 +22,7 @@ import { formatTable } from '../src/cli/table.ts';
 import { Rng } from '../src/core/rng.ts';
 import { BUFFER_BENCH_SPEC } from './bench-specs.ts';
 import { batch, TOKENS } from './buffer-data.ts';
-import { upkeepBench } from './buffer-upkeep.ts';
+import { emptyUpkeep, type UpkeepBenchResult, upkeepBench } from './buffer-upkeep.ts';
 import { writeBench } from './buffer-writes.ts';
 
 function pct(xs: number[], p: number): number {
@@ -166,16 +166,36 @@ export async function bufferBenchMain(argv: string[]): Promise<number> {
     log('samples and writes beside background compactions, then beside background folds…');
     const steps = 40;
     const base = { table: 'big', steps, seed };
-    const uc = await upkeepBench(join(dir, 's'), { ...base, firstRow: rows, foldRows: 1e9, compactEvery: 5 });
-    const uf = await upkeepBench(join(dir, 's'), {
-      ...base,
-      firstRow: rows + steps * 256,
-      foldRows: 2_560,
-      compactEvery: 1_000,
-    });
+    // Both places background upkeep can run (src/buffer/upkeep-runner.ts), one after the other on
+    // the same table: the default, a process of its own, then inline (the buffer's process).
+    const modes = ['process', 'inline'] as const;
+    const runs: Record<(typeof modes)[number], { uc: UpkeepBenchResult; uf: UpkeepBenchResult }> = {
+      process: { uc: emptyUpkeep(), uf: emptyUpkeep() },
+      inline: { uc: emptyUpkeep(), uf: emptyUpkeep() },
+    };
+    let firstRow = rows;
+    const saved = process.env.WINNOW_UPKEEP;
+    for (const mode of modes) {
+      process.env.WINNOW_UPKEEP = mode;
+      const uc = await upkeepBench(join(dir, 's'), { ...base, firstRow, foldRows: 1e9, compactEvery: 5 });
+      firstRow += steps * 256;
+      const uf = await upkeepBench(join(dir, 's'), {
+        ...base,
+        firstRow,
+        foldRows: 2_560,
+        compactEvery: 1_000,
+      });
+      firstRow += steps * 256;
+      runs[mode] = { uc, uf };
+    }
+    if (saved === undefined) delete process.env.WINNOW_UPKEEP;
+    else process.env.WINNOW_UPKEEP = saved;
+    const { uc, uf } = runs.process;
+    const inl = runs.inline;
     const maxOf = (xs: number[]) => (xs.length === 0 ? Number.NaN : Math.max(...xs));
     const outside = [...uc.sampleOutside, ...uf.sampleOutside];
     const wOutside = [...uc.writeOutside, ...uf.writeOutside];
+    const inlOutside = [...inl.uc.sampleOutside, ...inl.uf.sampleOutside];
     const line = (name: string, xs: number[], base: number[]) => [
       name,
       xs.length,
@@ -186,11 +206,14 @@ export async function bufferBenchMain(argv: string[]): Promise<number> {
     ];
     const upkeepRows: unknown[][] = [
       line('sample(256), no upkeep running', outside, outside),
-      line('sample(256) while a compaction runs', uc.sampleDuring, outside),
-      line('sample(256) while a fold runs', uf.sampleDuring, outside),
+      line('sample(256) while a compaction runs (upkeep process)', uc.sampleDuring, outside),
+      line('sample(256) while a fold runs (upkeep process)', uf.sampleDuring, outside),
       line('write(256), no upkeep running', wOutside, wOutside),
-      line('write(256) while a compaction runs', uc.writeDuring, wOutside),
-      line('write(256) while a fold runs', uf.writeDuring, wOutside),
+      line('write(256) while a compaction runs (upkeep process)', uc.writeDuring, wOutside),
+      line('write(256) while a fold runs (upkeep process)', uf.writeDuring, wOutside),
+      line('inline upkeep: sample(256), no upkeep running', inlOutside, inlOutside),
+      line('inline upkeep: sample(256) while a compaction runs', inl.uc.sampleDuring, inlOutside),
+      line('inline upkeep: sample(256) while a fold runs', inl.uf.sampleDuring, inlOutside),
     ];
     const u = { steps, jobs: uc.jobs + uf.jobs, sampleDuring: [...uc.sampleDuring, ...uf.sampleDuring] };
 
@@ -268,7 +291,7 @@ export async function bufferBenchMain(argv: string[]): Promise<number> {
       `ack(${samples} steps of leases): ${s.ackMs.toFixed(1)} ms; fold of ~${(samples * 256).toLocaleString('en-US')} use counts into the ${rows.toLocaleString('en-US')}-row table: ${s.foldMs.toFixed(0)} ms\n`,
     );
     process.stdout.write(
-      `\nBeside background upkeep: twice ${u.steps} steps of write(256) + sample(256) + ack on the ${rows.toLocaleString('en-US')}-row table, first with a compaction every 5 writes (${uc.jobs} jobs), then a fold every 2,560 acknowledged uses (${uf.jobs} jobs)\n`,
+      `\nBeside background upkeep: twice ${u.steps} steps of write(256) + sample(256) + ack on the ${rows.toLocaleString('en-US')}-row table, first with a compaction every 5 writes (${uc.jobs} jobs), then a fold every 2,560 acknowledged uses (${uf.jobs} jobs), with upkeep in its own process (the default); then the same with upkeep inline in the buffer's process (${inl.uc.jobs} + ${inl.uf.jobs} jobs)\n`,
     );
     process.stdout.write(
       `${formatTable(['operation', 'calls', 'p50 ms', 'p95 ms', 'max ms', 'ratio to no upkeep'], upkeepRows)}\n`,

@@ -2,7 +2,7 @@
 // operators, exact dedup, write) over a generated JSONL of N rows, with its shards going to 1 and
 // then 2 `winnow worker --role pipeline` processes; the coordinator is this process.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, openSync, statSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Rng } from '../src/core/rng.ts';
@@ -15,6 +15,7 @@ import { parseQueueUrl } from '../src/scale/queue-url.ts';
 const BIN = join(import.meta.dirname, '..', 'bin', 'winnow.js');
 
 export interface IngestRow {
+  /** Pipeline worker processes; 0: the same pipeline without --queue, in one process (the baseline). */
   workers: number;
   rows: number;
   shards: number;
@@ -24,6 +25,23 @@ export interface IngestRow {
   rowsPerSecond: number;
   /** Rows per second against the first worker count's, measured in the same run. */
   ratio: number;
+  /** Rows per second against the single-process run (no queue) measured in the same run. */
+  vsPlain: number;
+  /** CPU seconds of the coordinator (this process), the workers together, and redis-server, during the timed run. */
+  cpu: { coordinator: number; workers: number; redis: number };
+}
+
+/** User + system CPU seconds of a process so far (Linux /proc; 0 where unreadable). */
+function cpuSecondsOf(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime (fields 14 and 15 of stat(5)), in clock ticks of 1/100 s on Linux.
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
 }
 
 const WORDS =
@@ -98,7 +116,13 @@ async function stop(children: ChildProcess[]): Promise<void> {
   );
 }
 
-async function ingestOnce(dir: string, name: string, file: string, redisUrl: string, shardBytes: number) {
+async function ingestOnce(
+  dir: string,
+  name: string,
+  file: string,
+  redisUrl: string | undefined,
+  shardBytes: number,
+) {
   const db = join(dir, `ingest-db-${name}`);
   const config = TaskPipelineConfigSchema.parse({
     name: 'bench-scale-ingest',
@@ -120,18 +144,26 @@ async function ingestOnce(dir: string, name: string, file: string, redisUrl: str
     dbDir: db,
     runsDir: join(dir, 'runs'),
     registry: taskOperatorRegistry(),
-    inputStream: queuedInputStream(
-      { url: parseQueueUrl(redisUrl), shardBytes, window: 8, leaseTtlMs: 30_000, log: () => {} },
-      shards,
-    ),
+    ...(redisUrl
+      ? {
+          inputStream: queuedInputStream(
+            { url: parseQueueUrl(redisUrl), shardBytes, window: 8, leaseTtlMs: 30_000, log: () => {} },
+            shards,
+          ),
+        }
+      : {}),
   });
   return { report, shards, seconds: (performance.now() - t0) / 1000 };
 }
 
-/** Ingest `rows` rows with each worker count in turn (after an untimed warm-up per count). */
+/**
+ * Ingest `rows` rows without the queue (one process), then with each worker count in turn (after
+ * an untimed warm-up per count), recording each process's CPU seconds.
+ */
 export async function ingestBench(o: {
   dir: string;
   redisUrl: string;
+  redisPid?: number | undefined;
   rows: number;
   workerCounts: readonly number[];
   log: (line: string) => void;
@@ -146,26 +178,46 @@ export async function ingestBench(o: {
     `ingest: ${o.rows.toLocaleString('en-US')} rows, ${(inputBytes / 1e6).toFixed(1)} MB, shards of ${shardBytes} bytes`,
   );
   const runs: IngestRow[] = [];
+  let plainRate = 0;
+  const measure = async (n: number, workers: ChildProcess[]) => {
+    const pids = workers.map((w) => w.pid);
+    const w0 = pids.reduce((t: number, p) => t + cpuSecondsOf(p), 0);
+    const r0 = cpuSecondsOf(o.redisPid);
+    const c0 = process.cpuUsage();
+    const r = await ingestOnce(o.dir, `w${n}`, file, n === 0 ? undefined : o.redisUrl, shardBytes);
+    const c = process.cpuUsage(c0);
+    const row: IngestRow = {
+      workers: n,
+      rows: r.report.rowsRead,
+      shards: n === 0 ? 0 : r.shards.length,
+      tasksOut: r.report.tasksOut,
+      rejected: r.report.rejected,
+      seconds: r.seconds,
+      rowsPerSecond: r.report.rowsRead / r.seconds,
+      ratio: 1,
+      vsPlain: 1,
+      cpu: {
+        coordinator: (c.user + c.system) / 1e6,
+        workers: pids.reduce((t: number, p) => t + cpuSecondsOf(p), 0) - w0,
+        redis: n === 0 ? 0 : cpuSecondsOf(o.redisPid) - r0,
+      },
+    };
+    if (n === 0) plainRate = row.rowsPerSecond;
+    const first = runs.find((x) => x.workers > 0);
+    row.ratio = n === 0 || !first ? 1 : row.rowsPerSecond / first.rowsPerSecond;
+    row.vsPlain = plainRate > 0 ? row.rowsPerSecond / plainRate : 1;
+    runs.push(row);
+    o.log(
+      `ingest, ${n === 0 ? 'one process, no queue' : `${n} pipeline worker(s)`}: ${row.rows} rows in ${row.seconds.toFixed(2)} s (${Math.round(row.rowsPerSecond)}/s, ×${row.ratio.toFixed(2)}, ×${row.vsPlain.toFixed(2)} of one process; CPU s: coordinator ${row.cpu.coordinator.toFixed(1)}, workers ${row.cpu.workers.toFixed(1)}, redis ${row.cpu.redis.toFixed(1)})`,
+    );
+  };
+  await ingestOnce(o.dir, 'warm-0', warm, undefined, 16 * 1024);
+  await measure(0, []);
   for (const n of o.workerCounts) {
     const workers = await startPipelineWorkers(n, o.redisUrl);
     try {
       await ingestOnce(o.dir, `warm-${n}`, warm, o.redisUrl, 16 * 1024);
-      const r = await ingestOnce(o.dir, `w${n}`, file, o.redisUrl, shardBytes);
-      const row: IngestRow = {
-        workers: n,
-        rows: r.report.rowsRead,
-        shards: r.shards.length,
-        tasksOut: r.report.tasksOut,
-        rejected: r.report.rejected,
-        seconds: r.seconds,
-        rowsPerSecond: r.report.rowsRead / r.seconds,
-        ratio: 1,
-      };
-      row.ratio = runs.length === 0 ? 1 : row.rowsPerSecond / runs[0]!.rowsPerSecond;
-      runs.push(row);
-      o.log(
-        `ingest, ${n} pipeline worker(s): ${row.rows} rows in ${row.seconds.toFixed(2)} s (${Math.round(row.rowsPerSecond)}/s, ×${row.ratio.toFixed(2)})`,
-      );
+      await measure(n, workers);
     } finally {
       await stop(workers);
     }

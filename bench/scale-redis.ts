@@ -8,6 +8,8 @@ import { join } from 'node:path';
 export interface TestRedis {
   port: number;
   url: string;
+  /** The server's process id (benchmarks read its CPU time). */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -83,6 +85,7 @@ export async function startRedis(): Promise<TestRedis> {
       return {
         port,
         url: `redis://127.0.0.1:${port}`,
+        pid: child.pid,
         stop: async () => {
           if (child.exitCode === null) {
             const gone = new Promise((r) => child.once('exit', r));

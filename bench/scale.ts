@@ -200,6 +200,7 @@ export async function scaleBenchMain(argv: string[]): Promise<number> {
       ingest = await ingestBench({
         dir,
         redisUrl: redis.url,
+        redisPid: redis.pid,
         rows: o['ingest-rows'],
         workerCounts: [1, 2],
         log,
@@ -235,16 +236,29 @@ export async function scaleBenchMain(argv: string[]): Promise<number> {
       )}\n${
         ingest
           ? `\ningest of ${ingest.rows.toLocaleString('en-US')} rows (${(ingest.inputBytes / 1e6).toFixed(1)} MB) through a task pipeline:\n${formatTable(
-              ['pipeline workers', 'shards', 'rows', 'tasks out', 'rejected', 's', 'rows/s', 'vs 1st'],
+              [
+                'pipeline workers',
+                'shards',
+                'rows',
+                'tasks out',
+                'rejected',
+                's',
+                'rows/s',
+                'vs 1 worker',
+                'vs one process',
+                'CPU s coord/workers/redis',
+              ],
               ingest.runs.map((r) => [
-                r.workers,
+                r.workers === 0 ? 'none (no --queue)' : r.workers,
                 r.shards,
                 r.rows,
                 r.tasksOut,
                 r.rejected,
                 r.seconds.toFixed(2),
                 Math.round(r.rowsPerSecond),
-                `×${r.ratio.toFixed(2)}`,
+                r.workers === 0 ? '' : `×${r.ratio.toFixed(2)}`,
+                `×${r.vsPlain.toFixed(2)}`,
+                `${r.cpu.coordinator.toFixed(1)}/${r.cpu.workers.toFixed(1)}/${r.cpu.redis.toFixed(1)}`,
               ]),
             )}\n`
           : ''

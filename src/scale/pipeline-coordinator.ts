@@ -7,6 +7,7 @@ import type { RunTaskPipelineOptions } from '../lifecycle/task-pipeline-types.ts
 import { addStepCounts, countReason as count, type StepMetrics } from '../operators/step-metrics.ts';
 import { prepareExactKey } from '../operators/task/exact-dedup-prepared.ts';
 import { readText, type TextField } from '../operators/task/text-fields.ts';
+import { jobStats } from './job-stats.ts';
 import { RunLease } from './lease.ts';
 import {
   PIPELINE_QUEUE,
@@ -135,7 +136,8 @@ export function queuedPipeline(
         pending.delete(i);
         const raw = await job.waitUntilFinished(events);
         lease.check();
-        const result = ShardResultSchema.parse(JSON.parse(String(raw)));
+        // An object since workers return one (BullMQ parsed it once); a string from an older worker.
+        const result = ShardResultSchema.parse(typeof raw === 'string' ? JSON.parse(raw) : raw);
         const shard = plan[i]!;
         for (const b of result.batches) {
           const read = b.records + b.readRejected.length;
@@ -144,12 +146,12 @@ export function queuedPipeline(
           inputErrors += await landBatch(c, shard.file, b, rowsRead);
         }
         rowSteps = addSteps(rowSteps, result.metrics);
-        const done = await q.getJob(job.id!);
+        const done = await jobStats(q, job.id!);
         const record: ShardRecord = {
           shard: shard.index,
           jobId: job.id!,
-          worker: done?.processedBy ?? result.worker,
-          reclaimed: done?.stalledCounter ?? 0,
+          worker: done.processedBy ?? result.worker,
+          reclaimed: done.stalledCounter,
           rows: result.batches.reduce((n, b) => n + b.tasks, 0),
         };
         shards.push(record);
@@ -157,7 +159,7 @@ export function queuedPipeline(
           `shard ${record.shard}: ${record.rows} row(s) from ${record.worker}${record.reclaimed > 0 ? `, reclaimed ${record.reclaimed}× after a worker stopped` : ''}`,
         );
         // Landed: its result is no longer needed in Redis.
-        await done?.remove().catch(() => undefined);
+        await q.remove(job.id!).catch(() => undefined);
       }
       for (const file of c.files)
         if ((readPerFile.get(file) ?? 0) === 0)

@@ -64,7 +64,7 @@ export class PipelineWorker {
     );
   }
 
-  private async process(job: Job): Promise<string> {
+  private async process(job: Job): Promise<ShardResult> {
     const data = ShardJobSchema.parse(job.data);
     const { shard } = data;
     this.o.log(`job ${job.id} start: run ${data.runId} shard ${shard.index} (${shard.file})`);
@@ -99,9 +99,10 @@ export class PipelineWorker {
     this.jobsDone++;
     const rows = batches.reduce((n, b) => n + b.tasks, 0);
     this.o.log(`job ${job.id} done: shard ${shard.index}, ${rows} row(s)`);
-    // Plain JSON: every number in a shard result is finite (rows travel as JSON text already), and a
-    // reviver over a million values would cost the coordinator, the part that does not scale out.
-    return JSON.stringify(result);
+    // An object, which BullMQ stores as JSON once (a returned string would be encoded twice, its
+    // rows' JSON escaped again, and parsed twice by the coordinator, the part that does not scale
+    // out). Every number in it is finite: rows travel as JSON text already.
+    return result;
   }
 
   private build(context: string): Promise<BuiltPipeline> {

@@ -8,6 +8,7 @@ import type { Task } from '../core/task.ts';
 import type { ExploreResult, RolloutFailure } from '../explorer/explorer.ts';
 import { groupIdOf } from '../explorer/workflow.ts';
 import { Admission, type StepAdmission } from './admission.ts';
+import { jobStats } from './job-stats.ts';
 import type { RunLease } from './lease.ts';
 import { type RolloutJob, RolloutResultSchema, rolloutJobId, type WeightsRef } from './rollout-job.ts';
 import { decodeWire } from './wire.ts';
@@ -112,14 +113,14 @@ export class QueueRollouts {
         metrics.timeouts += result.metrics.timeouts;
         metrics.retries += result.metrics.retries;
         metrics.emptyResponses += result.metrics.emptyResponses;
-        const done = await this.o.queue.getJob(jobId);
+        const done = await jobStats(this.o.queue, jobId);
         records[i] = {
           step,
           taskId: task.id,
           jobId,
-          worker: done?.processedBy ?? result.worker,
-          reclaimed: done?.stalledCounter ?? 0,
-          attempts: done?.attemptsStarted ?? 1,
+          worker: done.processedBy ?? result.worker,
+          reclaimed: done.stalledCounter,
+          attempts: done.attemptsStarted,
           experiences: result.experiences.length,
         };
       } catch (err) {

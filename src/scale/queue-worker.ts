@@ -30,7 +30,7 @@ export function workerRedis(queue: QueueUrl): Redis {
  */
 export async function startQueueWorker(
   queueName: string,
-  process: (job: Job) => Promise<string>,
+  process: (job: Job) => Promise<unknown>,
   o: QueueWorkerOptions,
   what: string,
 ): Promise<Worker> {

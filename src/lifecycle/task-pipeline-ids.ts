@@ -1,5 +1,26 @@
+import type { Registry } from '../core/registry.ts';
 import type { Task } from '../core/task.ts';
+import type { StepSpec } from '../operators/graph-spec.ts';
+import type { OperatorDefinition } from '../operators/operator.ts';
+import { taskOperatorRegistry } from '../operators/registries.ts';
 import { StringKeySet } from '../operators/task/exact-dedup-keys.ts';
+
+/**
+ * True when the chain ends with the built-in `exact_dedup` checking ids (its default): every row
+ * that reaches the writer was kept by it, and it drops any id it kept before, so the writer's own
+ * duplicate-id check can never fire and need not hold a second set of every id (~25 bytes a row).
+ * Only for a plain top-level last step with nothing between it and the writer (no afterTaskOps hook).
+ */
+export function chainChecksIds(
+  operators: readonly StepSpec[],
+  registry: Registry<OperatorDefinition<Task, unknown>> | undefined,
+): boolean {
+  const last = operators[operators.length - 1];
+  if (!last || !('op' in last) || last.op !== 'exact_dedup') return false;
+  const builtIn = taskOperatorRegistry().get('exact_dedup');
+  if (!registry?.has('exact_dedup') || registry.get('exact_dedup') !== builtIn) return false;
+  return last.params?.checkIds !== false;
+}
 
 /**
  * The ids a pipeline run has landed, each with where it came from, so a repeated id is rejected

@@ -21,7 +21,7 @@ import { Hooks } from './hooks.ts';
 import { withRunResources } from './run-resources.ts';
 import { tokenBudgetOf, usageOf } from './run-usage.ts';
 import { type TaskPipelineConfig, taskPipelineConfigSchema } from './task-pipeline-config.ts';
-import { LandedIds } from './task-pipeline-ids.ts';
+import { chainChecksIds, LandedIds } from './task-pipeline-ids.ts';
 import {
   checkInputs,
   checkMappingAgainstInputs,
@@ -133,7 +133,11 @@ export async function runTaskPipeline(
 
   let rejectedCount = 0;
   let tasksOut = 0;
-  const seenIds = new LandedIds();
+  // Null when the chain's last step, exact_dedup, has already dropped every repeated id.
+  const seenIds =
+    !opts.inputStream && hooks.count('afterTaskOps') === 0 && chainChecksIds(config.operators, opts.registry)
+      ? null
+      : new LandedIds();
   const writer = new TaskCommitter({
     store,
     rejectedStore,
@@ -169,7 +173,7 @@ export async function runTaskPipeline(
     hookStep.rowsOut += after.payload.rows.length;
     writeStep.rowsIn += after.payload.rows.length;
     for (const task of after.payload.rows) {
-      const repeat = seenIds.add(task);
+      const repeat = seenIds?.add(task);
       if (repeat !== undefined) {
         const first = repeat.first;
         const reason = `duplicate id ${task.id} (first written from ${first ? `${first.file}:${first.row}` : 'a generated row'})`;

@@ -146,7 +146,7 @@ describe('shared_ability: the candidate set (candidates > 0)', () => {
         // The same model over the candidates alone, scoring every task: the same 16, in the same order.
         const sub = {
           ids: poolIds,
-          domains: pool.map((k) => view.domains![k]!),
+          domains: pool.map((k) => String(view.domains![k]!)),
           features: Object.fromEntries(
             Object.entries(view.features).map(([f, col]) => [f, Float64Array.from(pool, (k) => col[k]!)]),
           ),

@@ -43,12 +43,19 @@ export function weightsPublisher(
   const save = parts.saveExplorer;
   if (!save) return undefined;
   const published = new Map<number, Promise<WeightsRef>>();
+  const keyOf = (v: number) => `${context}:weights:v${v}`;
   return (version) => {
     let ref = published.get(version);
     if (!ref) {
-      ref = publishFiles(save, redis, `${context}:weights:v${version}`, version);
+      ref = publishFiles(save, redis, keyOf(version), version);
       ref.catch(() => published.delete(version));
       published.set(version, ref);
+      // Keep the two newest versions (a job of the one before may still be running); drop older ones.
+      const old = [...published.keys()].sort((a, b) => b - a).slice(2);
+      for (const v of old) {
+        published.delete(v);
+        void redis.del(keyOf(v)).catch(() => undefined);
+      }
     }
     return ref;
   };

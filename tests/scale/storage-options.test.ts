@@ -2,7 +2,9 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../../src/core/errors.ts';
+import { parseRftConfig } from '../../src/lifecycle/rft-run.ts';
 import { parseStorageOptionFlags, storageOptionsOf } from '../../src/scale/storage-options.ts';
 import { REPO_ROOT, winnow } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -103,11 +105,13 @@ describe('storage options and database URIs (object storage)', () => {
     expect(readdirSync(dir)).toEqual(['run.yaml']);
   }, 60_000);
 
-  it('storageOptions in the config is checked: a non-string value is exit 2 naming the key', () => {
-    const dir = tempDir('winnow-store-bad-');
-    const r = winnow(['run', tinyRun(dir, 'storageOptions: { timeout: 30 }'), '--db', 'db'], { cwd: dir });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain('storageOptions.timeout');
-    expect(existsSync(join(dir, 'db'))).toBe(false);
-  }, 60_000);
+  it('storageOptions in the config is checked: a non-string value names the key', () => {
+    const raw = parseYaml(
+      readFileSync(tinyRun(tempDir('winnow-store-bad-'), 'storageOptions: { timeout: 30 }'), 'utf8'),
+    );
+    expect(() => parseRftConfig(raw)).toThrow(ConfigError);
+    expect(() => parseRftConfig(raw)).toThrow(/storageOptions\.timeout/);
+    const ok = parseRftConfig({ ...(raw as object), storageOptions: { timeout: '30s' } });
+    expect(ok.storageOptions).toEqual({ timeout: '30s' });
+  });
 });

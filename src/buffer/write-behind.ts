@@ -16,12 +16,13 @@ export interface WriteBehindOptions {
   /**
    * Backpressure: while more rows than this wait for their commit, `writeBehind` resolves only once
    * the commit ahead of its own has landed (so at most about this many rows are ever held in memory).
-   * Default 65,536.
+   * Default 32,768: two full groups (write-groups.ts), one committing while the next forms; more
+   * queued rows would only be held longer, not committed sooner.
    */
   maxQueuedRows?: number;
 }
 
-export const DEFAULT_MAX_QUEUED_ROWS = 65_536;
+export const DEFAULT_MAX_QUEUED_ROWS = 32_768;
 
 /**
  * The bookkeeping of opt-in write-behind (ExperienceBuffer.writeBehind): rows queued but not yet

@@ -1,9 +1,11 @@
+import { join } from 'node:path';
 import type { Connection, Table } from '@lancedb/lancedb';
 import * as arrow from 'apache-arrow';
 import type { ColumnSpec } from './arrow-codec.ts';
 import { schemaOf } from './arrow-codec.ts';
 import { openOrCreateTable } from './connection.ts';
 import { encodeRowsFast } from './experience-arrow.ts';
+import { LEASE_LOG_FILE, LeaseLog } from './lease-log.ts';
 
 /**
  * The use journal (`<table>_uses`): an append-only log of what `sample` handed out and what the
@@ -37,13 +39,24 @@ const COLUMNS: ColumnSpec<JournalEntry>[] = [
 ];
 export const JOURNAL_SCHEMA = schemaOf(COLUMNS);
 
+/**
+ * Where the entries live: appends go to a lease log on the local disk (lease-log.ts) when the
+ * database is a local folder, else to the LanceDB table `<table>_uses`. Reads and deletes cover
+ * both, so a journal written before the lease log (entries in the table) replays the same.
+ */
 export class UseJournal {
   readonly table: Table;
+  /** The local lease log (null: a remote database; appends are LanceDB commits). */
+  readonly log: LeaseLog | null;
   /** A compaction running in the background (appends go on beside it; deletes and reads wait). */
   private compacting: Promise<void> | null = null;
   private compactError: unknown = null;
-  private constructor(table: Table) {
+  /** Whether the table may hold entries (appended to it, or by a buffer before the lease log). */
+  private tableEntries: boolean;
+  private constructor(table: Table, log: LeaseLog | null, tableEntries: boolean) {
     this.table = table;
+    this.log = log;
+    this.tableEntries = tableEntries;
   }
 
   /**
@@ -78,17 +91,29 @@ export class UseJournal {
     if (err) throw err;
   }
 
-  static async open(conn: Connection, name: string): Promise<UseJournal> {
-    return new UseJournal(await openOrCreateTable(conn, name, JOURNAL_SCHEMA));
+  /** `localDir`: the database folder when it is on the local disk (the lease log lives there). */
+  static async open(conn: Connection, name: string, localDir: string | null = null): Promise<UseJournal> {
+    const table = await openOrCreateTable(conn, name, JOURNAL_SCHEMA);
+    // The log sits in the table's own folder, so dropping the table (run removal, gc) removes it too.
+    const log = localDir === null ? null : new LeaseLog(join(localDir, `${name}.lance`, LEASE_LOG_FILE));
+    return new UseJournal(table, log, log === null || (await table.countRows()) > 0);
   }
 
-  /** One commit. */
+  /** One durable append: a line of the lease log, flushed to disk, or one LanceDB commit. */
   async append(entries: readonly JournalEntry[]): Promise<void> {
     if (entries.length === 0) return;
+    if (this.log) return this.log.append(entries);
     await this.table.add(encodeRowsFast(entries, COLUMNS));
   }
 
+  /** Every entry: the table's, then the lease log's (replay does not depend on the order). */
   async readAll(): Promise<JournalEntry[]> {
+    const logged = this.log ? await this.log.readAll() : [];
+    if (!this.tableEntries) return logged;
+    return [...(await this.readTable()), ...logged];
+  }
+
+  private async readTable(): Promise<JournalEntry[]> {
     await this.settle();
     const t = await this.table.query().toArrow();
     const kind = t.getChild('kind');
@@ -112,25 +137,39 @@ export class UseJournal {
 
   /** After a fold through `step`: drop the folded entries, keeping the newest ack marker. */
   async trimThrough(step: number): Promise<void> {
-    await this.settle();
-    await this.table.delete(`(kind <> 'ack' AND step <= ${step}) OR (kind = 'ack' AND step < ${step})`);
+    await this.drop(
+      (e) => (e.kind !== 'ack' && e.step <= step) || (e.kind === 'ack' && e.step < step),
+      `(kind <> 'ack' AND step <= ${step}) OR (kind = 'ack' AND step < ${step})`,
+    );
   }
 
   /** Roll back: drop every lease and skip given out for a step after `step`. */
   async dropAfter(step: number): Promise<void> {
-    await this.settle();
-    await this.table.delete(`kind <> 'ack' AND step > ${step}`);
+    await this.drop((e) => e.kind !== 'ack' && e.step > step, `kind <> 'ack' AND step > ${step}`);
   }
 
   /** Drop the entries of one sample call (it failed after its journal commit). */
   async dropEntries(step: number, seqs: readonly number[]): Promise<void> {
     if (seqs.length === 0) return;
-    await this.settle();
-    await this.table.delete(`kind <> 'ack' AND step = ${step} AND seq IN (${seqs.join(',')})`);
+    const set = new Set(seqs);
+    await this.drop(
+      (e) => e.kind !== 'ack' && e.step === step && set.has(e.seq),
+      `kind <> 'ack' AND step = ${step} AND seq IN (${seqs.join(',')})`,
+    );
   }
 
   async count(): Promise<number> {
+    const logged = this.log ? (await this.log.readAll()).length : 0;
+    if (!this.tableEntries) return logged;
     await this.settle();
-    return this.table.countRows();
+    return logged + (await this.table.countRows());
+  }
+
+  /** Delete the entries `match` accepts from the lease log (and `where` from the table). */
+  private async drop(match: (e: JournalEntry) => boolean, where: string): Promise<void> {
+    if (this.log) await this.log.retain((e) => !match(e));
+    if (!this.tableEntries) return;
+    await this.settle();
+    await this.table.delete(where);
   }
 }

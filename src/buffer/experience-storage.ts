@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { Connection, Table } from '@lancedb/lancedb';
 import * as arrow from 'apache-arrow';
 import { DataError, WinnowError } from '../core/errors.ts';
@@ -20,6 +21,7 @@ import {
   type StoredExperience,
 } from './experience-table.ts';
 import { appendArrow } from './lance-append.ts';
+import { leaseMode } from './lease-log.ts';
 import { sqlString } from './sql.ts';
 import { fitColumns } from './typed-columns.ts';
 import { UpkeepRunner, upkeepMode } from './upkeep-runner.ts';
@@ -92,8 +94,10 @@ export class ExperienceStorage {
   ): Promise<ExperienceStorage> {
     const conn = await connect(dbDir);
     const { table, stable } = await openExperienceTable(conn, name);
-    const journal = await UseJournal.open(conn, `${name}_uses`);
     const dir = dbDir ?? DEFAULT_DB_DIR;
+    // The lease log is a local file: only for a database folder on this machine.
+    const logDir = dir.includes('://') || leaseMode() === 'table' ? null : resolve(dir);
+    const journal = await UseJournal.open(conn, `${name}_uses`, logDir);
     return new ExperienceStorage(name, table, journal, stable, slots, await table.schema(), dir);
   }
 

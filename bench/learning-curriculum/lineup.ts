@@ -51,6 +51,18 @@ export function curriculumLineup(
       references: false,
       description: 'the successor (Thompson mode): level offsets, practice and per-task residuals',
     },
+    // The successor tuned for the zoo on seeds 1–5 (issue #22): PCL's uniform candidate set (4× the
+    // round) ranked by the shared-ability model, with the pool's columns as regressors.
+    shared_ability_cand: {
+      recipe: {
+        config: {
+          type: 'shared_ability',
+          params: { target, candidates: 4, features: ['digits', 'operands', 'carries', 'difficulty'] },
+        },
+      },
+      references: false,
+      description: 'the successor over a 4× uniform candidate set, the pool columns as regressors',
+    },
     shared_ability_ref: {
       recipe: { config: { type: 'shared_ability', params: { target, mode: 'thompson', shortlist: 0 } } },
       references: true,

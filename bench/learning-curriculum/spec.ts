@@ -9,6 +9,7 @@ export const CURRICULUM_SELECTORS = [
   'bots',
   'bots_ref',
   'shared_ability',
+  'shared_ability_cand',
   'shared_ability_ref',
   'shared_ability_expected',
   'offline_easy2hard',

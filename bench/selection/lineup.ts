@@ -142,7 +142,31 @@ export const ZOO_SELECTORS: BenchSelector[] = [
   ]),
 ];
 
-/** `--selectors all`: random, BOTS, the successor and the whole zoo. */
-export const ALL_NAMES = ['random', 'bots', 'shared_ability', ...ZOO_SELECTORS.map((s) => s.name)];
+/**
+ * Winnow's successor as tuned for the zoo (issue #22, docs/selection-zoo.md): shared_ability over
+ * PCL's candidate set (4 × the batch, uniform), with the task columns as regressors.
+ */
+export const SUCCESSOR_SELECTORS: BenchSelector[] = [
+  {
+    name: 'shared_ability_cand',
+    description: 'the successor over a 4× uniform candidate set, level column as a regressor',
+    needs: ['level'],
+    build: fromConfig({ type: 'shared_ability', params: { candidates: 4, features: ['level'] } }),
+  },
+];
 
-export const ALL_SELECTORS: BenchSelector[] = [...LINEUP, ...EXTRA_SELECTORS, ...ZOO_SELECTORS];
+/** `--selectors all`: random, BOTS, the successor and the whole zoo. */
+export const ALL_NAMES = [
+  'random',
+  'bots',
+  'shared_ability',
+  ...SUCCESSOR_SELECTORS.map((s) => s.name),
+  ...ZOO_SELECTORS.map((s) => s.name),
+];
+
+export const ALL_SELECTORS: BenchSelector[] = [
+  ...LINEUP,
+  ...EXTRA_SELECTORS,
+  ...SUCCESSOR_SELECTORS,
+  ...ZOO_SELECTORS,
+];

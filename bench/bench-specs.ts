@@ -67,9 +67,9 @@ export const INGEST_BENCH_SPEC = {
     workers: {
       type: 'string',
       value: 'N|auto',
-      default: 'auto',
+      default: '0',
       description:
-        "the pipelines' workers setting (threads for the row-wise operators and near-dedup signatures; 0: main thread only)",
+        "the pipelines' workers setting (threads for the row-wise operators and near-dedup signatures; 0, the pipeline's own default: main thread only)",
     },
     seed,
     json,

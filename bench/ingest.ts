@@ -150,7 +150,8 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
   if (parsed.values.mapping && !input) throw new UsageError('--mapping needs --input FILE');
   const mapping = parseMapping(parsed.values.mapping);
   const workers = parseWorkers(parsed.values.workers);
-  const ndWorkers = workers === 'auto' ? autoWorkers() : workers;
+  // The near-dedup table always compares one thread with a pool (auto size unless --workers N).
+  const ndWorkers = workers === 'auto' || workers === 0 ? autoWorkers() : workers;
   const dir = mkdtempSync(join(tmpdir(), 'winnow-bench-ingest-'));
   let floorWait = 0;
   try {

@@ -1,11 +1,12 @@
 import { DataError } from '../core/errors.ts';
 import type { JsonValue } from '../core/task.ts';
 import { BaseSelector, type ObservedBatch } from './base.ts';
+import { DomainCapability } from './bots-domain-capability.ts';
 import { autoGrid, CellIndex, CellQueue } from './cell-index.ts';
 import { tieRank } from './hash-tie.ts';
 import { decodeArray, decodeNumber, encodeArray, encodeNumber } from './state-codec.ts';
 import { TopK } from './top-k.ts';
-import type { SelectorFeedbackReport, SelectorTaskView } from './types.ts';
+import type { SelectContext, SelectorFeedbackReport, SelectorTaskView, TaskFeedback } from './types.ts';
 
 export interface BotsParams {
   /** Evidence per observed group: s = m·r̄, f = m·(1 − r̄). Set it to the rollouts per task. */
@@ -45,6 +46,25 @@ export interface BotsParams {
   shortlist: number;
   /** Cells per axis of the (f0, f1) grid used to find shortlist candidates among unobserved tasks (0: ≈ √(N/64)). */
   grid: number;
+  /**
+   * 'step': forgetting and implicit evidence apply once per explorer step (`ctx.step` of
+   * feedback); later feedback calls of the same step — dynamic-sampling refill rounds, which saw
+   * the same policy — add only their explicit evidence. 'feedback': every call is a step (also
+   * what happens when feedback carries no step).
+   */
+  updatePer: 'step' | 'feedback';
+  /**
+   * 'all': one capability for the learner (the paper). 'domain': one per task domain (global c
+   * until a domain has its own estimate), so implicit evidence follows skills learnt at different
+   * times; every task is then stored one by one (O(N) per step).
+   */
+  capabilityBy: 'all' | 'domain';
+  /**
+   * Share g of the gap to 1 that one update closes on a task whose group had mixed rewards (GRPO
+   * trains on exactly those): its evidence counts as r̄ + g·(1 − r̄), since the pass rate it
+   * measured is the one before the update. 0 = the evidence as observed (the paper).
+   */
+  trainedGain: number;
 }
 
 export const BOTS_DEFAULTS: BotsParams = {
@@ -68,6 +88,9 @@ export const BOTS_DEFAULTS: BotsParams = {
   priorBeta: 1,
   shortlist: 1024,
   grid: 0,
+  updatePer: 'step',
+  capabilityBy: 'all',
+  trainedGain: 0,
 };
 
 /**
@@ -146,6 +169,10 @@ export class BotsSelector extends BaseSelector {
   private byLo: ClipOrder | null = null;
   private cells: CellIndex | null = null;
   private stepNo = 0;
+  /** The explorer step of the last update (NaN: none, or feedback without a step). */
+  private lastStep = Number.NaN;
+  private domainCap: DomainCapability | null = null;
+  private feedbackStep: number | undefined;
 
   constructor(seed: number, params: Partial<BotsParams> = {}) {
     super(seed);
@@ -209,6 +236,7 @@ export class BotsSelector extends BaseSelector {
     const weak = view.features[this.params.weakColumn];
     const strong = view.features[this.params.strongColumn];
     this.hasRefs = weak !== undefined && strong !== undefined;
+    if (this.params.capabilityBy === 'domain') this.domainCap = new DomainCapability();
     if (!this.hasRefs && this.params.rho > 0)
       this.notice(
         `bots: reference columns '${this.params.weakColumn}' and '${this.params.strongColumn}' are not both present; running explicit-only (rho = 0)`,
@@ -223,6 +251,7 @@ export class BotsSelector extends BaseSelector {
 
   private grow(view: SelectorTaskView, offset: number): void {
     const n = offset + view.ids.length;
+    this.domainCap?.grow(view.domains, view.ids.length, offset);
     const growF = (a: Float64Array) => {
       const out = new Float64Array(n);
       out.set(a);
@@ -246,7 +275,9 @@ export class BotsSelector extends BaseSelector {
       this.f0[k] = ok ? w : Number.NaN;
       this.delta[k] = ok ? s - w : Number.NaN;
       // Without references a task's update is not the shared one; tasks added mid-run start at the prior.
-      if (!ok || offset > 0) this.makeExplicit(k, this.params.priorAlpha, this.params.priorBeta);
+      // Capabilities per domain give every task its own p̃ track: no shared lazy posterior.
+      if (!ok || offset > 0 || this.domainCap)
+        this.makeExplicit(k, this.params.priorAlpha, this.params.priorBeta);
     }
     this.rebuildIndexes();
   }
@@ -525,8 +556,19 @@ export class BotsSelector extends BaseSelector {
     }
   }
 
+  override feedback(results: readonly TaskFeedback[], ctx?: SelectContext): SelectorFeedbackReport {
+    this.feedbackStep = ctx?.step;
+    return super.feedback(results, ctx);
+  }
+
   protected override observe(batch: ObservedBatch, report: SelectorFeedbackReport): void {
     if (batch.size === 0) return;
+    const step = this.params.updatePer === 'step' ? this.feedbackStep : undefined;
+    if (step !== undefined && step === this.lastStep) {
+      this.observeRound(batch, report);
+      return;
+    }
+    this.lastStep = step ?? Number.NaN;
     const { m, lambda, priorAlpha, priorBeta } = this.params;
     if (this.hasRefs) this.updateCapability(batch, report);
     const rho = this.hasRefs ? this.rho : 0;
@@ -542,7 +584,7 @@ export class BotsSelector extends BaseSelector {
     const newB = new Float64Array(batch.size);
     for (let i = 0; i < batch.size; i++) {
       const k = batch.idx[i]!;
-      const r = batch.mean[i]!;
+      const r = this.evidenceRate(batch, i);
       newA[i] = keep * this.alphaOf(k) + pullA + (1 - rho) * m * r + rho * m * r;
       newB[i] = keep * this.betaOf(k) + pullB + (1 - rho) * m * (1 - r) + rho * m * (1 - r);
       const j = this.slotOf[k]!;
@@ -562,12 +604,13 @@ export class BotsSelector extends BaseSelector {
     const now = this.stepNo;
     const lo = this.cSeenMin;
     const hi = this.cSeenMax;
+    const dc = this.domainCap;
     // Steps after its last observation before a task's own evidence can have decayed to rounding.
     const settle = lambda > 0 ? Math.ceil(Math.log(1e-15) / Math.log(1 - lambda)) : Number.POSITIVE_INFINITY;
     let back = 0;
     for (let j = 0; j < this.explicitCount; j++) {
       if (exStamp[j] !== now) {
-        let p = implicit ? exF0[j]! + c * exD[j]! : Number.NaN;
+        let p = implicit ? exF0[j]! + (dc ? dc.of(this.exTask[j]!, c) : c) * exD[j]! : Number.NaN;
         if (Number.isNaN(p)) {
           // No implicit evidence (none yet, or no reference for this task): only the pull to the prior.
           exA[j] = keep * exA[j]! + pullA;
@@ -582,7 +625,7 @@ export class BotsSelector extends BaseSelector {
         // set stays ~ batch × (steps for (1 − λ)^t to reach 1e-15), whatever N is).
         const f = exF0[j]!;
         const d = exD[j]!;
-        if (now - exStamp[j]! >= settle && !Number.isNaN(f) && clipSafe(f, d, lo, hi)) {
+        if (!dc && now - exStamp[j]! >= settle && !Number.isNaN(f) && clipSafe(f, d, lo, hi)) {
           const la = nextA + nextB * f + nextE * d;
           const lb = nextA2 + nextB * (1 - f) - nextE * d;
           if (Math.abs(exA[j]! - la) <= 1e-13 * la && Math.abs(exB[j]! - lb) <= 1e-13 * lb) {
@@ -607,6 +650,28 @@ export class BotsSelector extends BaseSelector {
     this.lazyB = nextB;
     this.lazyE = nextE;
     this.stepNo++;
+  }
+
+  /**
+   * A later round of a step already updated: the policy has not changed since, so no forgetting
+   * and no second helping of implicit evidence — only the new groups' explicit evidence (m·r̄
+   * successes, m·(1 − r̄) failures), and the capability estimate sees them.
+   */
+  private observeRound(batch: ObservedBatch, report: SelectorFeedbackReport): void {
+    const m = this.params.m;
+    if (this.hasRefs) this.updateCapability(batch, report);
+    for (let i = 0; i < batch.size; i++) {
+      const k = batch.idx[i]!;
+      const r = this.evidenceRate(batch, i);
+      this.makeExplicit(k, this.alphaOf(k) + m * r, this.betaOf(k) + m * (1 - r));
+      this.exStamp[this.slotOf[k]!] = this.stepNo - 1;
+    }
+  }
+
+  /** The pass rate a group's evidence stands for: after the update that trains on a mixed group. */
+  private evidenceRate(batch: ObservedBatch, i: number): number {
+    const r = batch.mean[i]!;
+    return batch.mixed[i] ? r + this.params.trainedGain * (1 - r) : r;
   }
 
   private updateCapability(batch: ObservedBatch, report: SelectorFeedbackReport): void {
@@ -637,12 +702,14 @@ export class BotsSelector extends BaseSelector {
         ? cNew
         : p.capabilityDiscount * this.capability + (1 - p.capabilityDiscount) * cNew;
     }
+    this.domainCap?.update(batch, this.f0, this.delta, p);
     if (p.adaptiveRho && this.rho > p.adaptiveRhoMin && !Number.isNaN(this.capability)) {
       let err = 0;
       for (let i = 0; i < batch.size; i++) {
         const k = batch.idx[i]!;
         if (Number.isNaN(this.f0[k]!)) continue;
-        const pt = Math.min(1, Math.max(0, this.f0[k]! + this.capability * this.delta[k]!));
+        const ck = this.domainCap ? this.domainCap.of(k, this.capability) : this.capability;
+        const pt = Math.min(1, Math.max(0, this.f0[k]! + ck * this.delta[k]!));
         err += Math.abs(pt - batch.mean[i]!);
       }
       if (err / cnt >= p.adaptiveRhoThreshold) {
@@ -666,6 +733,8 @@ export class BotsSelector extends BaseSelector {
       observedAt: encodeArray(this.exStamp.slice(0, this.explicitCount)),
       clipRange: [this.cSeenMin, this.cSeenMax],
       steps: this.stepNo,
+      lastStep: encodeNumber(this.lastStep),
+      ...(this.domainCap ? { domainCapability: this.domainCap.save() } : {}),
     };
   }
 
@@ -684,6 +753,9 @@ export class BotsSelector extends BaseSelector {
     this.capability = decodeNumber(data['capability'], 'bots capability');
     this.rho = rho;
     this.stepNo = steps;
+    // States written before `updatePer` existed carry no step: the next feedback starts a step.
+    this.lastStep =
+      data['lastStep'] === undefined ? Number.NaN : decodeNumber(data['lastStep'], 'bots lastStep');
     [this.lazyA, this.lazyA2, this.lazyB, this.lazyE] = lazy as [number, number, number, number];
     this.explicit = new Uint8Array(n);
     this.slotOf = new Int32Array(n).fill(-1);
@@ -694,6 +766,7 @@ export class BotsSelector extends BaseSelector {
       this.makeExplicit(k, alpha[k]!, beta[k]!);
       this.exStamp[j] = observedAt[j]!;
     });
+    if (this.domainCap) this.domainCap.load(data['domainCapability']);
     this.rebuildIndexes();
     // Every lazy task whose p̃ clips inside this range was made explicit before the checkpoint.
     [this.cSeenMin, this.cSeenMax] = clipRange as [number, number];

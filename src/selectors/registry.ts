@@ -68,6 +68,9 @@ export const BotsParamsSchema = z.strictObject({
   priorBeta: z.number().positive().default(BOTS_DEFAULTS.priorBeta),
   shortlist: z.number().int().nonnegative().default(BOTS_DEFAULTS.shortlist),
   grid: z.number().int().min(0).max(1024).default(BOTS_DEFAULTS.grid),
+  updatePer: z.enum(['step', 'feedback']).default(BOTS_DEFAULTS.updatePer),
+  capabilityBy: z.enum(['all', 'domain']).default(BOTS_DEFAULTS.capabilityBy),
+  trainedGain: unit.default(BOTS_DEFAULTS.trainedGain),
 });
 
 const S = SHARED_ABILITY_DEFAULTS;

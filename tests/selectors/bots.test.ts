@@ -319,3 +319,158 @@ describe('bots: the Thompson shortlist', () => {
     expect(s.densityRanking(50)).toEqual(brute);
   });
 });
+
+describe('bots: one forgetting step per explorer step (updatePer)', () => {
+  const example = (params: ConstructorParameters<typeof BotsSelector>[1] = {}) => {
+    const s = new BotsSelector(1, { m: 16, lambda: 0.1, rho: 0.1, ...params });
+    s.init(exampleView());
+    return s;
+  };
+  const stepOne = [
+    { taskId: 'a', rewards: group(0.25) },
+    { taskId: 'b', rewards: group(0.5) },
+  ];
+
+  it('a refill round of the same step adds only its explicit evidence (no forgetting, no implicit evidence)', () => {
+    const s = example();
+    s.feedback(stepOne, { step: 0 });
+    // The worked example's first step, unchanged by the step number.
+    for (const [i, w] of [5, 9, 1.27, 2.16, 1.48].entries())
+      expect(s.posterior().alpha[i]).toBeCloseTo(w, 12);
+    const before = s.posterior();
+    s.feedback([{ taskId: 'c', rewards: group(0) }], { step: 0 });
+    const after = s.posterior();
+    // Task c: + 16·0 successes, + 16·1 failures; every other task keeps its posterior exactly.
+    expect(after.alpha[2]).toBe(before.alpha[2]);
+    expect(after.beta[2]).toBeCloseTo(before.beta[2]! + 16, 12);
+    for (const k of [0, 1, 3, 4]) {
+      expect(after.alpha[k]).toBe(before.alpha[k]);
+      expect(after.beta[k]).toBe(before.beta[k]);
+    }
+    // The capability still learns from the round: c_new = (0 − 0)/(0.3 − 0) = 0.
+    expect(s.c).toBeCloseTo(0.9 * 0.5625, 12);
+    // The next step forgets again: a's α = 0.9·5 + 0.1 + 16·0.25 (observed), d's gets implicit evidence.
+    s.feedback([{ taskId: 'a', rewards: group(0.25) }], { step: 1 });
+    const next = s.posterior();
+    expect(next.alpha[0]).toBeCloseTo(0.9 * 5 + 0.1 + 4, 12);
+    const c = 0.9 * (0.9 * 0.5625) + 0.1 * ((0.25 - 0.1) / 0.4);
+    expect(s.c).toBeCloseTo(c, 12);
+    expect(next.alpha[3]).toBeCloseTo(0.9 * before.alpha[3]! + 0.1 + 1.6 * (0.5 + c * 0.4), 12);
+  });
+
+  it("'feedback' (and feedback without a step) make every call a step, as before", () => {
+    const byCall = example({ updatePer: 'feedback' });
+    const noStep = example();
+    byCall.feedback(stepOne, { step: 0 });
+    noStep.feedback(stepOne);
+    byCall.feedback([{ taskId: 'c', rewards: group(0) }], { step: 0 });
+    noStep.feedback([{ taskId: 'c', rewards: group(0) }]);
+    expect(byCall.posterior()).toEqual(noStep.posterior());
+    // Task a was not observed in the second call: it was pulled toward the prior and got implicit evidence.
+    expect(byCall.posterior().alpha[0]).toBeCloseTo(0.9 * 5 + 0.1 + 1.6 * (0.1 + byCall.c * 0.4), 12);
+  });
+
+  it('resumes exactly between two rounds of one step', () => {
+    const drive = (s: BotsSelector, from: number, to: number) => {
+      const out: string[][] = [];
+      for (let call = from; call < to; call++) {
+        const ids = s.select(2);
+        out.push(ids);
+        s.feedback(
+          ids.map((taskId, i) => ({ taskId, rewards: group(((call + i) % 3) / 4) })),
+          { step: Math.floor(call / 3) },
+        );
+      }
+      return out;
+    };
+    const whole = example();
+    const expected = drive(whole, 0, 9);
+    const first = example();
+    const head = drive(first, 0, 4); // the state is saved after the 2nd of step 1's three rounds
+    const second = example();
+    second.load(JSON.parse(JSON.stringify(first.state())));
+    expect([...head, ...drive(second, 4, 9)]).toEqual(expected);
+    expect(JSON.stringify(second.state())).toBe(JSON.stringify(whole.state()));
+  });
+});
+
+describe('bots: capability per domain, and evidence after the update (trainedGain)', () => {
+  const domainView = (): SelectorTaskView => ({ ...exampleView(), domains: ['x', 'x', 'y', 'y', 'y'] });
+  const stepOne = [
+    { taskId: 'a', rewards: group(0.25) },
+    { taskId: 'b', rewards: group(0.5) },
+  ];
+
+  it("capabilityBy 'domain': each domain's own estimate drives its tasks' implicit evidence", () => {
+    const s = new BotsSelector(1, { m: 16, lambda: 0.1, rho: 0.1, capabilityBy: 'domain' });
+    s.init(domainView());
+    expect(s.explicitTasks).toBe(5); // every task is stored one by one
+    s.feedback(stepOne);
+    // Domain y has no estimate yet: it borrows the global c, so step one is the worked example.
+    const one = s.posterior();
+    for (const [i, w] of [5, 9, 1.27, 2.16, 1.48].entries()) expect(one.alpha[i]).toBeCloseTo(w, 12);
+    s.feedback([
+      { taskId: 'c', rewards: group(0) },
+      { taskId: 'd', rewards: group(1) },
+    ]);
+    // The global c is as in the paper; domain x was not observed, so task a uses c_x = 0.5625:
+    // α = 0.9·5 + 0.1 + 1.6·(0.1 + 0.5625·0.4), not the global 0.57768 (5.1297 in the example).
+    expect(s.c).toBeCloseTo(0.9 * 0.5625 + 0.1 * (0.25 / 0.35), 12);
+    const two = s.posterior();
+    expect(two.alpha[0]).toBeCloseTo(0.9 * 5 + 0.1 + 1.6 * (0.1 + 0.5625 * 0.4), 12);
+    expect(two.beta[0]).toBeCloseTo(0.9 * 13 + 0.1 + 1.6 * (0.9 - 0.5625 * 0.4), 12);
+    // Task e (domain y, unobserved): c_y = 0.25/0.35 taken as is, but f1 = f0, so p̃ = 0.3.
+    expect(two.alpha[4]).toBeCloseTo(0.9 * 1.48 + 0.1 + 1.6 * 0.3, 12);
+  });
+
+  it('trainedGain moves the evidence of a mixed group toward 1; uniform groups and the capability are unchanged', () => {
+    const plain = new BotsSelector(1, { m: 16, lambda: 0.1, rho: 0.1 });
+    const gained = new BotsSelector(1, { m: 16, lambda: 0.1, rho: 0.1, trainedGain: 0.5 });
+    for (const s of [plain, gained]) {
+      s.init(exampleView());
+      s.feedback([...stepOne, { taskId: 'c', rewards: group(0) }]);
+    }
+    expect(gained.c).toBe(plain.c);
+    const g = gained.posterior();
+    const p = plain.posterior();
+    // a: r̄ = 0.25 counts as 0.25 + 0.5·0.75 = 0.625 → α = 1 + 16·0.625, β = 1 + 16·0.375.
+    expect(g.alpha[0]).toBeCloseTo(11, 12);
+    expect(g.beta[0]).toBeCloseTo(7, 12);
+    expect(p.alpha[0]).toBeCloseTo(5, 12);
+    // c: all rewards 0, no gradient, no update to anticipate.
+    expect(g.alpha[2]).toBe(p.alpha[2]);
+    expect(g.beta[2]).toBe(p.beta[2]);
+  });
+
+  it('resumes exactly with per-domain capabilities', () => {
+    const make = () => {
+      const s = new BotsSelector(5, { capabilityBy: 'domain', trainedGain: 0.2, m: 64 });
+      s.init(domainView());
+      return s;
+    };
+    const drive = (s: BotsSelector, from: number, to: number) => {
+      const out: string[][] = [];
+      for (let call = from; call < to; call++) {
+        const ids = s.select(2);
+        out.push(ids);
+        s.feedback(
+          ids.map((taskId, i) => ({ taskId, rewards: group(((call + i) % 4) / 4) })),
+          { step: Math.floor(call / 2) },
+        );
+      }
+      return out;
+    };
+    const whole = make();
+    const expected = drive(whole, 0, 10);
+    const first = make();
+    const head = drive(first, 0, 5);
+    const second = make();
+    second.load(JSON.parse(JSON.stringify(first.state())));
+    expect([...head, ...drive(second, 5, 10)]).toEqual(expected);
+    expect(JSON.stringify(second.state())).toBe(JSON.stringify(whole.state()));
+    // A state taken with other domains is refused.
+    const other = new BotsSelector(5, { capabilityBy: 'domain' });
+    other.init({ ...exampleView(), domains: ['x', 'z', 'y', 'y', 'y'] });
+    expect(() => other.load(JSON.parse(JSON.stringify(first.state())))).toThrow(/different domains/);
+  });
+});

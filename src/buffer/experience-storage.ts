@@ -62,6 +62,12 @@ export class ExperienceStorage {
   private nextRowId = 0;
   /** Whether an append since open confirmed the row-id prediction (see `confirmAppend`). */
   private rowIdsChecked = false;
+  /**
+   * Row ids below this were read from the table (on open), none predicted. Lance never reuses a
+   * stable row id and keeps it through compactions and updates, so such a row id names the same
+   * row for as long as the row exists: its take needs no identity check (`id`, `seq`).
+   */
+  private readRowIdsBelow = Number.POSITIVE_INFINITY;
   /** Runs background folds and compactions in a process of their own (null: in this process). */
   private readonly upkeepRunner: UpkeepRunner | null;
 
@@ -138,7 +144,9 @@ export class ExperienceStorage {
 
   /** The stable row id Lance gives the next appended row, if this buffer is the table's only writer. */
   predictRowId(): number {
-    return this.stableRowIds ? this.nextRowId++ : -1;
+    if (!this.stableRowIds) return -1;
+    if (this.readRowIdsBelow === Number.POSITIVE_INFINITY) this.readRowIdsBelow = this.nextRowId;
+    return this.nextRowId++;
   }
 
   /**
@@ -244,10 +252,16 @@ export class ExperienceStorage {
     for (const s of slots) if (sl.rowId[s]! >= 0) byRowId.set(sl.rowId[s]!, s);
     if (byRowId.size === 0) return [];
     let flags = 0;
-    for (const s of byRowId.values()) flags |= sl.payload[s]!;
+    let predicted = false;
+    for (const [rowId, s] of byRowId) {
+      flags |= sl.payload[s]!;
+      if (rowId >= this.readRowIdsBelow) predicted = true;
+    }
+    // A scattered take costs about the same per column, so the check's two columns are read only
+    // when some row id was predicted rather than read from the table.
     const t = await this.table
       .takeRowIds([...byRowId.keys()].sort((a, b) => a - b))
-      .select([...payloadColumns(flags), 'id', 'seq'])
+      .select(predicted ? [...payloadColumns(flags), 'id', 'seq'] : payloadColumns(flags))
       .withRowId()
       .toArrow();
     const bad: Mismatch[] = [];
@@ -259,6 +273,10 @@ export class ExperienceStorage {
       const rowId = Number(rids?.get(i));
       const s = byRowId.get(rowId);
       if (s === undefined) continue;
+      if (rowId < this.readRowIdsBelow) {
+        good.add(rowId);
+        continue;
+      }
       const gotId = String(ids?.get(i));
       const gotSeq = Number(seqs?.get(i));
       if (gotId === sl.ids[s] && gotSeq === sl.seq[s]) good.add(rowId);

@@ -30,6 +30,14 @@ export function formatSweep(result: SweepResult): string {
       ['winner', ...points.map((p) => p.winner)],
       ['winner ÷ runner-up', ...points.map((p) => `${fmtInterval(p.winnerOverRunnerUp)} (${p.runnerUp})`)],
       [
+        "Winnow's best ÷ best other",
+        ...points.map((p) =>
+          p.winnowOverBestOther
+            ? `${fmtInterval(p.winnowOverBestOther.ratio)} (${p.winnowOverBestOther.winnow} ÷ ${p.winnowOverBestOther.other})`
+            : '—',
+        ),
+      ],
+      [
         'shared_ability ÷ best other',
         ...points.map((p) =>
           p.sharedAbilityOverBestOther

@@ -43,6 +43,8 @@ export interface SweepMethod {
   stepsRatio: Interval;
   effectiveRatio: number;
   finalAccuracy: number;
+  /** Rollouts to the target per seed (seed order), for paired ratios between methods. */
+  rolloutsPerSeed: number[];
 }
 
 export interface SweepPointResult {
@@ -63,8 +65,10 @@ export interface SweepPointResult {
   winner: string;
   runnerUp: string;
   winnerOverRunnerUp: Interval;
-  /** shared_ability ÷ the best other method (when both ran). */
+  /** shared_ability ÷ the best method that is not Winnow's (when both ran). */
   sharedAbilityOverBestOther: { other: string; ratio: Interval } | null;
+  /** Winnow's best method (shared_ability and its variants) ÷ the best method that is not Winnow's. */
+  winnowOverBestOther: { winnow: string; other: string; ratio: Interval } | null;
   seconds: number;
 }
 
@@ -76,6 +80,9 @@ export interface SweepResult {
   points: SweepPointResult[];
   elapsedMs: number;
 }
+
+/** Winnow's own methods: the successor and its variants, alone or with a stage in front. */
+export const isWinnows = (name: string): boolean => name.startsWith('shared_ability');
 
 /** Methods whose select draws a fresh random number per task every step (seconds per step at 10⁶ tasks). */
 const EXACT_OVER_POOL = new Set(['bots', 'bots_explicit', 'bots+greso', 'bots+speed', 'mopps', 'dots']);
@@ -137,7 +144,8 @@ function runPoint(point: SweepPoint, opts: SweepOptions, selectors: string[], pi
     bootstrapRatio(byName.get(a)!.rolloutsPerSeed, byName.get(b)!.rolloutsPerSeed, 7000 + 31 * pi + salt);
   const winner = ranked[0]?.selector ?? 'random';
   const runnerUp = ranked[1]?.selector ?? 'random';
-  const bestOther = ranked.find((s) => s.selector !== 'shared_ability');
+  const bestOther = ranked.find((s) => !isWinnows(s.selector));
+  const bestWinnow = ranked.find((s) => isWinnows(s.selector));
   const shares = startShares(point, seeds);
   return {
     factor: point.factor,
@@ -157,6 +165,7 @@ function runPoint(point: SweepPoint, opts: SweepOptions, selectors: string[], pi
       stepsRatio: s.stepsRatio,
       effectiveRatio: s.etr.mean,
       finalAccuracy: s.finalAccuracy.mean,
+      rolloutsPerSeed: s.rolloutsPerSeed,
     })),
     skipped,
     winner,
@@ -165,6 +174,14 @@ function runPoint(point: SweepPoint, opts: SweepOptions, selectors: string[], pi
     sharedAbilityOverBestOther:
       byName.has('shared_ability') && bestOther
         ? { other: bestOther.selector, ratio: paired('shared_ability', bestOther.selector, 2) }
+        : null,
+    winnowOverBestOther:
+      bestWinnow && bestOther
+        ? {
+            winnow: bestWinnow.selector,
+            other: bestOther.selector,
+            ratio: paired(bestWinnow.selector, bestOther.selector, 3),
+          }
         : null,
     seconds: (performance.now() - t0) / 1000,
   };

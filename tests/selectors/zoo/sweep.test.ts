@@ -96,11 +96,14 @@ describe('selection sweep', () => {
       expect(p.winner).toBe(best[0]!.selector);
       expect(p.runnerUp).toBe(best[1]!.selector);
       expect(p.startEasy + p.startHard).toBeGreaterThan(0.4);
-      expect(p.sharedAbilityOverBestOther?.other).not.toBe('shared_ability');
+      expect(p.sharedAbilityOverBestOther?.other).toBe('pcl');
+      expect(p.winnowOverBestOther?.other).toBe('pcl');
+      expect(p.methods.every((m) => m.rolloutsPerSeed.length === 2)).toBe(true);
     }
     const text = formatSweep(r);
     expect(text).toContain('### sweep: pool-size');
     expect(text).toContain('| shared_ability ÷ best other |');
+    expect(text).toContain("| Winnow's best ÷ best other |");
     expect(text).toContain('600 tasks: bots skipped');
   }, 10_000);
 });

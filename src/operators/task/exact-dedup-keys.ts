@@ -27,6 +27,9 @@ function hashUnits(units: Uint8Array | Uint16Array, from: number, to: number): n
   return h >>> 0;
 }
 
+/** A 32-bit hash scaled to a position in a table of any capacity (its high bits decide). */
+const scaled = (h: number, cap: number) => Math.floor((h * cap) / 4294967296);
+
 /** Grown by half, not doubled: at 10M keys a doubled array leaves up to 40% of it unused. */
 function growUint32(a: Uint32Array, min: number): Uint32Array<ArrayBuffer> {
   const b = new Uint32Array(Math.max(min, Math.ceil(a.length * 1.5)));
@@ -40,8 +43,11 @@ function growUint8(a: Uint8Array, min: number): Uint8Array<ArrayBuffer> {
   return b;
 }
 
-/** 8 bits of a key's hash kept per slot: most probes of other keys end there, without a compare. */
-const tagOf = (h: number) => h >>> 24;
+/**
+ * 8 bits of a key's hash kept per slot: most probes of other keys end there, without a compare. The
+ * low bits: the position comes from the high ones (`scaled`).
+ */
+const tagOf = (h: number) => h & 0xff;
 
 /**
  * A set of strings numbered in insertion order (slot 0, 1, 2…), exact (keys are compared code unit
@@ -66,8 +72,8 @@ export class StringKeySet {
   find(key: string): number {
     const h = hashString(key);
     const tag = tagOf(h);
-    const mask = this.table.length - 1;
-    for (let i = h & mask; ; i = (i + 1) & mask) {
+    const cap = this.table.length;
+    for (let i = scaled(h, cap); ; i = i + 1 === cap ? 0 : i + 1) {
       const s = this.table[i]!;
       if (s === EMPTY) return EMPTY;
       if (this.tags[s] === tag && this.equals(s, key)) return s;
@@ -78,9 +84,9 @@ export class StringKeySet {
   add(key: string): number {
     const h = hashString(key);
     const tag = tagOf(h);
-    const mask = this.table.length - 1;
-    let i = h & mask;
-    for (; ; i = (i + 1) & mask) {
+    const cap = this.table.length;
+    let i = scaled(h, cap);
+    for (; ; i = i + 1 === cap ? 0 : i + 1) {
       const s = this.table[i]!;
       if (s === EMPTY) break;
       if (this.tags[s] === tag && this.equals(s, key)) return -s - 1;
@@ -127,11 +133,12 @@ export class StringKeySet {
   }
 
   private rehash(): void {
-    const table = new Int32Array(this.table.length * 2).fill(EMPTY);
-    const mask = table.length - 1;
+    // Grown by half: a doubled table is at most 3/8 full after growing, and holds 2/3 of its slots empty.
+    const table = new Int32Array(Math.ceil(this.table.length * 1.5)).fill(EMPTY);
+    const cap = table.length;
     for (let s = 0; s < this.count; s++) {
-      let i = hashUnits(this.chars, this.start[s]!, this.start[s + 1]!) & mask;
-      while (table[i] !== EMPTY) i = (i + 1) & mask;
+      let i = scaled(hashUnits(this.chars, this.start[s]!, this.start[s + 1]!), cap);
+      while (table[i] !== EMPTY) i = i + 1 === cap ? 0 : i + 1;
       table[i] = s;
     }
     this.table = table;
@@ -194,23 +201,25 @@ class HashKeyShard {
     this.keys[i] = key;
     this.checks[i] = check;
     this.values[i] = value;
-    // Up to 3/4 full: linear probing stays short there, and 10M keys fit in 16M slots, not 32M.
+    // Up to 3/4 full (linear probing stays short there); growing by half keeps it at least half full.
     if (++this.count * 4 > this.keys.length * 3) this.rehash();
   }
 
   private position(key: number): number {
-    const mask = this.keys.length - 1;
-    // The low 32 bits of the key are already well mixed (they come from a hash).
-    let i = (key >>> 0) & mask;
-    while (this.values[i] !== EMPTY && this.keys[i] !== key) i = (i + 1) & mask;
+    const cap = this.keys.length;
+    // The low 32 bits of the key are already well mixed (they come from a hash); scaled to any
+    // capacity, so the table can grow by half instead of doubling.
+    let i = Math.floor(((key >>> 0) * cap) / 4294967296);
+    while (this.values[i] !== EMPTY && this.keys[i] !== key) i = i + 1 === cap ? 0 : i + 1;
     return i;
   }
 
   private rehash(): void {
     const { keys, checks, values } = this;
-    this.keys = new Float64Array(keys.length * 2);
-    this.checks = new Uint32Array(keys.length * 2);
-    this.values = new Int32Array(keys.length * 2).fill(EMPTY);
+    const cap = Math.ceil(keys.length * 1.5);
+    this.keys = new Float64Array(cap);
+    this.checks = new Uint32Array(cap);
+    this.values = new Int32Array(cap).fill(EMPTY);
     this.count = 0;
     for (let i = 0; i < keys.length; i++)
       if (values[i] !== EMPTY) this.setIfAbsent(keys[i]!, checks[i]!, values[i]!);

@@ -23,6 +23,8 @@ export interface WriteGroupsParts {
   enqueue(job: () => Promise<void>): Promise<unknown>;
   /** Commit one group's calls (group-commit.ts); settles each call. */
   commit(calls: readonly CheckedWrite[]): Promise<void>;
+  /** Rows at which a group stops taking calls (default MAX_GROUP_ROWS). */
+  maxGroupRows?: number;
 }
 
 /**
@@ -61,7 +63,7 @@ export class WriteGroups {
     const rows = checkRows(exps, this.parts.table);
     const encoded = this.parts.encode(rows);
     let group = this.forming;
-    if (group !== null && this.formingRows >= MAX_GROUP_ROWS) group = null;
+    if (group !== null && this.formingRows >= (this.parts.maxGroupRows ?? MAX_GROUP_ROWS)) group = null;
     if (group === null) {
       const calls: CheckedWrite[] = [];
       group = calls;

@@ -16,7 +16,15 @@ export interface CurriculumEntry {
 export const DEFAULT_TARGET_PASS_RATE = 0.5;
 
 /** The default weight ρ of BOTS's reference evidence in bots_ref (chosen on seeds 1–5). */
-export const DEFAULT_BOTS_RHO = 0.1;
+export const DEFAULT_BOTS_RHO = 0.2;
+
+/**
+ * BOTS as tuned on seeds 1–5 (docs/selectors.md, "Tuning"): one forgetting step per update (the
+ * library default) and the pass rate of a task trained on counted after its update (trainedGain);
+ * with references also a capability per level (domain) and evidence m = 64 per group of 8.
+ */
+export const BOTS_EXPLICIT_TUNED = { rho: 0, shortlist: 0, trainedGain: 0.3 } as const;
+export const BOTS_REF_TUNED = { shortlist: 0, m: 64, capabilityBy: 'domain', trainedGain: 0.2 } as const;
 
 function zooEntry(config: SelectorConfig, description: string, stages?: StageConfig[]): CurriculumEntry {
   return { recipe: { config, ...(stages ? { stages } : {}) }, references: false, description };
@@ -34,15 +42,15 @@ export function curriculumLineup(
       description: 'uniform, no repeats in a batch',
     },
     bots: {
-      recipe: { config: { type: 'bots', params: { rho: 0, shortlist: 0, target } } },
+      recipe: { config: { type: 'bots', params: { ...BOTS_EXPLICIT_TUNED, target } } },
       references: false,
       description: 'BOTS, explicit evidence only (no reference columns)',
     },
     bots_ref: {
-      recipe: { config: { type: 'bots', params: { shortlist: 0, target, rho } } },
+      recipe: { config: { type: 'bots', params: { ...BOTS_REF_TUNED, target, rho } } },
       references: true,
       description:
-        'BOTS with reference columns (ρ from --rho): warm start = weak, a short SFT of it = strong',
+        'BOTS with reference columns (ρ from --rho), a capability per level: warm start = weak, a short SFT of it = strong',
     },
     // Thompson mode, not the library's greedy default: greedy drills a few hundred tasks, and the
     // real learner stops gaining held-out accuracy from repeats (seeds 1–5, docs/selectors.md).
@@ -104,7 +112,7 @@ export function curriculumLineup(
     speed: zooEntry({ type: 'random' }, 'random + SPEED screening (4 of 8 rollouts)', [{ type: 'speed' }]),
     'bots_ref+greso': {
       recipe: {
-        config: { type: 'bots', params: { shortlist: 0, target, rho } },
+        config: { type: 'bots', params: { ...BOTS_REF_TUNED, target, rho } },
         stages: [{ type: 'greso' }],
       },
       references: true,
@@ -112,7 +120,7 @@ export function curriculumLineup(
     },
     'bots_ref+speed': {
       recipe: {
-        config: { type: 'bots', params: { shortlist: 0, target, rho } },
+        config: { type: 'bots', params: { ...BOTS_REF_TUNED, target, rho } },
         stages: [{ type: 'speed' }],
       },
       references: true,

@@ -1,15 +1,17 @@
 // The floor of bench/ingest: what reading the file and writing it to LanceDB costs with no
 // mapping, no operators and no bookkeeping. The file is parsed by the pipeline's own reader,
 // its columns go into Arrow as they are (strings as Utf8, anything else as JSON text), and
-// 50,000-row Arrow tables are added to a fresh LanceDB table, one add in flight while the next
-// is parsed and built (as the pipeline's writer does). Nothing a pipeline does can be cheaper.
+// Arrow tables of the pipeline's default commit size are added to a fresh LanceDB table, one add
+// in flight while the next is parsed and built (as the pipeline's writer does). Nothing a pipeline
+// does can be cheaper.
 import { performance } from 'node:perf_hooks';
 import * as arrow from 'apache-arrow';
 import { connect } from '../../src/buffer/connection.ts';
 import type { RawRecord } from '../../src/io/raw-record.ts';
 import { readDataset } from '../../src/io/reader.ts';
+import { DEFAULT_COMMIT_ROWS } from '../../src/lifecycle/task-pipeline-config.ts';
 
-const COMMIT_ROWS = 50_000;
+const COMMIT_ROWS = DEFAULT_COMMIT_ROWS;
 
 function toArrow(records: readonly RawRecord[], columns: readonly string[]): arrow.Table {
   const vectors: Record<string, arrow.Vector> = {};

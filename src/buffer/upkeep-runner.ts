@@ -96,9 +96,12 @@ export class UpkeepRunner {
     const here = fileURLToPath(import.meta.url);
     // The same extension as this file: .ts from the sources, .js from the built package.
     const entry = fileURLToPath(new URL(`./upkeep-process${extname(here)}`, import.meta.url));
+    // Only the flags that let Node run TypeScript sources (older Node 22 needs them), nothing else
+    // the parent was started with (a test runner's or profiler's flags).
+    const execArgv = process.execArgv.filter((a) => /-types\b/.test(a));
     const child = fork(entry, [], {
       serialization: 'advanced',
-      execArgv: [],
+      execArgv,
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
     child.on('message', (m: UpkeepReply) =>

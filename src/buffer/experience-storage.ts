@@ -45,9 +45,11 @@ interface Mismatch {
  *
  * Rows are fetched by Lance stable row id, which the index predicts for its own appends. A
  * prediction can be wrong (rows deleted before a reopen, or appended by another connection), so
- * every row taken is checked against the index by `id` and `seq`: a mismatch re-learns the row ids
- * from the table and takes again; a row that still does not match is refused with an error naming
- * the table, the expected id and what came back. A row is never returned under another row's id.
+ * every row taken under a predicted row id is checked against the index by `id` and `seq`: a
+ * mismatch re-learns the row ids from the table and takes again; a row that still does not match is
+ * refused with an error naming the table, the expected id and what came back. A row id read from
+ * the table (on open) needs no check: Lance never gives a stable row id to another row. A row is
+ * never returned under another row's id.
  */
 export class ExperienceStorage {
   readonly name: string;

@@ -11,7 +11,7 @@ import { WRITE_BEHIND_ROWS, WRITE_BEHIND_TABLE } from './experience-fixtures/wri
 
 const child = fileURLToPath(new URL('./experience-fixtures/write-behind-child.ts', import.meta.url));
 const root = tempDir('winnow-write-behind-crash-');
-const CALLS = 60;
+const CALLS = 200;
 
 function lines(file: string): string[] {
   return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];

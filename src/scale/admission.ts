@@ -4,9 +4,9 @@ export interface AdmissionWait {
   taskId: string;
   /** Jobs of the step running (submitted, not finished) when it had to wait. */
   running: number;
-  /** The bound it waited for. */
+  /** The bound that held it back (when it started to wait). */
   bound: number;
-  /** The buffer's rate limiter refused even one group: the step goes on one job at a time. */
+  /** The buffer's rate limiter refused even one group then: the step went on one job at a time. */
   refused: boolean;
   ms: number;
 }
@@ -71,8 +71,9 @@ export class Admission {
     for (let i = 0; i < count; i++) {
       let b = this.bound();
       if (this.running >= b.bound) {
+        // Recorded as it was when the job had to wait: the bound that held it back.
         const t0 = performance.now();
-        const running = this.running;
+        const held = { running: this.running, bound: b.bound, refused: b.refused };
         while (this.running >= b.bound) {
           await new Promise<void>((r) => this.wakers.push(r));
           b = this.bound();
@@ -80,9 +81,7 @@ export class Admission {
         record.waits.push({
           step: meta.step,
           taskId: meta.taskId(i),
-          running,
-          bound: b.bound,
-          refused: b.refused,
+          ...held,
           ms: Math.round(performance.now() - t0),
         });
       }

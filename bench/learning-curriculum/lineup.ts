@@ -19,12 +19,18 @@ export const DEFAULT_TARGET_PASS_RATE = 0.5;
 export const DEFAULT_BOTS_RHO = 0.2;
 
 /**
- * BOTS as tuned on seeds 1–5 (docs/selectors.md, "Tuning"): one forgetting step per update (the
- * library default) and the pass rate of a task trained on counted after its update (trainedGain);
+ * BOTS as tuned on seeds 1–5 (docs/selectors.md, "Tuning"): one forgetting step per update
+ * (updatePer: step) and the pass rate of a task trained on counted after its update (trainedGain);
  * with references also a capability per level (domain) and evidence m = 64 per group of 8.
  */
-export const BOTS_EXPLICIT_TUNED = { rho: 0, shortlist: 0, trainedGain: 0.3 } as const;
-export const BOTS_REF_TUNED = { shortlist: 0, m: 64, capabilityBy: 'domain', trainedGain: 0.2 } as const;
+export const BOTS_EXPLICIT_TUNED = { rho: 0, shortlist: 0, updatePer: 'step', trainedGain: 0.3 } as const;
+export const BOTS_REF_TUNED = {
+  shortlist: 0,
+  updatePer: 'step',
+  m: 64,
+  capabilityBy: 'domain',
+  trainedGain: 0.2,
+} as const;
 
 function zooEntry(config: SelectorConfig, description: string, stages?: StageConfig[]): CurriculumEntry {
   return { recipe: { config, ...(stages ? { stages } : {}) }, references: false, description };

@@ -95,7 +95,7 @@ for (const v of variants) {
     cs.push(
       await runLearner(
         v.name,
-        { config: { type: 'bots', params: { shortlist: 0, ...v.params } } },
+        { config: { type: 'bots', params: { shortlist: 0, updatePer: 'step', ...v.params } } },
         v.refs,
         seed,
         inputs,

@@ -49,8 +49,8 @@ export interface BotsParams {
   /**
    * 'step': forgetting and implicit evidence apply once per explorer step (`ctx.step` of
    * feedback); later feedback calls of the same step — dynamic-sampling refill rounds, which saw
-   * the same policy — add only their explicit evidence. 'feedback': every call is a step (also
-   * what happens when feedback carries no step).
+   * the same policy — add only their explicit evidence. 'feedback' (the default, as before): every
+   * call is a step (also what 'step' does when feedback carries no step).
    */
   updatePer: 'step' | 'feedback';
   /**
@@ -88,7 +88,7 @@ export const BOTS_DEFAULTS: BotsParams = {
   priorBeta: 1,
   shortlist: 1024,
   grid: 0,
-  updatePer: 'step',
+  updatePer: 'feedback',
   capabilityBy: 'all',
   trainedGain: 0,
 };

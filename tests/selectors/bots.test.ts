@@ -322,7 +322,7 @@ describe('bots: the Thompson shortlist', () => {
 
 describe('bots: one forgetting step per explorer step (updatePer)', () => {
   const example = (params: ConstructorParameters<typeof BotsSelector>[1] = {}) => {
-    const s = new BotsSelector(1, { m: 16, lambda: 0.1, rho: 0.1, ...params });
+    const s = new BotsSelector(1, { m: 16, lambda: 0.1, rho: 0.1, updatePer: 'step', ...params });
     s.init(exampleView());
     return s;
   };
@@ -358,8 +358,9 @@ describe('bots: one forgetting step per explorer step (updatePer)', () => {
     expect(next.alpha[3]).toBeCloseTo(0.9 * before.alpha[3]! + 0.1 + 1.6 * (0.5 + c * 0.4), 12);
   });
 
-  it("'feedback' (and feedback without a step) make every call a step, as before", () => {
-    const byCall = example({ updatePer: 'feedback' });
+  it("'feedback' (the default) and 'step' without a step make every call a step, as before", () => {
+    const byCall = new BotsSelector(1, { m: 16, lambda: 0.1, rho: 0.1 });
+    byCall.init(exampleView());
     const noStep = example();
     byCall.feedback(stepOne, { step: 0 });
     noStep.feedback(stepOne);
@@ -444,7 +445,7 @@ describe('bots: capability per domain, and evidence after the update (trainedGai
 
   it('resumes exactly with per-domain capabilities', () => {
     const make = () => {
-      const s = new BotsSelector(5, { capabilityBy: 'domain', trainedGain: 0.2, m: 64 });
+      const s = new BotsSelector(5, { capabilityBy: 'domain', trainedGain: 0.2, m: 64, updatePer: 'step' });
       s.init(domainView());
       return s;
     };

@@ -1,10 +1,14 @@
 import { type ChildProcess, fork } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { extname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as arrow from 'apache-arrow';
 import { tableToIPC } from 'apache-arrow';
 import { WinnowError } from '../core/errors.ts';
 import type { UpkeepReply, UpkeepRequest } from './upkeep-process.ts';
+
+/** The upkeep process's nice value (0 = the buffer's own priority, 19 = the lowest). */
+const UPKEEP_NICE = Number(process.env.WINNOW_UPKEEP_NICE ?? 10);
 
 type Job =
   | { op: 'fold'; rows: Uint8Array<ArrayBuffer> }
@@ -114,6 +118,15 @@ export class UpkeepRunner {
     };
     child.on('exit', (code, signal) => gone(`exited (${signal ?? `code ${code}`})`));
     child.on('error', (err) => gone(`failed: ${err.message}`));
+    // Below the buffer's own process: where both want the CPU, a sample's take goes first and the
+    // background job waits (it is background work; it runs whenever the CPU is free).
+    if (child.pid !== undefined) {
+      try {
+        setPriority(child.pid, UPKEEP_NICE);
+      } catch {
+        // Not allowed here (some containers): the job runs at the same priority, as before.
+      }
+    }
     child.unref();
     child.channel?.unref();
     this.child = child;

@@ -140,12 +140,17 @@ export class UseJournal {
     await this.drop(
       (e) => (e.kind !== 'ack' && e.step <= step) || (e.kind === 'ack' && e.step < step),
       `(kind <> 'ack' AND step <= ${step}) OR (kind = 'ack' AND step < ${step})`,
+      (kind, s) => (kind === 'use' ? s > step : s >= step),
     );
   }
 
   /** Roll back: drop every lease and skip given out for a step after `step`. */
   async dropAfter(step: number): Promise<void> {
-    await this.drop((e) => e.kind !== 'ack' && e.step > step, `kind <> 'ack' AND step > ${step}`);
+    await this.drop(
+      (e) => e.kind !== 'ack' && e.step > step,
+      `kind <> 'ack' AND step > ${step}`,
+      (kind, s) => kind === 'ack' || s <= step,
+    );
   }
 
   /** Drop the entries of one sample call (it failed after its journal commit). */
@@ -155,6 +160,7 @@ export class UseJournal {
     await this.drop(
       (e) => e.kind !== 'ack' && e.step === step && set.has(e.seq),
       `kind <> 'ack' AND step = ${step} AND seq IN (${seqs.join(',')})`,
+      (kind, s) => (kind === 'ack' || s !== step ? true : undefined),
     );
   }
 
@@ -165,9 +171,16 @@ export class UseJournal {
     return logged + (await this.table.countRows());
   }
 
-  /** Delete the entries `match` accepts from the lease log (and `where` from the table). */
-  private async drop(match: (e: JournalEntry) => boolean, where: string): Promise<void> {
-    if (this.log) await this.log.retain((e) => !match(e));
+  /**
+   * Delete the entries `match` accepts from the lease log (and `where` from the table). `keepLine`
+   * decides whole lease log lines by their kind and step where it can (lease-log.ts).
+   */
+  private async drop(
+    match: (e: JournalEntry) => boolean,
+    where: string,
+    keepLine: (kind: 'use' | 'ack', step: number) => boolean | undefined,
+  ): Promise<void> {
+    if (this.log) await this.log.retain((e) => !match(e), keepLine);
     if (!this.tableEntries) return;
     await this.settle();
     await this.table.delete(where);

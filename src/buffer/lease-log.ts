@@ -52,7 +52,7 @@ export class LeaseLog {
     // to a file a rewrite has just replaced.
     const h = await open(this.path, 'a');
     try {
-      await h.write(`${JSON.stringify(entries.map(toTuple))}\n`);
+      await h.write(linesOf(entries));
       await h.datasync();
     } finally {
       await h.close();
@@ -84,36 +84,117 @@ export class LeaseLog {
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]!;
       if (line === '') continue;
-      let parsed: z.infer<typeof lineSchema> | null = null;
-      try {
-        parsed = lineSchema.parse(JSON.parse(line));
-      } catch {
-        parsed = null;
-      }
+      const parsed = parseLine(line);
       if (parsed === null) {
         // Only the very last line can be torn (its append never returned).
         if (i === lines.length - 1) break;
-        throw new DataError({
-          file: this.path,
-          row: i + 1,
-          message: `not a lease log line (a JSON array of [kind, seq, id, step, at, reason]); was the file edited by hand? Restore it, or delete it to forget the leases it holds`,
-        });
+        throw badLine(this.path, i + 1);
       }
-      for (const t of parsed) out.push(fromTuple(t));
+      out.push(...parsed);
     }
     return out;
   }
 
-  /** Keep only the entries `keep` accepts (one atomic rewrite); nothing to drop: nothing written. */
-  async retain(keep: (e: JournalEntry) => boolean): Promise<void> {
-    const all = await this.readAll();
-    const kept = all.filter(keep);
-    if (kept.length === all.length) return;
+  /**
+   * Keep only the entries `keep` accepts (one atomic rewrite; nothing dropped: nothing written).
+   * `byLine` decides a whole line from its header (leases/skips or acks, and their one step) —
+   * `true` keep, `false` drop, `undefined` look at its entries — so a trim copies the kept lines as
+   * they are instead of parsing the whole log.
+   */
+  async retain(
+    keep: (e: JournalEntry) => boolean,
+    byLine: (kind: 'use' | 'ack', step: number) => boolean | undefined = () => undefined,
+  ): Promise<void> {
+    let text: string;
+    try {
+      text = await readFile(this.path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    const lines = text.split('\n');
+    // A torn last line is dropped with the rewrite (its append never returned).
+    if (!text.endsWith('\n')) lines.pop();
+    const out: string[] = [];
+    let changed = !text.endsWith('\n') && text.length > 0;
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!;
+      if (line === '') continue;
+      const head = HEADER.exec(line);
+      const whole = head ? byLine(head[1] === 'a' ? 'ack' : 'use', Number(head[2])) : undefined;
+      if (whole === true) out.push(line);
+      else if (whole === false) changed = true;
+      else {
+        const entries = parseLine(line);
+        if (entries === null) throw badLine(this.path, i + 1);
+        const kept = entries.filter(keep);
+        if (kept.length !== entries.length) changed = true;
+        if (kept.length > 0) out.push(linesOf(kept).slice(0, -1));
+      }
+    }
+    if (!changed) return;
     const tmp = `${this.path}.tmp`;
-    await writeFile(tmp, kept.length === 0 ? '' : `${JSON.stringify(kept.map(toTuple))}\n`, { flush: true });
+    await writeFile(tmp, out.length === 0 ? '' : `${out.join('\n')}\n`, { flush: true });
     await rename(tmp, this.path);
     this.repaired = true;
   }
+}
+
+/** A line's entries (after its header), or null when it is not a lease log line. */
+function parseLine(line: string): JournalEntry[] | null {
+  try {
+    const raw: unknown = JSON.parse(line.slice(line.indexOf('\t') + 1));
+    // The schema's check by hand (zod costs ~10 µs an entry, and a log holds up to `foldRows`
+    // entries); zod itself only for a line that fails it.
+    const parsed = isLine(raw) ? raw : lineSchema.parse(raw);
+    return parsed.map(fromTuple);
+  } catch {
+    return null;
+  }
+}
+
+function badLine(path: string, row: number): DataError {
+  return new DataError({
+    file: path,
+    row,
+    message: `not a lease log line (a JSON array of [kind, seq, id, step, at, reason]); was the file edited by hand? Restore it, or delete it to forget the leases it holds`,
+  });
+}
+
+/** A line's header: `u<step>` (leases and skips of one step) or `a<step>` (acks of one step), then a tab. */
+const HEADER = /^([ua])(-?\d+)\t/;
+
+/** Entries as lines of one kind class and one step each, in order, each with its header. */
+function linesOf(entries: readonly JournalEntry[]): string {
+  let out = '';
+  let i = 0;
+  while (i < entries.length) {
+    const first = entries[i]!;
+    const cls = first.kind === 'ack' ? 'a' : 'u';
+    let j = i + 1;
+    while (
+      j < entries.length &&
+      (entries[j]!.kind === 'ack' ? 'a' : 'u') === cls &&
+      entries[j]!.step === first.step
+    )
+      j++;
+    out += `${cls}${first.step}\t${JSON.stringify(entries.slice(i, j).map(toTuple))}\n`;
+    i = j;
+  }
+  return out;
+}
+
+const KINDS = new Set(['use', 'skip', 'ack']);
+
+function isLine(raw: unknown): raw is z.infer<typeof lineSchema> {
+  if (!Array.isArray(raw)) return false;
+  for (const e of raw) {
+    if (!Array.isArray(e) || e.length !== 6) return false;
+    const [kind, seq, id, step, at, reason] = e as unknown[];
+    if (!KINDS.has(kind as string) || typeof seq !== 'number' || typeof id !== 'string') return false;
+    if (!Number.isInteger(step) || typeof at !== 'number' || typeof reason !== 'string') return false;
+  }
+  return true;
 }
 
 function toTuple(e: JournalEntry): z.infer<typeof entrySchema> {

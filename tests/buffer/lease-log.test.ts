@@ -31,7 +31,12 @@ describe('LeaseLog', () => {
     await log.append([]);
     await log.append(second);
     expect(await log.readAll()).toEqual([...first, ...second]);
-    expect(readFileSync(log.path, 'utf8').split('\n')).toHaveLength(3); // two lines + the final newline
+    // One line per kind class (leases and skips / acks) and step, each headed by them.
+    expect(
+      readFileSync(log.path, 'utf8')
+        .split('\n')
+        .map((l) => l.split('\t')[0]),
+    ).toEqual(['u1', 'u2', 'a2', '']);
   });
 
   it('drops a torn last line (an append killed mid-write) but refuses a bad line before it', async () => {
@@ -63,6 +68,27 @@ describe('LeaseLog', () => {
     expect(await log.readAll()).toEqual([use(2, 2), use(3, 3), use(4, 4)]);
     await log.retain(() => false);
     expect(await log.readAll()).toEqual([]);
+  });
+
+  it('retain decides whole lines by their header where it can, and parses only the others', async () => {
+    const log = new LeaseLog(join(root, 'h.jsonl'));
+    await log.append([use(0, 1), use(1, 1)]);
+    await log.append([{ kind: 'ack', seq: -1, id: '', step: 1, at: 9, reason: '' }]);
+    await log.append([use(2, 2), use(3, 2)]);
+    const before = readFileSync(log.path, 'utf8').split('\n');
+    const parsed: number[] = [];
+    await log.retain(
+      (e) => {
+        parsed.push(e.seq);
+        return e.seq !== 3;
+      },
+      (kind, step) => (kind === 'ack' ? true : step === 1 ? false : undefined),
+    );
+    // Line u1 dropped and a1 kept without parsing; only u2's entries were looked at.
+    expect(parsed).toEqual([2, 3]);
+    const after = readFileSync(log.path, 'utf8').split('\n');
+    expect(after[0]).toBe(before[1]);
+    expect(after.slice(1)).toEqual(['u2\t[["use",2,"e2",2,1002,""]]', '']);
   });
 });
 

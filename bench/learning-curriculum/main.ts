@@ -14,6 +14,7 @@ import { measureOverhead, type StepOverhead } from '../selection/zoo-overhead.ts
 import { curriculumHtml } from './html.ts';
 import { buildView, type LearnerSettings, type LearningCurve, runLearner } from './learner.ts';
 import { curriculumLineup } from './lineup.ts';
+import { forSimulatedPool } from './overhead-config.ts';
 import { startReport, strongReference } from './references.ts';
 import { regimePool } from './regime.ts';
 import { CURRICULUM_ALL, CURRICULUM_BENCH_SPEC, type CurriculumSelectorName } from './spec.ts';
@@ -197,7 +198,8 @@ export async function curriculumBenchMain(argv: string[]): Promise<number> {
                 name,
                 description: lineup[name].description,
                 ...(recipe.stages ? { stages: recipe.stages } : {}),
-                build: (sim: LearnerSim, seed: number) => createSelector(config, sim.view(), seed),
+                build: (sim: LearnerSim, seed: number) =>
+                  createSelector(forSimulatedPool(config, sim.view()), sim.view(), seed),
               },
             ];
           }),

@@ -35,7 +35,7 @@ export function regimePool(
 ): RegimePool {
   const bad: number[] = [];
   const good: number[] = [];
-  start.passRates.forEach((p, i) => (isUnusable(p) ? bad : good).push(i));
+  for (let i = 0; i < start.passRates.length; i++) (isUnusable(start.passRates[i]!) ? bad : good).push(i);
   const wantBad = Math.round(regime.unusable * regime.tasks);
   const wantGood = regime.tasks - wantBad;
   if (wantBad > bad.length || wantGood > good.length)

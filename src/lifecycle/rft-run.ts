@@ -9,6 +9,7 @@ import { parseConfig, readYamlFile } from '../core/config.ts';
 import { ConfigError, errorMessage } from '../core/errors.ts';
 import { roundsSelector } from '../selectors/stages/staged-selector.ts';
 import { annotatePassRates } from './annotate.ts';
+import { FileLease } from './file-lease.ts';
 import type { Hooks } from './hooks.ts';
 import type { Monitor } from './monitors/monitor.ts';
 import { prepareRft } from './rft-build.ts';
@@ -102,11 +103,25 @@ export async function runRftFile(file: string, opts: RunRftOptions = {}): Promis
 /**
  * Validate, then act. Everything that can fail on a bad config or a bad path fails before the first
  * write: the plan (run id, folder, tables, --resume and --overwrite checks) and every part. Only
- * then is an overwritten run removed, the run folder made and the run recorded.
+ * then is the run's lease taken (a file lease on a local database; --queue's coordinator holds
+ * one in Redis), an overwritten run removed, the run folder made and the run recorded.
  */
 export async function runRft(
   loaded: RftConfig,
   opts: RunRftOptions & { baseDir: string; configFile?: string },
+): Promise<RftReport> {
+  const held: { lease?: FileLease | undefined } = {};
+  try {
+    return await runRftLeased(loaded, opts, held);
+  } finally {
+    held.lease?.releaseSync();
+  }
+}
+
+async function runRftLeased(
+  loaded: RftConfig,
+  opts: RunRftOptions & { baseDir: string; configFile?: string },
+  held: { lease?: FileLease | undefined },
 ): Promise<RftReport> {
   const seed = opts.seed ?? loaded.seed;
   const lc = loaded.lifecycle;
@@ -164,7 +179,8 @@ export async function runRft(
     config,
     seed,
   });
-  // ---- validated: from here on, act.
+  // ---- validated: from here on, act. A second process on this run or table is refused first.
+  if (!opts.coordinator) held.lease = FileLease.acquire({ dbDir, runId, bufferTable: plan.bufferTable });
   log(`database: ${dbDir}`);
   log(`run folder: ${runDir}`);
   for (const n of plan.notes) log(n);

@@ -17,6 +17,7 @@ import type { OperatorDefinition } from '../operators/operator.ts';
 import { countReason as count, emptyMetrics, type StepMetrics } from '../operators/step-metrics.ts';
 import { RowStage } from '../pipeline-workers/row-stage.ts';
 import { planRowWise } from '../pipeline-workers/row-wise-plan.ts';
+import { FileLease } from './file-lease.ts';
 import { Hooks } from './hooks.ts';
 import { withRunResources } from './run-resources.ts';
 import { tokenBudgetOf, usageOf } from './run-usage.ts';
@@ -54,10 +55,26 @@ export async function loadTaskPipeline(
   return parseConfig(taskPipelineConfigSchema(registry), readYamlFile(file), { file: resolve(file) });
 }
 
-/** Run a task-set pipeline end to end. */
+/**
+ * Run a task-set pipeline end to end. Before its first write it takes a lease on the run and its
+ * task table (`beforeWrite` under --queue; otherwise a file lease on a local database).
+ */
 export async function runTaskPipeline(
   config: TaskPipelineConfig,
   opts: RunTaskPipelineOptions,
+): Promise<TaskPipelineReport> {
+  const held: { lease?: FileLease | undefined } = {};
+  try {
+    return await runTaskPipelineLeased(config, opts, held);
+  } finally {
+    held.lease?.releaseSync();
+  }
+}
+
+async function runTaskPipelineLeased(
+  config: TaskPipelineConfig,
+  opts: RunTaskPipelineOptions,
+  held: { lease?: FileLease | undefined },
 ): Promise<TaskPipelineReport> {
   const t0 = performance.now();
   const seed = opts.seed ?? config.seed;
@@ -110,7 +127,14 @@ export async function runTaskPipeline(
   const hooks = opts.hooks ?? new Hooks<TaskPipelineEvents>();
 
   opts.onStart?.({ runId, dbDir, runsDir });
-  await opts.beforeWrite?.({ runId, dbDir, table: config.output.table });
+  if (opts.beforeWrite) await opts.beforeWrite({ runId, dbDir, table: config.output.table });
+  else
+    held.lease = FileLease.acquire({
+      dbDir,
+      runId,
+      bufferTable: config.output.table,
+      tableKind: 'task table',
+    });
   const store = await TaskStore.open(dbDir, config.output.table);
   const rejectedStore = await RejectedStore.open(dbDir, config.output.rejectedTable);
   const recorder = new RunRecorder(await RunTable.open(dbDir), {

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { FileLease, LEASE_DIR } from '../../src/lifecycle/file-lease.ts';
 import { LeaseHeldError } from '../../src/scale/lease.ts';
 import { spawnWinnow, tableRows, versionCount } from '../fault/harness.ts';
+import { runPipeline } from '../fault/pipeline-cli.ts';
 import { writeRftYaml } from '../fault/rft-files.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -128,4 +129,28 @@ describe('winnow run under a file lease', () => {
     expect(versionCount(db, table)).toBeGreaterThan(before.versions);
     for (const f of files(db)) expect(read(db, f)).toMatchObject({ released: true });
   }, 60_000);
+});
+
+describe('winnow run of a task pipeline under a file lease', () => {
+  it('a live holder of the task table refuses it (exit 2, nothing landed); once released it runs', async () => {
+    const pdir = join(dir, 'pipeline');
+    mkdirSync(pdir, { recursive: true });
+    writeFileSync(
+      join(pdir, 'ok.csv'),
+      'id,question,answer\na,What is 1 + 1?,#### 2\nb,What is 2 + 2?,#### 4\n',
+    );
+    const db = join(pdir, 'db-p');
+    const lease = FileLease.acquire({ dbDir: db, runId: 'other-run', bufferTable: 'tasks' })!;
+    const refused = await runPipeline(pdir, 'p', 'ok.csv');
+    lease.releaseSync();
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `task table 'tasks' is owned by ${process.pid}@${HOST} (run other-run, since `,
+    );
+    expect(refused.tasks).toEqual([]);
+    expect(refused.runStatus).toBeUndefined();
+    const ok = await runPipeline(pdir, 'p', 'ok.csv');
+    expect(ok.code).toBe(0);
+    expect(ok.tasks.map((t) => t.id)).toEqual(['a', 'b']);
+  }, 30_000);
 });

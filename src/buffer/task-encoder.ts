@@ -2,7 +2,7 @@ import * as arrow from 'apache-arrow';
 import type { Task } from '../core/task.ts';
 import type { ColumnSpec } from './arrow-codec.ts';
 import { type StoredTask, TASK_COLUMNS, TASK_SCHEMA } from './task-table.ts';
-import { messagesData, NUMBER_MAP_TYPE, TIMESTAMP_MS } from './typed-columns.ts';
+import { messagesData, numberMapFromEntries, TIMESTAMP_MS } from './typed-columns.ts';
 
 /**
  * The `tasks` table's typed layout encoded straight from tasks, column buffers written in one pass
@@ -192,23 +192,7 @@ function featuresData(tasks: readonly Task[]): arrow.Data {
   }
   const keyCol = new Utf8Builder(keys.length, keys.length * 12);
   for (const k of keys) keyCol.push(k);
-  const entryType = NUMBER_MAP_TYPE.children[0]!.type as arrow.Struct;
-  const entries = arrow.makeData({
-    type: entryType,
-    length: keys.length,
-    nullCount: 0,
-    children: [
-      keyCol.data(),
-      arrow.makeData({ type: new arrow.Float64(), length: nums.length, data: Float64Array.from(nums) }),
-    ],
-  });
-  return arrow.makeData({
-    type: NUMBER_MAP_TYPE,
-    length: n,
-    valueOffsets: offsets,
-    child: entries,
-    nullCount: 0,
-  });
+  return numberMapFromEntries(keyCol.data(), nums, offsets);
 }
 
 /** True when `columns` are the typed layout this encoder writes (not an older table's fitted layout). */

@@ -119,19 +119,28 @@ export function numberMapData(values: readonly unknown[]): arrow.Data {
       }
     offsets[i + 1] = keys.length;
   }
+  return numberMapFromEntries(utf8Child(keys), nums, offsets);
+}
+
+/** `map<string, double>` from its flattened entries: key column, values, and row offsets into both. */
+export function numberMapFromEntries(
+  keys: arrow.Data,
+  nums: readonly number[],
+  offsets: Int32Array,
+): arrow.Data {
   const entryType = NUMBER_MAP_TYPE.children[0]!.type as arrow.Struct;
   const entries = arrow.makeData({
     type: entryType,
-    length: keys.length,
+    length: nums.length,
     nullCount: 0,
     children: [
-      utf8Child(keys),
+      keys,
       arrow.makeData({ type: new arrow.Float64(), length: nums.length, data: Float64Array.from(nums) }),
     ],
   });
   return arrow.makeData({
     type: NUMBER_MAP_TYPE,
-    length: n,
+    length: offsets.length - 1,
     valueOffsets: offsets,
     child: entries,
     nullCount: 0,

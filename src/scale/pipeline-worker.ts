@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { WinnowError } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
 import { mapRecords } from '../io/map-records.ts';
 import { type CompiledMapping, compileMapping } from '../io/mapping.ts';
@@ -18,7 +17,13 @@ import {
   type ShardResult,
 } from './pipeline-job.ts';
 import { readShard } from './pipeline-shards.ts';
-import { type QueueWorkerOptions, startQueueWorker, workerName, workerRedis } from './queue-worker.ts';
+import {
+  ContextBuilds,
+  type QueueWorkerOptions,
+  startQueueWorker,
+  workerName,
+  workerRedis,
+} from './queue-worker.ts';
 import { decodeWire } from './wire.ts';
 
 export type PipelineWorkerOptions = QueueWorkerOptions;
@@ -45,7 +50,7 @@ interface BuiltPipeline {
 export class PipelineWorker {
   readonly name = workerName();
   private readonly redis: Redis;
-  private readonly runs = new Map<string, Promise<BuiltPipeline>>();
+  private readonly runs: ContextBuilds<BuiltPipeline>;
   private worker: Worker | undefined;
   jobsDone = 0;
   private readonly o: PipelineWorkerOptions;
@@ -53,6 +58,7 @@ export class PipelineWorker {
   constructor(o: PipelineWorkerOptions) {
     this.o = o;
     this.redis = workerRedis(o.queue);
+    this.runs = new ContextBuilds(this.redis, 'pipeline', (text) => this.buildRun(text));
   }
 
   async start(): Promise<void> {
@@ -68,7 +74,7 @@ export class PipelineWorker {
     const data = ShardJobSchema.parse(job.data);
     const { shard } = data;
     this.o.log(`job ${job.id} start: run ${data.runId} shard ${shard.index} (${shard.file})`);
-    const built = await this.build(data.context);
+    const built = await this.runs.get(data.context);
     const warnings: ShardBatch['warnings'] = [];
     const graph = new OperatorGraph<Task>(built.nodes, {
       seed: built.seed,
@@ -105,20 +111,7 @@ export class PipelineWorker {
     return result;
   }
 
-  private build(context: string): Promise<BuiltPipeline> {
-    let built = this.runs.get(context);
-    if (!built) {
-      built = this.buildRun(context);
-      built.catch(() => this.runs.delete(context));
-      this.runs.set(context, built);
-    }
-    return built;
-  }
-
-  private async buildRun(context: string): Promise<BuiltPipeline> {
-    const text = await this.redis.get(context);
-    if (text === null)
-      throw new WinnowError(`pipeline context ${context} is not in Redis (its coordinator is gone?)`);
+  private async buildRun(text: string): Promise<BuiltPipeline> {
     const ctx = PipelineContextSchema.parse(decodeWire(text));
     const config = ctx.config as unknown as TaskPipelineConfig;
     // Loaded on the first job: a worker is ready (and replaceable) in a fraction of the time.

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { type Job, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import { WinnowError } from '../core/errors.ts';
 import { connectionOf, type QueueUrl } from './queue-url.ts';
 
 /** What every `winnow worker` role is started with. */
@@ -21,6 +22,46 @@ export function workerRedis(queue: QueueUrl): Redis {
   const redis = new Redis({ ...(connectionOf(queue) as object) });
   redis.on('error', () => undefined);
   return redis;
+}
+
+/**
+ * What a worker builds once per run context (a run's parts, a pipeline's operator chain), shared by
+ * every job of that context. A failed build is forgotten, so the next job retries it (the context
+ * may not have been stored yet).
+ */
+export class ContextBuilds<T> {
+  private readonly built = new Map<string, Promise<T>>();
+  private readonly redis: Redis;
+  private readonly kind: string;
+  private readonly make: (contextText: string) => Promise<T>;
+
+  constructor(redis: Redis, kind: string, make: (contextText: string) => Promise<T>) {
+    this.redis = redis;
+    this.kind = kind;
+    this.make = make;
+  }
+
+  get(context: string): Promise<T> {
+    let built = this.built.get(context);
+    if (!built) {
+      built = this.load(context);
+      built.catch(() => this.built.delete(context));
+      this.built.set(context, built);
+    }
+    return built;
+  }
+
+  /** Every build started so far (for disposing them when the worker leaves). */
+  all(): Promise<T>[] {
+    return [...this.built.values()];
+  }
+
+  private async load(context: string): Promise<T> {
+    const text = await this.redis.get(context);
+    if (text === null)
+      throw new WinnowError(`${this.kind} context ${context} is not in Redis (its coordinator is gone?)`);
+    return this.make(text);
+  }
 }
 
 /**

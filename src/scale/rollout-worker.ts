@@ -1,9 +1,14 @@
 import type { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { WinnowError } from '../core/errors.ts';
 import type { Explorer } from '../explorer/explorer.ts';
 import type { RftConfig } from '../lifecycle/rft-config.ts';
-import { type QueueWorkerOptions, startQueueWorker, workerName, workerRedis } from './queue-worker.ts';
+import {
+  ContextBuilds,
+  type QueueWorkerOptions,
+  startQueueWorker,
+  workerName,
+  workerRedis,
+} from './queue-worker.ts';
 import { ROLLOUT_QUEUE, RolloutJobSchema, type RolloutResult, RunContextSchema } from './rollout-job.ts';
 import { applyWeights, VersionGate } from './rollout-weights.ts';
 import { decodeWire, encodeWire } from './wire.ts';
@@ -27,7 +32,7 @@ interface BuiltRun {
 export class RolloutWorker {
   readonly name = workerName();
   private readonly redis: Redis;
-  private readonly runs = new Map<string, Promise<BuiltRun>>();
+  private readonly runs: ContextBuilds<BuiltRun>;
   private worker: Worker | undefined;
   jobsDone = 0;
   private readonly o: RolloutWorkerOptions;
@@ -35,6 +40,7 @@ export class RolloutWorker {
   constructor(o: RolloutWorkerOptions) {
     this.o = o;
     this.redis = workerRedis(o.queue);
+    this.runs = new ContextBuilds(this.redis, 'run', (text) => this.buildRun(text));
   }
 
   async start(): Promise<void> {
@@ -44,7 +50,7 @@ export class RolloutWorker {
   private async process(job: Job): Promise<string> {
     const data = RolloutJobSchema.parse(job.data);
     this.o.log(`job ${job.id} start: run ${data.runId} step ${data.step} task ${data.task.id}`);
-    const built = await this.build(data.context);
+    const built = await this.runs.get(data.context);
     const ref = data.weights;
     // The job's weights (the coordinator's version): loaded before the rollout, once per version.
     if (ref)
@@ -81,21 +87,7 @@ export class RolloutWorker {
     return encodeWire(result);
   }
 
-  private build(context: string): Promise<BuiltRun> {
-    let built = this.runs.get(context);
-    if (!built) {
-      built = this.buildRun(context);
-      // A failed build is retried by the next job (the context may not have been stored yet).
-      built.catch(() => this.runs.delete(context));
-      this.runs.set(context, built);
-    }
-    return built;
-  }
-
-  private async buildRun(context: string): Promise<BuiltRun> {
-    const text = await this.redis.get(context);
-    if (text === null)
-      throw new WinnowError(`run context ${context} is not in Redis (its coordinator is gone?)`);
+  private async buildRun(text: string): Promise<BuiltRun> {
     const ctx = RunContextSchema.parse(decodeWire(text));
     // The database may be an object store: its storage options travel in the config (credentials: this machine's environment).
     const storage = (ctx.config as { storageOptions?: Record<string, string> }).storageOptions;
@@ -124,7 +116,7 @@ export class RolloutWorker {
   /** Finish running jobs, then leave (SIGINT/SIGTERM). A job not finished in time is reclaimed by others. */
   async close(): Promise<void> {
     await this.worker?.close();
-    for (const b of this.runs.values()) (await b.catch(() => null))?.dispose?.();
+    for (const b of this.runs.all()) (await b.catch(() => null))?.dispose?.();
     this.redis.disconnect();
   }
 }

@@ -1,7 +1,7 @@
 // The ingest half of `winnow bench scale`: one task pipeline (read, map, four row-wise cleaning
 // operators, exact dedup, write) over a generated JSONL of N rows, with its shards going to 1 and
 // then 2 `winnow worker --role pipeline` processes; the coordinator is this process.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -11,8 +11,7 @@ import { TaskPipelineConfigSchema } from '../src/lifecycle/task-pipeline-config.
 import { taskOperatorRegistry } from '../src/operators/registries.ts';
 import { queuedInputStream, type ShardRecord } from '../src/scale/pipeline-coordinator.ts';
 import { parseQueueUrl } from '../src/scale/queue-url.ts';
-
-const BIN = join(import.meta.dirname, '..', 'bin', 'winnow.js');
+import { startWorkerProcesses, stopWorkerProcesses } from './scale-workers.ts';
 
 export interface IngestRow {
   /** Pipeline worker processes; 0: the same pipeline without --queue, in one process (the baseline). */
@@ -77,43 +76,6 @@ export function writeIngestInput(file: string, rows: number): number {
   if (chunk.length > 0) writeSync(fd, `${chunk.join('\n')}\n`);
   closeSync(fd);
   return statSync(file).size;
-}
-
-function startPipelineWorkers(n: number, url: string): Promise<ChildProcess[]> {
-  return Promise.all(
-    Array.from({ length: n }, () => {
-      const child = spawn(
-        process.execPath,
-        [BIN, 'worker', '--queue', url, '--role', 'pipeline', '--concurrency', '1'],
-        {
-          stdio: ['ignore', 'ignore', 'pipe'],
-        },
-      );
-      return new Promise<ChildProcess>((resolve, reject) => {
-        let err = '';
-        child.stderr?.on('data', (c) => {
-          err += String(c);
-          if (/ready on/.test(err)) resolve(child);
-        });
-        child.once('exit', () =>
-          reject(new Error(`pipeline worker exited: ${err.trim().split('\n').pop()}`)),
-        );
-      });
-    }),
-  );
-}
-
-async function stop(children: ChildProcess[]): Promise<void> {
-  await Promise.all(
-    children.map(
-      (c) =>
-        new Promise<void>((resolve) => {
-          if (c.exitCode !== null) return resolve();
-          c.once('exit', () => resolve());
-          c.kill('SIGTERM');
-        }),
-    ),
-  );
 }
 
 async function ingestOnce(
@@ -214,12 +176,16 @@ export async function ingestBench(o: {
   await ingestOnce(o.dir, 'warm-0', warm, undefined, 16 * 1024);
   await measure(0, []);
   for (const n of o.workerCounts) {
-    const workers = await startPipelineWorkers(n, o.redisUrl);
+    const workers = await startWorkerProcesses(
+      n,
+      ['--queue', o.redisUrl, '--role', 'pipeline', '--concurrency', '1'],
+      'pipeline worker',
+    );
     try {
       await ingestOnce(o.dir, `warm-${n}`, warm, o.redisUrl, 16 * 1024);
       await measure(n, workers);
     } finally {
-      await stop(workers);
+      await stopWorkerProcesses(workers);
     }
   }
   return { rows: o.rows, inputBytes, shardBytes, runs };

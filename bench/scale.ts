@@ -1,7 +1,6 @@
 // `winnow bench scale`: rollout throughput through the scale-out queue with 1, 2 and 4 worker
 // processes of the same concurrency, against a local OpenAI-compatible server whose every request
 // takes a fixed latency. The work is latency-bound, so throughput should grow with the workers.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,9 +20,9 @@ import { AnswerServer } from './scale-answer-server.ts';
 import { ingestBench } from './scale-ingest.ts';
 import { redisUnavailable, startRedis } from './scale-redis.ts';
 import { SCALE_BENCH_SPEC } from './scale-spec.ts';
+import { startWorkerProcesses, stopWorkerProcesses } from './scale-workers.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const BIN = join(ROOT, 'bin', 'winnow.js');
 
 interface Row {
   workers: number;
@@ -55,41 +54,6 @@ function configYaml(baseUrl: string): string {
     'monitors: []',
     '',
   ].join('\n');
-}
-
-function startWorkers(n: number, url: string, concurrency: number): Promise<ChildProcess[]> {
-  return Promise.all(
-    Array.from({ length: n }, () => {
-      const child = spawn(
-        process.execPath,
-        [BIN, 'worker', '--queue', url, '--concurrency', String(concurrency)],
-        {
-          stdio: ['ignore', 'ignore', 'pipe'],
-        },
-      );
-      return new Promise<ChildProcess>((resolve, reject) => {
-        let err = '';
-        child.stderr?.on('data', (c) => {
-          err += String(c);
-          if (/ready on/.test(err)) resolve(child);
-        });
-        child.once('exit', () => reject(new Error(`worker exited: ${err.trim().split('\n').pop()}`)));
-      });
-    }),
-  );
-}
-
-async function stopWorkers(children: ChildProcess[]): Promise<void> {
-  await Promise.all(
-    children.map(
-      (c) =>
-        new Promise<void>((resolve) => {
-          if (c.exitCode !== null) return resolve();
-          c.once('exit', () => resolve());
-          c.kill('SIGTERM');
-        }),
-    ),
-  );
 }
 
 export async function scaleBenchMain(argv: string[]): Promise<number> {
@@ -158,7 +122,11 @@ export async function scaleBenchMain(argv: string[]): Promise<number> {
       return out;
     };
     for (const n of counts) {
-      const workers = await startWorkers(n, redis.url, o.concurrency);
+      const workers = await startWorkerProcesses(
+        n,
+        ['--queue', redis.url, '--concurrency', String(o.concurrency)],
+        'worker',
+      );
       try {
         const rollouts = new QueueRollouts({
           queue,
@@ -192,7 +160,7 @@ export async function scaleBenchMain(argv: string[]): Promise<number> {
           `${n} worker(s): ${row.rollouts} rollouts in ${seconds.toFixed(2)} s (${row.rolloutsPerSecond.toFixed(1)}/s, ×${row.ratio.toFixed(2)})`,
         );
       } finally {
-        await stopWorkers(workers);
+        await stopWorkerProcesses(workers);
       }
     }
     prepared.parts.dispose?.();

@@ -22,7 +22,7 @@ export const databaseKey = (dir: string): string => (isDatabaseUri(dir) ? dir : 
 /**
  * LanceDB storage options (credentials, endpoint, region…) for every connection this process opens
  * afterwards — to the database `dir` only, or (no `dir`) to any database. Set from the config's
- * `storageOptions` and `--storage-option KEY=VALUE` (src/scale/storage-options.ts).
+ * `storageOptions` and `--storage-option KEY=VALUE` (src/buffer/storage-options.ts).
  */
 export function setStorageOptions(options: Record<string, string>, dir?: string): void {
   if (dir === undefined) {

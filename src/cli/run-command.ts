@@ -1,4 +1,5 @@
 import { dirname, resolve } from 'node:path';
+import { applyStorageOptions } from '../buffer/storage-options.ts';
 import { readYamlFile } from '../core/config.ts';
 import { ConfigError, errorMessage, WinnowError } from '../core/errors.ts';
 import type { RftConfig } from '../lifecycle/rft-config.ts';
@@ -8,7 +9,6 @@ import { runTaskPipelineFile, type TaskPipelineReport } from '../lifecycle/task-
 import { taskOperatorRegistry } from '../operators/registries.ts';
 import { isDataJuicerRecipe } from '../recipes/data-juicer-recipe.ts';
 import { runRecipeCommand } from '../recipes/recipe-command.ts';
-import { applyStorageOptions } from '../scale/storage-options.ts';
 import { UsageError } from './args.ts';
 import { type CommandSpec, type OptionValues, parseCommand, refuseInapplicable } from './command-spec.ts';
 import { Progress } from './progress.ts';

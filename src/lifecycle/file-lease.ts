@@ -11,7 +11,7 @@ import {
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { isDatabaseUri } from '../buffer/connection.ts';
-import { LeaseHeldError, type LeaseSubject } from '../scale/lease.ts';
+import { LeaseHeldError, type LeaseSubject } from '../core/lease.ts';
 
 /** The folder under a local database that holds the single-process runs' lease files. */
 export const LEASE_DIR = '.winnow-leases';

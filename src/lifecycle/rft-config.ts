@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { ExperienceBufferConfigSchema } from '../buffer/experience-config.ts';
+import { StorageOptionsSchema } from '../buffer/storage-options.ts';
 import { pluginSlotSchema } from '../core/plugin.ts';
 import { FieldMappingSchema } from '../io/mapping.ts';
 import { ReadOptionsSchema } from '../io/read-options.ts';
 import { WeightSyncConfigSchema } from '../models/weight-sync/config.ts';
 import { operatorListSchema } from '../operators/graph-spec.ts';
 import { PredicateSchema } from '../operators/predicate.ts';
-import { StorageOptionsSchema } from '../scale/storage-options.ts';
 import { stageRegistry } from '../selectors/stages/registry.ts';
 import { evaluationConfigSchema } from './evaluation/evaluation-config.ts';
 import { defaultRegistries, type RunRegistries } from './run-registries.ts';

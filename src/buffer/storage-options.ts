@@ -62,7 +62,7 @@ export async function applyStorageOptions(
   });
   const uri = /^[a-z][a-z0-9+.-]*:\/\//i.test(db);
   if (Object.keys(options).length === 0 && !uri) return;
-  const { connect, setStorageOptions } = await import('../buffer/connection.ts');
+  const { connect, setStorageOptions } = await import('./connection.ts');
   setStorageOptions(options);
   if (uri) await connect(db);
 }

@@ -1,6 +1,7 @@
 import type { Task } from '../../core/task.ts';
 import { taskText } from '../../core/task.ts';
 import { reasonClass } from '../../operators/step-metrics.ts';
+import { keptProfile } from '../../operators/task/text-profile.ts';
 import { countWords, isSpaceCode } from '../../operators/task/text-stats.ts';
 import { hasUnspacedScript } from '../../operators/task/text-units.ts';
 import {
@@ -126,7 +127,10 @@ export class TaskReportCollector {
   landed(tasks: readonly Task[]): void {
     for (const task of tasks) {
       this.tasks++;
-      const { chars, words } = textLength(taskText(task));
+      const text = taskText(task);
+      // A cleaning chain has usually profiled this text already (one scan fewer per landed row).
+      const kept = keptProfile(task, text);
+      const { chars, words } = kept ? { chars: text.length, words: kept.words } : textLength(text);
       this.chars.add(chars);
       this.words.add(words);
       const d = task.features?.difficulty;

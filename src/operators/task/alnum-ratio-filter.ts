@@ -2,13 +2,14 @@ import { z } from 'zod';
 import type { Task } from '../../core/task.ts';
 import { defineOperator, filterRows } from '../operator.ts';
 import { readText, TextFieldSchema } from './text-fields.ts';
-import { charClassCounts, fmtRatio } from './text-stats.ts';
+import { type CharClassCounts, charClassCounts, charClassCountsOf, fmtRatio } from './text-stats.ts';
 
 /** Share of characters that are letters, digits or combining marks: alnum / total; 0 for empty text. */
 export function alnumRatio(text: string): number {
-  const c = charClassCounts(text);
-  return c.total === 0 ? 0 : c.alnum / c.total;
+  return alnumShare(charClassCounts(text));
 }
+
+const alnumShare = (c: CharClassCounts) => (c.total === 0 ? 0 : c.alnum / c.total);
 
 const Params = z.strictObject({
   field: TextFieldSchema.default('prompt'),
@@ -26,7 +27,7 @@ export const alnumRatioFilterOp = defineOperator<Task, typeof Params>({
       kind: 'filter',
       process(batch) {
         return filterRows(batch, (task) => {
-          const r = alnumRatio(readText(task, p.field));
+          const r = alnumShare(charClassCountsOf(task, readText(task, p.field)));
           return r < p.minRatio ? `alnum ratio ${fmtRatio(r)} < minRatio ${p.minRatio}` : null;
         });
       },

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Task } from '../../core/task.ts';
 import { defineOperator, filterRows } from '../operator.ts';
 import { readText, TextFieldSchema } from './text-fields.ts';
+import { textProfile } from './text-profile.ts';
 import { countChars, countWords } from './text-stats.ts';
 
 const Limit = z.number().int().nonnegative().optional();
@@ -36,15 +37,17 @@ export const lengthFilterOp = defineOperator<Task, typeof Params>({
       process(batch) {
         return filterRows(batch, (task) => {
           const text = readText(task, p.field);
+          // An ASCII text's counts come from the profile the chain keeps on the task.
+          const profile = textProfile(task, text);
           if (p.minChars !== undefined || p.maxChars !== undefined) {
-            const chars = countChars(text);
+            const chars = profile !== null ? text.length : countChars(text);
             if (p.minChars !== undefined && chars < p.minChars)
               return `too short: ${chars} chars < minChars ${p.minChars}`;
             if (p.maxChars !== undefined && chars > p.maxChars)
               return `too long: ${chars} chars > maxChars ${p.maxChars}`;
           }
           if (p.minWords !== undefined || p.maxWords !== undefined) {
-            const words = countWords(text);
+            const words = profile !== null ? profile.words : countWords(text);
             if (p.minWords !== undefined && words < p.minWords)
               return `too few words: ${words} < minWords ${p.minWords}`;
             if (p.maxWords !== undefined && words > p.maxWords)

@@ -88,7 +88,12 @@ export const normalizeUnicodeOp = defineOperator<Task, typeof Params>({
       name: 'normalize_unicode',
       kind: 'map',
       process(batch) {
-        return mapTextBatch(batch, params.field, (t) => normalizeUnicode(t, params));
+        return mapTextBatch(
+          batch,
+          params.field,
+          (t) => normalizeUnicode(t, params),
+          (p) => p.printable,
+        );
       },
     };
   },

@@ -119,7 +119,12 @@ export const normalizeWhitespaceOp = defineOperator<Task, typeof Params>({
       name: 'normalize_whitespace',
       kind: 'map',
       process(batch) {
-        return mapTextBatch(batch, params.field, (t) => normalizeWhitespace(t, params.newlines));
+        return mapTextBatch(
+          batch,
+          params.field,
+          (t) => normalizeWhitespace(t, params.newlines),
+          (p) => p.whitespaceNormal,
+        );
       },
     };
   },

@@ -2,16 +2,17 @@ import { z } from 'zod';
 import type { Task } from '../../core/task.ts';
 import { defineOperator, filterRows } from '../operator.ts';
 import { readText, TextFieldSchema } from './text-fields.ts';
-import { charClassCounts, fmtRatio } from './text-stats.ts';
+import { type CharClassCounts, charClassCounts, charClassCountsOf, fmtRatio } from './text-stats.ts';
 
 /**
  * Share of characters that are neither letters/digits/marks nor whitespace:
  * special / total, over code points; 0 for empty text.
  */
 export function specialCharRatio(text: string): number {
-  const c = charClassCounts(text);
-  return c.total === 0 ? 0 : c.special / c.total;
+  return specialShare(charClassCounts(text));
 }
+
+const specialShare = (c: CharClassCounts) => (c.total === 0 ? 0 : c.special / c.total);
 
 const Params = z.strictObject({
   field: TextFieldSchema.default('prompt'),
@@ -29,7 +30,8 @@ export const specialCharRatioFilterOp = defineOperator<Task, typeof Params>({
       kind: 'filter',
       process(batch) {
         return filterRows(batch, (task) => {
-          const r = specialCharRatio(readText(task, p.field));
+          const text = readText(task, p.field);
+          const r = specialShare(charClassCountsOf(task, text));
           return r > p.maxRatio ? `special-char ratio ${fmtRatio(r)} > maxRatio ${p.maxRatio}` : null;
         });
       },

@@ -93,7 +93,12 @@ export const stripHtmlOp = defineOperator<Task, typeof Params>({
       name: 'strip_html',
       kind: 'map',
       process(batch) {
-        return mapTextBatch(batch, params.field, (t) => stripHtml(t, params));
+        return mapTextBatch(
+          batch,
+          params.field,
+          (t) => stripHtml(t, params),
+          (p) => p.noMarkup,
+        );
       },
     };
   },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Task } from '../../core/task.ts';
 import { taskText } from '../../core/task.ts';
+import { type AsciiProfile, textProfile } from './text-profile.ts';
 
 /**
  * Which text of a task an operator looks at: the prompt (or the joined chat when a task has
@@ -45,14 +46,23 @@ export function mapText(task: Task, field: TextField, fn: (text: string) => stri
   return out;
 }
 
-/** Apply `fn` to the chosen text of every row; reports how many rows changed as `changed`. */
+/**
+ * Apply `fn` to the chosen text of every row; reports how many rows changed as `changed`. `keeps`
+ * (optional) answers from a prompt's ASCII profile (text-profile.ts) that `fn` would return the
+ * prompt as it is, so the row is passed on without running `fn`.
+ */
 export function mapTextBatch(
   batch: readonly Task[],
   field: TextField,
   fn: (text: string) => string,
+  keeps?: (profile: AsciiProfile) => boolean,
 ): { rows: Task[]; dropped: never[]; metrics: Record<string, number> } {
   let changed = 0;
   const rows = batch.map((task) => {
+    if (keeps !== undefined && field === 'prompt' && task.prompt !== undefined) {
+      const p = textProfile(task, task.prompt);
+      if (p !== null && keeps(p)) return task;
+    }
     const out = mapText(task, field, fn);
     if (out !== task) changed++;
     return out;

@@ -3,6 +3,7 @@
  * run of non-whitespace (whitespace is what `\s` matches), split further inside CJK and Thai runs
  * (see text-units.ts).
  */
+import { textProfile } from './text-profile.ts';
 import { countWordUnits } from './text-units.ts';
 
 export function isSpaceCode(c: number): boolean {
@@ -105,6 +106,16 @@ export function charClassCountsFull(text: string): CharClassCounts {
     else if (LETTER_OR_DIGIT.test(ch)) alnum++;
   }
   return { total, alnum, space, special: total - alnum - space };
+}
+
+/**
+ * `charClassCounts` of a text of `task`, read from the profile the chain keeps on the task
+ * (text-profile.ts) when the text is ASCII: one scan serves every filter that asks.
+ */
+export function charClassCountsOf(task: object, text: string): CharClassCounts {
+  const p = textProfile(task, text);
+  if (p === null) return charClassCounts(text);
+  return { total: text.length, alnum: p.alnum, space: p.space, special: text.length - p.alnum - p.space };
 }
 
 /** Format a ratio for a drop reason: three decimals. */

@@ -1,0 +1,130 @@
+/**
+ * One scan of an ASCII text that answers what the cleaning chain asks of it, row after row:
+ * would strip_html, normalize_unicode or normalize_whitespace change it, and how many characters,
+ * words, letters/digits and spaces does it hold (length_filter, special_char_ratio_filter,
+ * alnum_ratio_filter, the run report). Each of those scanned the same text again (~0.3–0.8 µs a
+ * row each); now the first one scans and the rest read the answer kept on the task.
+ *
+ * The profile rides on the task under a non-enumerable symbol (JSON, structured clone, spread and
+ * deep-equality never see it) together with the text it describes, so a step that changes the text
+ * gets a fresh profile. Texts with any character ≥ U+0080 have no profile: callers use their full
+ * functions. Each flag is property-tested against the function it stands in for
+ * (tests/operators/task/text-profile.test.ts).
+ */
+export interface AsciiProfile {
+  /** The text described (compared by identity first, so a changed text is never misread). */
+  readonly text: string;
+  /** Whitespace-separated runs (whitespace: space and \t \n \v \f \r), as `countWords` counts them. */
+  readonly words: number;
+  /** [0-9A-Za-z]: `charClassCounts(text).alnum`. */
+  readonly alnum: number;
+  /** Space and \t–\r: `charClassCounts(text).space`. */
+  readonly space: number;
+  /** No `<` and no `&`: strip_html leaves the text as it is. */
+  readonly noMarkup: boolean;
+  /** No control character but \t \n \r, no DEL: normalize_unicode leaves it as it is (any options). */
+  readonly printable: boolean;
+  /**
+   * One line, no control characters, no double space, no space at either end: normalize_whitespace
+   * leaves it as it is in every `newlines` mode.
+   */
+  readonly whitespaceNormal: boolean;
+}
+
+const ALNUM = 1;
+const SPACE = 2;
+const MARKUP = 4;
+/** Fails normalize_unicode's plain-ASCII test. */
+const NOT_PRINTABLE = 8;
+/** Any control character (fails the one-line whitespace test). */
+const CONTROL = 16;
+
+const CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  let k = 0;
+  if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)) k |= ALNUM;
+  if (c === 32 || (c >= 9 && c <= 13)) k |= SPACE;
+  if (c === 60 || c === 38) k |= MARKUP;
+  if (c === 0x7f || (c < 0x20 && c !== 9 && c !== 10 && c !== 13)) k |= NOT_PRINTABLE;
+  if (c < 0x20) k |= CONTROL;
+  CLASS[c] = k;
+}
+
+/** The profile of `text`, or null when it holds any non-ASCII character. */
+export function scanAscii(text: string): AsciiProfile | null {
+  const n = text.length;
+  let alnum = 0;
+  let space = 0;
+  let words = 0;
+  let seen = 0;
+  // 1 after whitespace (and at the start): the next non-space character begins a word.
+  let afterSpace = 1;
+  // 1 right after a space character: a second one is a double space.
+  let afterBlank = 0;
+  let doubleSpace = 0;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    // Lower-case letters and single spaces first: most of any prose.
+    if (c >= 97 && c <= 122) {
+      alnum++;
+      words += afterSpace;
+      afterSpace = 0;
+      afterBlank = 0;
+    } else if (c === 32) {
+      space++;
+      doubleSpace |= afterBlank;
+      afterSpace = 1;
+      afterBlank = 1;
+    } else {
+      if (c >= 128) return null;
+      const k = CLASS[c]!;
+      seen |= k;
+      afterBlank = 0;
+      if ((k & SPACE) !== 0) {
+        space++;
+        afterSpace = 1;
+      } else {
+        alnum += k & ALNUM;
+        words += afterSpace;
+        afterSpace = 0;
+      }
+    }
+  }
+  return {
+    text,
+    words,
+    alnum,
+    space,
+    noMarkup: (seen & MARKUP) === 0,
+    printable: (seen & NOT_PRINTABLE) === 0,
+    whitespaceNormal:
+      (seen & CONTROL) === 0 &&
+      doubleSpace === 0 &&
+      (n === 0 || (text.charCodeAt(0) !== 32 && text.charCodeAt(n - 1) !== 32)),
+  };
+}
+
+const PROFILE = Symbol('asciiProfile');
+/** What a task carries: the profile of one of its texts, or `{ text }` alone for a non-ASCII text. */
+type Kept = AsciiProfile | { readonly text: string; readonly words?: undefined };
+type Carrier = { [PROFILE]?: Kept };
+
+/** The profile of `text` (a text of `task`): the one kept on the task when it is for this text, else scanned and kept. */
+export function textProfile(task: object, text: string): AsciiProfile | null {
+  const kept = (task as Carrier)[PROFILE];
+  if (kept !== undefined && kept.text === text)
+    return kept.words === undefined ? null : (kept as AsciiProfile);
+  const fresh = scanAscii(text);
+  const value: Kept = fresh ?? { text };
+  if (kept !== undefined) (task as Carrier)[PROFILE] = value;
+  else if (Object.isExtensible(task))
+    Object.defineProperty(task, PROFILE, { value, writable: true, enumerable: false, configurable: true });
+  return fresh;
+}
+
+/** The profile kept on `task` for `text`, without scanning (undefined when none is kept). */
+export function keptProfile(task: object, text: string): AsciiProfile | null | undefined {
+  const kept = (task as Carrier)[PROFILE];
+  if (kept === undefined || kept.text !== text) return undefined;
+  return kept.words === undefined ? null : (kept as AsciiProfile);
+}

@@ -1,0 +1,166 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Task } from '../../../src/core/task.ts';
+import { OperatorGraph } from '../../../src/operators/graph.ts';
+import { buildGraph } from '../../../src/operators/graph-spec.ts';
+import { taskOperatorRegistry } from '../../../src/operators/registries.ts';
+import { normalizeUnicodeFull } from '../../../src/operators/task/normalize-unicode.ts';
+import { normalizeWhitespaceFull } from '../../../src/operators/task/normalize-whitespace.ts';
+import { stripHtml } from '../../../src/operators/task/strip-html.ts';
+import { keptProfile, scanAscii, textProfile } from '../../../src/operators/task/text-profile.ts';
+import { charClassCountsFull, countWordsFull } from '../../../src/operators/task/text-stats.ts';
+
+// Every ASCII class (controls, DEL, markup, whitespace kinds, runs of spaces) and a little non-ASCII.
+const alphabet = fc.constantFrom(
+  ...'aZ09 .,!?$+=()-_\'"<>&;/pb\t\n\r\u000b\u000c\u0001\u007f',
+  '  ',
+  '<p>',
+  '&amp;',
+  'é',
+  '\u00a0',
+  '中',
+);
+const text = fc.array(alphabet, { maxLength: 40 }).map((xs) => xs.join(''));
+const anyAscii = fc.string({
+  maxLength: 60,
+  unit: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)),
+});
+
+describe('ASCII text profile: each flag and count equals the function it stands in for', () => {
+  it('scanAscii = countWordsFull, charClassCountsFull, and what strip_html / normalize_unicode / normalize_whitespace do', () => {
+    const htmlOpts = { dropContents: ['script', 'style'], knownTagsOnly: true, collapseWhitespace: true };
+    const uniOpts = { form: 'NFKC', stripInvisible: true, asciiQuotes: true, asciiDashes: true } as const;
+    fc.assert(
+      fc.property(fc.oneof(text, anyAscii), (t) => {
+        const p = scanAscii(t);
+        if ([...t].some((ch) => ch.charCodeAt(0) >= 128)) {
+          expect(p).toBeNull();
+          return;
+        }
+        expect(p).not.toBeNull();
+        const c = charClassCountsFull(t);
+        expect([p!.words, p!.alnum, p!.space, t.length]).toEqual([
+          countWordsFull(t),
+          c.alnum,
+          c.space,
+          c.total,
+        ]);
+        if (p!.noMarkup) expect(stripHtml(t, htmlOpts)).toBe(t);
+        if (p!.printable) expect(normalizeUnicodeFull(t, uniOpts)).toBe(t);
+        if (p!.whitespaceNormal)
+          for (const mode of ['keep', 'paragraphs', 'collapse'] as const)
+            expect(normalizeWhitespaceFull(t, mode)).toBe(t);
+      }),
+      { numRuns: 4000, seed: 15 },
+    );
+    // The flags are not vacuous: plain prose passes all three, each defect fails its own.
+    expect(scanAscii('What is 2 + 2?')).toEqual({
+      text: 'What is 2 + 2?',
+      words: 5,
+      alnum: 8,
+      space: 4,
+      noMarkup: true,
+      printable: true,
+      whitespaceNormal: true,
+    });
+    expect(scanAscii('a <b> c')!.noMarkup).toBe(false);
+    expect(scanAscii('a &amp; c')!.noMarkup).toBe(false);
+    expect(scanAscii('a\u0001b')!.printable).toBe(false);
+    expect(scanAscii('a  b')!.whitespaceNormal).toBe(false);
+    expect(scanAscii(' a')!.whitespaceNormal).toBe(false);
+    expect(scanAscii('a\nb')!.whitespaceNormal).toBe(false);
+    expect(scanAscii('a\nb')!.printable).toBe(true);
+  });
+
+  it('is kept on the task invisibly and renewed when the text changes', () => {
+    const task: Task = { id: 'a', taskset: 't', prompt: 'one two', features: {}, meta: {} };
+    expect(keptProfile(task, task.prompt!)).toBeUndefined();
+    expect(textProfile(task, task.prompt!)!.words).toBe(2);
+    expect(keptProfile(task, task.prompt!)!.words).toBe(2);
+    // Invisible to keys, JSON, spread and deep equality.
+    expect(Object.keys(task)).toEqual(['id', 'taskset', 'prompt', 'features', 'meta']);
+    expect(JSON.stringify(task)).toBe('{"id":"a","taskset":"t","prompt":"one two","features":{},"meta":{}}');
+    expect(keptProfile({ ...task }, task.prompt!)).toBeUndefined();
+    expect(task).toEqual({ id: 'a', taskset: 't', prompt: 'one two', features: {}, meta: {} });
+    // Another text of the same task: scanned afresh; a non-ASCII text has none.
+    expect(textProfile(task, 'three four five')!.words).toBe(3);
+    expect(keptProfile(task, 'one two')).toBeUndefined();
+    expect(textProfile(task, 'née')).toBeNull();
+    expect(keptProfile(task, 'née')).toBeNull();
+    // A frozen task is profiled, not written to.
+    const frozen = Object.freeze({ ...task });
+    expect(textProfile(frozen, 'x y')!.words).toBe(2);
+    expect(keptProfile(frozen, 'x y')).toBeUndefined();
+  });
+
+  it('the cleaning chain keeps the same rows, texts and drop reasons with and without kept profiles', async () => {
+    const steps = [
+      { op: 'strip_html' },
+      { op: 'normalize_unicode', params: { form: 'NFKC' } },
+      { op: 'normalize_whitespace' },
+      { op: 'length_filter', params: { minWords: 3, maxChars: 40 } },
+      { op: 'special_char_ratio_filter', params: { maxRatio: 0.2 } },
+      { op: 'alnum_ratio_filter', params: { minRatio: 0.5 } },
+    ];
+    const registry = taskOperatorRegistry();
+    const run = async (tasks: Task[]) => {
+      const g = new OperatorGraph<Task>(await buildGraph<Task>(steps, { registry, baseDir: '.' }), {
+        seed: 1,
+      });
+      const out = await g.process(tasks);
+      return {
+        rows: out.rows.map((t) => [t.id, t.prompt]),
+        rejected: out.rejected.map((r) => [r.row.id, r.step, r.reason]),
+      };
+    };
+    const make = (texts: string[]) =>
+      texts.map((prompt, i): Task => ({ id: `r${i}`, taskset: 't', prompt, features: {}, meta: {} }));
+    // The reference: every step's full function, no profile anywhere.
+    const html = registry.get('strip_html').params.parse({}) as Parameters<typeof stripHtml>[1];
+    const uni = registry.get('normalize_unicode').params.parse({ form: 'NFKC' }) as Parameters<
+      typeof normalizeUnicodeFull
+    >[1];
+    const reference = (texts: string[]) => {
+      const rows: string[][] = [];
+      const rejected: string[][] = [];
+      texts.forEach((t, i) => {
+        const s = normalizeWhitespaceFull(normalizeUnicodeFull(stripHtml(t, html), uni), 'keep');
+        const c = charClassCountsFull(s);
+        const words = countWordsFull(s);
+        const share = (n: number) => (c.total === 0 ? 0 : n / c.total);
+        let drop: [string, string] | null = null;
+        if (c.total > 40) drop = ['length_filter', `too long: ${c.total} chars > maxChars 40`];
+        else if (words < 3) drop = ['length_filter', `too few words: ${words} < minWords 3`];
+        else if (share(c.special) > 0.2)
+          drop = [
+            'special_char_ratio_filter',
+            `special-char ratio ${share(c.special).toFixed(3)} > maxRatio 0.2`,
+          ];
+        else if (share(c.alnum) < 0.5)
+          drop = ['alnum_ratio_filter', `alnum ratio ${share(c.alnum).toFixed(3)} < minRatio 0.5`];
+        if (drop) rejected.push([`r${i}`, ...drop]);
+        else rows.push([`r${i}`, s]);
+      });
+      return { rows, rejected };
+    };
+    fc.assert(
+      fc.asyncProperty(fc.array(fc.oneof(text, anyAscii), { maxLength: 30 }), async (texts) => {
+        const out = await run(make(texts));
+        const want = reference(texts);
+        // The chain reports drops step by step: order them by row to compare.
+        out.rejected.sort((a, b) => Number(a[0]!.slice(1)) - Number(b[0]!.slice(1)));
+        expect(out).toEqual(want);
+      }),
+      { numRuns: 300, seed: 15 },
+    );
+    const fixed = await run(make(['What is 2 + 2 then?', '<p>Too   short</p>', 'a $$$ %%% ^^^ b c', 'ok']));
+    expect(fixed).toEqual({
+      rows: [['r0', 'What is 2 + 2 then?']],
+      rejected: [
+        ['r1', 'length_filter', 'too few words: 2 < minWords 3'],
+        ['r3', 'length_filter', 'too few words: 1 < minWords 3'],
+        ['r2', 'special_char_ratio_filter', 'special-char ratio 0.529 > maxRatio 0.2'],
+      ],
+    });
+  });
+});

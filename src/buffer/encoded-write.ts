@@ -3,6 +3,7 @@ import { WinnowError } from '../core/errors.ts';
 import type { Experience } from '../core/experience.ts';
 import type { ColumnSpec } from './arrow-codec.ts';
 import { encodeRowsFast, numericVector } from './experience-arrow.ts';
+import { encodeExperienceRows, isTypedExperienceLayout } from './experience-encoder.ts';
 import type { StoredExperience } from './experience-table.ts';
 
 /**
@@ -23,11 +24,16 @@ export interface NumberedWrite {
   rows: readonly StoredExperience[];
 }
 
-/** Encode checked rows with a table's (fitted) columns, bookkeeping as for a new row. */
+/**
+ * Encode checked rows with a table's (fitted) columns, bookkeeping as for a new row. The typed
+ * layout (every table made since it exists) takes the one-pass encoder; an older table's fitted
+ * layout the column-at-a-time one.
+ */
 export function encodeWrite(
   rows: readonly Experience[],
   columns: readonly ColumnSpec<StoredExperience>[],
 ): EncodedWrite {
+  if (isTypedExperienceLayout(columns)) return encodeExperienceRows(rows);
   const stored = rows.map(unnumbered);
   const batch = encodeRowsFast(stored, columns).batches[0]!;
   const flags = batch.getChild('payload_flags')!.data[0]!.values as Int32Array;

@@ -73,7 +73,7 @@ export const EXPERIENCE_COLUMNS: ColumnSpec<StoredExperience>[] = [
 ];
 
 /** `info` as JSON text; most rows have none, and a plain `{}` needs no stringify. */
-function infoText(info: JsonObject | undefined): string {
+export function infoText(info: JsonObject | undefined): string {
   if (info === undefined) return '{}';
   const proto = Object.getPrototypeOf(info);
   if (proto !== Object.prototype && proto !== null) return JSON.stringify(info);

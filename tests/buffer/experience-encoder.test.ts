@@ -1,0 +1,180 @@
+import * as arrow from 'apache-arrow';
+import * as fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { columnValues } from '../../src/buffer/arrow-codec.ts';
+import { encodeWrite } from '../../src/buffer/encoded-write.ts';
+import { encodeRowsFast } from '../../src/buffer/experience-arrow.ts';
+import { checkExperience } from '../../src/buffer/experience-check.ts';
+import { encodeExperienceRows, isTypedExperienceLayout } from '../../src/buffer/experience-encoder.ts';
+import { EXPERIENCE_COLUMNS, EXPERIENCE_SCHEMA, payloadFlags } from '../../src/buffer/experience-table.ts';
+import { fitColumns } from '../../src/buffer/typed-columns.ts';
+import type { Experience, ExperienceInput } from '../../src/core/experience.ts';
+
+/** The reference: the column-at-a-time encoder over new (unnumbered) StoredExperience rows. */
+const reference = (rows: Experience[]) =>
+  encodeRowsFast(
+    rows.map((exp) => ({
+      exp,
+      seq: 0,
+      useCount: 0,
+      priority: 0,
+      lastUsedStep: -1,
+      lastUsedAt: 0,
+      consumed: false,
+    })),
+    EXPERIENCE_COLUMNS,
+  );
+
+function expectSameCells(inputs: ExperienceInput[]) {
+  const rows = inputs.map((e, i) => checkExperience(e, i));
+  const { batch, flags } = encodeExperienceRows(rows);
+  const fast = new arrow.Table(batch.schema, [batch]);
+  const ref = reference(rows);
+  expect(fast.numRows).toBe(rows.length);
+  expect(fast.schema.fields.map((f) => [f.name, String(f.type), f.nullable, [...f.metadata]])).toEqual(
+    ref.schema.fields.map((f) => [f.name, String(f.type), f.nullable, [...f.metadata]]),
+  );
+  for (const f of ref.schema.fields) {
+    // Times beyond 2^53 ms cannot be read back as numbers: their 64-bit words are compared.
+    const words = (t: arrow.Table) => Array.from(t.getChild(f.name)!.data[0]!.values as ArrayLike<unknown>);
+    if (f.name === 'created_at') expect(words(fast), f.name).toEqual(words(ref));
+    else expect(columnValues(fast, f.name), f.name).toEqual(columnValues(ref, f.name));
+    expect(fast.getChild(f.name)!.nullCount, f.name).toBe(ref.getChild(f.name)!.nullCount);
+  }
+  expect([...flags]).toEqual(rows.map(payloadFlags));
+  // And the bytes LanceDB is handed are the same.
+  expect(
+    Buffer.from(arrow.tableToIPC(fast, 'stream')).equals(Buffer.from(arrow.tableToIPC(ref, 'stream'))),
+  ).toBe(true);
+}
+
+const base = (i: number): ExperienceInput => ({
+  id: `exp-${i}`,
+  taskId: `task-${i >> 1}`,
+  taskset: 'arith',
+  groupId: `g-${i >> 3}`,
+  runIndex: i % 8,
+  modelVersion: 1,
+  exploreStep: 2,
+  response: String(i),
+  tokens: [1, 2, 3, 4],
+  logprobs: [0, -0.5, -1.25, -2],
+  actionMask: [0, 0, 1, 1],
+  promptLength: 2,
+  reward: 1,
+  createdAt: 1_700_000_000_123 + i,
+});
+
+const CASES: ExperienceInput[] = [
+  base(0),
+  { ...base(1), prompt: 'What is 2 + 2?', info: { a: 1, b: ['x'] }, truncated: true, expert: true },
+  {
+    ...base(2),
+    taskset: 'chat é',
+    messages: [
+      { role: 'user', content: 'hi "there" é 😀' },
+      { role: 'assistant', content: '' },
+    ],
+    advantages: [0.5, -0.5],
+    actionMask: [1, 0],
+  },
+  { ...base(3), prompt: '', response: 'lone \ud800 surrogate', createdAt: 0, reward: Number.NaN },
+  { ...base(4), tokens: [], logprobs: [], actionMask: [], promptLength: 0, createdAt: -1_234.6 },
+  { ...base(5), id: 'é-long-'.repeat(20), createdAt: 2 ** 60, advantages: [] },
+  { ...base(6), createdAt: Number.POSITIVE_INFINITY, info: {} },
+];
+
+describe('encodeExperienceRows', () => {
+  it('writes the same cells, flags and IPC bytes as the column-at-a-time encoder', () => {
+    expectSameCells(CASES);
+    expectSameCells([CASES[0]!]);
+    expectSameCells([]);
+    expectSameCells(CASES.slice(2, 4));
+  });
+
+  it('is what encodeWrite uses for the typed layout, and an older layout keeps the generic path', () => {
+    expect(isTypedExperienceLayout(EXPERIENCE_COLUMNS)).toBe(true);
+    const legacy = new arrow.Schema(
+      EXPERIENCE_SCHEMA.fields.map((f) =>
+        f.name === 'info' ? new arrow.Field('info', new arrow.Utf8()) : f,
+      ),
+    );
+    const fitted = fitColumns(EXPERIENCE_COLUMNS, legacy);
+    expect(isTypedExperienceLayout(fitted)).toBe(false);
+    const rows = CASES.map((e, i) => checkExperience(e, i));
+    const enc = encodeWrite(rows, fitted);
+    expect(String(enc.batch.schema.fields.find((f) => f.name === 'info')!.type)).toBe('Utf8');
+    expect(enc.batch.schema.fields.find((f) => f.name === 'info')!.metadata.size).toBe(0);
+  });
+
+  it('matches the column-at-a-time encoder on arbitrary experiences (property)', () => {
+    const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('a b', '"', 'é'));
+    const exp = fc
+      .record(
+        {
+          id: fc.string({ minLength: 1 }),
+          taskset: fc.constantFrom('s1', 's2', 'é'),
+          prompt: text,
+          messages: fc.array(
+            fc.record({ role: fc.constantFrom('user', 'assistant', 'system', 'tool'), content: text }),
+            { maxLength: 3 },
+          ),
+          response: text,
+          tokens: fc.array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { maxLength: 10 }),
+          promptLength: fc.nat(10),
+          bits: fc.array(fc.constantFrom(0, 1), { maxLength: 10 }),
+          lp: fc.array(fc.double({ noNaN: false }), { maxLength: 10 }),
+          advantages: fc.boolean(),
+          reward: fc.double(),
+          advantage: fc.double({ noNaN: true }),
+          truncated: fc.boolean(),
+          expert: fc.boolean(),
+          info: fc.dictionary(
+            fc.string({ maxLength: 4 }),
+            fc.oneof(fc.string(), fc.integer(), fc.constant(null)),
+          ),
+          createdAt: fc.oneof(
+            fc.constant(0),
+            fc.double({ min: -1e17, max: 1e17, noNaN: true }),
+            fc.integer({ min: 0, max: 2 ** 45 }),
+          ),
+        },
+        { requiredKeys: ['id', 'taskset', 'response', 'tokens', 'promptLength', 'bits', 'lp', 'reward'] },
+      )
+      .map((r): ExperienceInput => {
+        const n = r.tokens.length;
+        const pl = Math.min(r.promptLength, n);
+        const resp = n - pl;
+        const padded = <T>(xs: T[], fill: T) => Array.from({ length: resp }, (_, k) => xs[k] ?? fill);
+        return {
+          id: r.id,
+          taskId: 't',
+          taskset: r.taskset,
+          groupId: 'g',
+          runIndex: 0,
+          modelVersion: 0,
+          exploreStep: 0,
+          ...(r.prompt !== undefined ? { prompt: r.prompt } : {}),
+          ...(r.messages !== undefined ? { messages: r.messages } : {}),
+          response: r.response,
+          tokens: r.tokens,
+          logprobs: padded(r.lp, 0),
+          actionMask: padded(r.bits, 1),
+          promptLength: pl,
+          reward: r.reward,
+          ...(r.advantage !== undefined ? { advantage: r.advantage } : {}),
+          ...(r.advantages ? { advantages: padded(r.lp, -1) } : {}),
+          ...(r.truncated !== undefined ? { truncated: r.truncated } : {}),
+          ...(r.expert !== undefined ? { expert: r.expert } : {}),
+          ...(r.info !== undefined ? { info: r.info } : {}),
+          ...(r.createdAt !== undefined ? { createdAt: r.createdAt } : {}),
+        } as ExperienceInput;
+      });
+    fc.assert(
+      fc.property(fc.array(exp, { maxLength: 12 }), (rows) => {
+        expectSameCells(rows);
+      }),
+      { numRuns: 150, seed: 15 },
+    );
+  });
+});

@@ -1,7 +1,9 @@
 // bench/buffer, part 1: writes of the same experiences through ExperienceBuffer.write at several
 // call sizes (and many calls in flight) against raw LanceDB `table.add` of the rows pre-encoded.
-// What each row measures. Every ratio is to a raw one-call add of the same rows timed right before
-// that row (a fresh table each time; the first row shows their median):
+// What each row measures. Each row has two ratios, both to raw adds of the same pre-encoded rows into
+// a fresh table timed right before that row: the strict one to a raw ONE-call add of all rows (the
+// first row shows their median), and one to raw adds of as many rows per call as the row's own calls
+// (what any writer committing each call pays at best; the same as the strict one for one call):
 // - raw `table.add`, 1 call: the floor. Arrow built beforehand (encoding not timed), the table's
 //   own schema, no stable row ids, one commit; timed: LanceDB's JS side (schema read-back, Arrow IPC
 //   serialization) and its native append.
@@ -23,6 +25,12 @@ interface WriteRun {
   run: string;
   commits: number;
   secs: number;
+}
+
+/** A run to measure and the rows per call of its calls (null: a raw floor row, no same-size ratio). */
+interface Measure {
+  per: number | null;
+  measure: () => Promise<WriteRun>;
 }
 
 export async function writeBench(dir: string, rows: number, seed: number) {
@@ -55,74 +63,100 @@ export async function writeBench(dir: string, rows: number, seed: number) {
     const buf = await ExperienceBuffer.open(dir, { table, sampler: { type: 'fifo' } });
     return { buf, before: await buf.version() };
   };
-  const runs: Array<() => Promise<WriteRun>> = [
-    async () => ({
-      run: 'raw LanceDB table.add (pre-encoded, 2,048 per call)',
-      commits: 0,
-      secs: await rawAdds(2048),
-    }),
-    async () => ({
-      run: 'raw LanceDB table.add (pre-encoded, 256 per call)',
-      commits: 0,
-      secs: await rawAdds(256),
-    }),
+  const runs: Measure[] = [
+    {
+      per: null,
+      measure: async () => ({
+        run: 'raw LanceDB table.add (pre-encoded, 2,048 per call)',
+        commits: 0,
+        secs: await rawAdds(2048),
+      }),
+    },
+    {
+      per: null,
+      measure: async () => ({
+        run: 'raw LanceDB table.add (pre-encoded, 256 per call)',
+        commits: 0,
+        secs: await rawAdds(256),
+      }),
+    },
   ];
   for (const size of [rows, 2048, 256])
-    runs.push(async () => {
-      const { buf, before } = await buffer(`write_${size}`);
-      const t = performance.now();
-      for (let i = 0; i < rows; i += size) await buf.write(data.slice(i, i + size));
-      const secs = (performance.now() - t) / 1000;
-      const commits = (await buf.version()) - before;
-      await buf.close();
-      return { run: `ExperienceBuffer.write, ${size.toLocaleString('en-US')} per call`, commits, secs };
+    runs.push({
+      per: size,
+      measure: async () => {
+        const { buf, before } = await buffer(`write_${size}`);
+        const t = performance.now();
+        for (let i = 0; i < rows; i += size) await buf.write(data.slice(i, i + size));
+        const secs = (performance.now() - t) / 1000;
+        const commits = (await buf.version()) - before;
+        await buf.close();
+        return { run: `ExperienceBuffer.write, ${size.toLocaleString('en-US')} per call`, commits, secs };
+      },
     });
   // Opt-in write-behind, one caller: each call resolves once queued, so calls made while a commit is
   // in flight coalesce into the next commit; the clock stops when every row is durable.
   for (const size of [2048, 256])
-    runs.push(async () => {
-      const { buf, before } = await buffer(`behind_${size}`);
+    runs.push({
+      per: size,
+      measure: async () => {
+        const { buf, before } = await buffer(`behind_${size}`);
+        const t = performance.now();
+        for (let i = 0; i < rows; i += size) await buf.writeBehind(data.slice(i, i + size));
+        await buf.durable();
+        const secs = (performance.now() - t) / 1000;
+        const commits = (await buf.version()) - before;
+        await buf.close();
+        return {
+          run: `ExperienceBuffer.writeBehind, ${size.toLocaleString('en-US')} per call, one caller, until durable`,
+          commits,
+          secs,
+        };
+      },
+    });
+  // Many explorer calls at once (one per task group in flight): group commit coalesces them.
+  runs.push({
+    per: 256,
+    measure: async () => {
+      const inFlight = 16;
+      const { buf, before } = await buffer(`write_256x${inFlight}`);
+      let next = 0;
       const t = performance.now();
-      for (let i = 0; i < rows; i += size) await buf.writeBehind(data.slice(i, i + size));
-      await buf.durable();
+      await Promise.all(
+        Array.from({ length: inFlight }, async () => {
+          for (let i = next; i < rows; i = next) {
+            next += 256;
+            await buf.write(data.slice(i, i + 256));
+          }
+        }),
+      );
       const secs = (performance.now() - t) / 1000;
       const commits = (await buf.version()) - before;
       await buf.close();
-      return {
-        run: `ExperienceBuffer.writeBehind, ${size.toLocaleString('en-US')} per call, one caller, until durable`,
-        commits,
-        secs,
-      };
-    });
-  // Many explorer calls at once (one per task group in flight): group commit coalesces them.
-  runs.push(async () => {
-    const inFlight = 16;
-    const { buf, before } = await buffer(`write_256x${inFlight}`);
-    let next = 0;
-    const t = performance.now();
-    await Promise.all(
-      Array.from({ length: inFlight }, async () => {
-        for (let i = next; i < rows; i = next) {
-          next += 256;
-          await buf.write(data.slice(i, i + 256));
-        }
-      }),
-    );
-    const secs = (performance.now() - t) / 1000;
-    const commits = (await buf.version()) - before;
-    await buf.close();
-    return { run: `ExperienceBuffer.write, 256 per call, ${inFlight} calls in flight`, commits, secs };
+      return { run: `ExperienceBuffer.write, 256 per call, ${inFlight} calls in flight`, commits, secs };
+    },
   });
   // Each run right after a raw one-call add of its own: under neighbours' load, a floor measured
   // minutes earlier says little, so every ratio is to the add timed just before it.
+  // The same-size floor (raw adds of `per` rows a call) is timed right before it too.
   const rawSecs: number[] = [];
   const out: unknown[][] = [];
-  for (const measure of runs) {
+  for (const { per, measure } of runs) {
     const floor = await rawAdds(rows);
     rawSecs.push(floor);
+    const samePer = per === null ? null : per >= rows ? floor : await rawAdds(per);
     const r = await measure();
     const commits = r.commits > 0 ? r.commits : Math.ceil(rows / (r.run.includes('2,048') ? 2048 : 256));
-    out.push([r.run, rows, commits, r.secs, Math.round(rows / r.secs), floor / r.secs]);
+    out.push([
+      r.run,
+      rows,
+      commits,
+      r.secs,
+      Math.round(rows / r.secs),
+      floor / r.secs,
+      samePer === null ? null : samePer / r.secs,
+      samePer,
+    ]);
   }
   const median = [...rawSecs].sort((x, y) => x - y)[rawSecs.length >> 1]!;
   out.unshift([
@@ -132,6 +166,8 @@ export async function writeBench(dir: string, rows: number, seed: number) {
     median,
     Math.round(rows / median),
     1,
+    null,
+    null,
   ]);
   return { table: out, encodeMs, rawSecs };
 }

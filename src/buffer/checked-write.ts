@@ -12,6 +12,7 @@ import type { Sampler } from './samplers/sampler.ts';
  * concatenates the calls' batches, and a call with a bad row fails at once, alone.
  */
 export interface CheckedWrite {
+  /** As checked: per-token arrays possibly still in the all-tokens layout (`checkRows`). */
   rows: Experience[];
   /** `rows` encoded (seq and priority are filled in at commit; ExperienceStorage.encodeWrite). */
   encoded: EncodedWrite;
@@ -19,9 +20,13 @@ export interface CheckedWrite {
   done: (result: WriteResult | Error) => void;
 }
 
-/** Check every row of a call (throws the first row's DataError, naming the row, id and field). */
+/**
+ * Check every row of a call (throws the first row's DataError, naming the row, id and field). The
+ * per-token arrays are left in the layout given (response or all tokens, lengths checked): the
+ * write's encoder aligns them as it copies (`encodeWrite`), so nothing else may read them as aligned.
+ */
 export function checkRows(exps: readonly ExperienceInput[], table: string): Experience[] {
-  return exps.map((raw, i) => checkExperience(raw, i, `buffer '${table}' write`));
+  return exps.map((raw, i) => checkExperience(raw, i, `buffer '${table}' write`, false));
 }
 
 /**

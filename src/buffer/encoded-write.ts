@@ -3,7 +3,7 @@ import { WinnowError } from '../core/errors.ts';
 import type { Experience } from '../core/experience.ts';
 import type { ColumnSpec } from './arrow-codec.ts';
 import { encodeRowsFast, numericVector } from './experience-arrow.ts';
-import { encodeExperienceRows, isTypedExperienceLayout } from './experience-encoder.ts';
+import { encodeExperienceRows, isTypedExperienceLayout, responseFrom } from './experience-encoder.ts';
 import type { StoredExperience } from './experience-table.ts';
 
 /**
@@ -34,7 +34,7 @@ export function encodeWrite(
   columns: readonly ColumnSpec<StoredExperience>[],
 ): EncodedWrite {
   if (isTypedExperienceLayout(columns)) return encodeExperienceRows(rows);
-  const stored = rows.map(unnumbered);
+  const stored = rows.map((e) => unnumbered(responseLayout(e)));
   const batch = encodeRowsFast(stored, columns).batches[0]!;
   const flags = batch.getChild('payload_flags')!.data[0]!.values as Int32Array;
   return { batch, flags };
@@ -66,6 +66,18 @@ export function numberedTable(
     );
   });
   return new arrow.Table(batches[0]!.schema, batches);
+}
+
+/** A checked row with its per-token arrays in the response layout (`checkRows` may leave them whole). */
+function responseLayout(e: Experience): Experience {
+  const total = e.tokens.length;
+  const cut = (v: number[]) => {
+    const from = responseFrom(v.length, total, e.promptLength);
+    return from === 0 ? v : v.slice(from);
+  };
+  const out = { ...e, logprobs: cut(e.logprobs), actionMask: cut(e.actionMask) };
+  if (e.advantages !== undefined) out.advantages = cut(e.advantages);
+  return out;
 }
 
 /** A row not yet numbered: a new row's bookkeeping, seq and priority filled in at commit. */

@@ -8,7 +8,12 @@ import { layoutProblem } from '../core/token-alignment.ts';
  * experience with 64-token arrays, which alone would eat a third of the 20k experiences/s budget.
  * `tests/buffer/experience-check.test.ts` keeps the two in agreement.
  */
-export function checkExperience(e: ExperienceInput, row: number, where = 'buffer.write'): Experience {
+export function checkExperience(
+  e: ExperienceInput,
+  row: number,
+  where = 'buffer.write',
+  align = true,
+): Experience {
   if (e === null || typeof e !== 'object') fail(e, row, where, 'the row', 'an object', e);
   // Helpers are module functions, not closures made per row: this runs for every experience written.
   const out: Experience = {
@@ -71,12 +76,15 @@ export function checkExperience(e: ExperienceInput, row: number, where = 'buffer
     fail(e, row, where, 'promptLength', `at most tokens.length (${out.tokens.length})`, out.promptLength);
   // Per-token arrays are stored in the one layout (response tokens); an all-tokens mask is converted.
   // `out` is ours: fix its arrays in place (alignTokenArrays would copy the row and every array).
+  // `align: false` (the buffer's write path) checks the lengths but leaves an all-tokens array as
+  // given: its encoder skips the prompt part while copying (experience-encoder.ts, `responseFrom`),
+  // which saves two array copies a row that would live until the row's commit.
   const total = out.tokens.length;
   const pl = Math.min(out.promptLength, total);
-  out.logprobs = aligned(out, 'logprobs', out.logprobs, total, pl, row, where);
-  out.actionMask = aligned(out, 'actionMask', out.actionMask, total, pl, row, where);
+  out.logprobs = aligned(out, 'logprobs', out.logprobs, total, pl, row, where, align);
+  out.actionMask = aligned(out, 'actionMask', out.actionMask, total, pl, row, where, align);
   if (out.advantages !== undefined)
-    out.advantages = aligned(out, 'advantages', out.advantages, total, pl, row, where);
+    out.advantages = aligned(out, 'advantages', out.advantages, total, pl, row, where, align);
   return out;
 }
 
@@ -158,9 +166,10 @@ function aligned(
   pl: number,
   row: number,
   where: string,
+  align: boolean,
 ): number[] {
   if (values.length === 0 || values.length === total - pl) return values;
-  if (values.length === total) return values.slice(pl);
+  if (values.length === total) return align ? values.slice(pl) : values;
   throw new DataError({
     file: where,
     row,

@@ -140,27 +140,44 @@ function writeMs(words: Int32Array, i: number, ms: number): boolean {
   return true;
 }
 
+/**
+ * Where a checked per-token array's response part starts: 0 in the response layout, the prompt
+ * length for an all-tokens array (`checkRows` leaves those as given; `checkExperience` would cut
+ * them, by the same rule).
+ */
+export function responseFrom(len: number, tokens: number, promptLength: number): number {
+  const pl = Math.min(promptLength, tokens);
+  return len === tokens && len !== tokens - pl ? pl : 0;
+}
+
 // One small copy loop per element type, so each stays monomorphic and is optimized on its own.
 function copyI32(flat: Int32Array, v: readonly number[], at: number): void {
   for (let k = 0; k < v.length; k++) flat[at + k] = v[k]!;
 }
 
-function copyF32(flat: Float32Array, v: readonly number[], at: number): void {
-  for (let k = 0; k < v.length; k++) flat[at + k] = v[k]!;
+/** Copy `v` from index `from` on into `flat` at `at`; returns the number copied. */
+function copyF32(flat: Float32Array, v: readonly number[], from: number, at: number): number {
+  const n = v.length - from;
+  for (let k = 0; k < n; k++) flat[at + k] = v[from + k]!;
+  return n;
 }
 
-/** Copy an action mask; true when every entry is 1 (the standard mask's test). */
-function copyMask(flat: Uint8Array, v: readonly number[], at: number): boolean {
+/** Copy an action mask from `from` on; true when every copied entry is 1 (the standard mask's test). */
+function copyMask(flat: Uint8Array, v: readonly number[], from: number, at: number): boolean {
   let ones = true;
-  for (let k = 0; k < v.length; k++) {
-    const x = v[k]!;
+  const n = v.length - from;
+  for (let k = 0; k < n; k++) {
+    const x = v[from + k]!;
     flat[at + k] = x;
     if (x !== 1) ones = false;
   }
   return ones;
 }
 
-/** Encode checked experiences as new rows of the typed experience table (seq and priority 0). */
+/**
+ * Encode checked experiences as new rows of the typed experience table (seq and priority 0).
+ * Per-token arrays may be in either layout (`checkRows`); they are stored in the response layout.
+ */
 export function encodeExperienceRows(rows: readonly Experience[]): EncodedWrite {
   const n = rows.length;
   let nTok = 0;
@@ -170,10 +187,12 @@ export function encodeExperienceRows(rows: readonly Experience[]): EncodedWrite 
   let text = 0;
   for (let i = 0; i < n; i++) {
     const e = rows[i]!;
-    nTok += e.tokens.length;
-    nLp += e.logprobs.length;
-    nMask += e.actionMask.length;
-    if (e.advantages !== undefined) nAdv += e.advantages.length;
+    const total = e.tokens.length;
+    nTok += total;
+    nLp += e.logprobs.length - responseFrom(e.logprobs.length, total, e.promptLength);
+    nMask += e.actionMask.length - responseFrom(e.actionMask.length, total, e.promptLength);
+    if (e.advantages !== undefined)
+      nAdv += e.advantages.length - responseFrom(e.advantages.length, total, e.promptLength);
     text += e.response.length + (e.prompt?.length ?? 0);
   }
   const id = new Utf8Col(n, n * 16);
@@ -248,15 +267,17 @@ export function encodeExperienceRows(rows: readonly Experience[]): EncodedWrite 
     copyI32(tok, tk, t);
     t += tk.length;
     tokOff[i + 1] = t;
+    const total = tk.length;
+    const pl = e.promptLength;
     const lv = e.logprobs;
-    copyF32(lp, lv, l);
-    l += lv.length;
+    l += copyF32(lp, lv, responseFrom(lv.length, total, pl), l);
     lpOff[i + 1] = l;
     const mv = e.actionMask;
-    const ones = copyMask(mask, mv, m);
-    m += mv.length;
+    const mFrom = responseFrom(mv.length, total, pl);
+    const ones = copyMask(mask, mv, mFrom, m);
+    m += mv.length - mFrom;
     maskOff[i + 1] = m;
-    if (!(ones && mv.length === tk.length - e.promptLength)) f |= PAYLOAD_FLAG.actionMask;
+    if (!(ones && mv.length - mFrom === total - pl)) f |= PAYLOAD_FLAG.actionMask;
     promptLength[i] = e.promptLength;
     reward[i] = e.reward;
     advantage[i] = e.advantage;
@@ -265,8 +286,7 @@ export function encodeExperienceRows(rows: readonly Experience[]): EncodedWrite 
     else {
       f |= PAYLOAD_FLAG.advantages;
       advValid[byte]! |= bit;
-      copyF32(adv, av, a);
-      a += av.length;
+      a += copyF32(adv, av, responseFrom(av.length, total, pl), a);
     }
     advOff[i + 1] = a;
     if (e.truncated) truncated[byte]! |= bit;

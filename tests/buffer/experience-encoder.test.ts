@@ -42,11 +42,34 @@ function expectSameCells(inputs: ExperienceInput[]) {
     expect(fast.getChild(f.name)!.nullCount, f.name).toBe(ref.getChild(f.name)!.nullCount);
   }
   expect([...flags]).toEqual(rows.map(payloadFlags));
+  // The write path leaves all-tokens arrays whole (checkRows): the encoder cuts them the same way.
+  const whole = encodeExperienceRows(inputs.map((e, i) => checkExperience(e, i, 'w', false)));
+  expect(Buffer.from(arrow.tableToIPC(new arrow.Table(whole.batch.schema, [whole.batch]), 'stream'))).toEqual(
+    Buffer.from(arrow.tableToIPC(fast, 'stream')),
+  );
+  expect([...whole.flags]).toEqual([...flags]);
+  // Older layouts take the column-at-a-time path, which cuts them too.
+  const fitted = fitColumns(EXPERIENCE_COLUMNS, LEGACY);
+  const legacy = encodeWrite(
+    inputs.map((e, i) => checkExperience(e, i, 'w', false)),
+    fitted,
+  );
+  const legacyRef = encodeWrite(rows, fitted);
+  expect(
+    Buffer.from(arrow.tableToIPC(new arrow.Table(legacy.batch.schema, [legacy.batch]), 'stream')),
+  ).toEqual(
+    Buffer.from(arrow.tableToIPC(new arrow.Table(legacyRef.batch.schema, [legacyRef.batch]), 'stream')),
+  );
   // And the bytes LanceDB is handed are the same.
   expect(
     Buffer.from(arrow.tableToIPC(fast, 'stream')).equals(Buffer.from(arrow.tableToIPC(ref, 'stream'))),
   ).toBe(true);
 }
+
+/** An older table's layout: `info` as plain JSON text. */
+const LEGACY = new arrow.Schema(
+  EXPERIENCE_SCHEMA.fields.map((f) => (f.name === 'info' ? new arrow.Field('info', new arrow.Utf8()) : f)),
+);
 
 const base = (i: number): ExperienceInput => ({
   id: `exp-${i}`,
@@ -94,12 +117,7 @@ describe('encodeExperienceRows', () => {
 
   it('is what encodeWrite uses for the typed layout, and an older layout keeps the generic path', () => {
     expect(isTypedExperienceLayout(EXPERIENCE_COLUMNS)).toBe(true);
-    const legacy = new arrow.Schema(
-      EXPERIENCE_SCHEMA.fields.map((f) =>
-        f.name === 'info' ? new arrow.Field('info', new arrow.Utf8()) : f,
-      ),
-    );
-    const fitted = fitColumns(EXPERIENCE_COLUMNS, legacy);
+    const fitted = fitColumns(EXPERIENCE_COLUMNS, LEGACY);
     expect(isTypedExperienceLayout(fitted)).toBe(false);
     const rows = CASES.map((e, i) => checkExperience(e, i));
     const enc = encodeWrite(rows, fitted);
@@ -125,6 +143,7 @@ describe('encodeExperienceRows', () => {
           bits: fc.array(fc.constantFrom(0, 1), { maxLength: 10 }),
           lp: fc.array(fc.double({ noNaN: false }), { maxLength: 10 }),
           advantages: fc.boolean(),
+          whole: fc.boolean(),
           reward: fc.double(),
           advantage: fc.double({ noNaN: true }),
           truncated: fc.boolean(),
@@ -145,7 +164,11 @@ describe('encodeExperienceRows', () => {
         const n = r.tokens.length;
         const pl = Math.min(r.promptLength, n);
         const resp = n - pl;
-        const padded = <T>(xs: T[], fill: T) => Array.from({ length: resp }, (_, k) => xs[k] ?? fill);
+        // Response layout, or (whole) all-tokens arrays with a prompt part the check cuts off.
+        const padded = <T>(xs: T[], fill: T) => [
+          ...(r.whole && pl > 0 ? Array.from({ length: pl }, (_, k) => xs[resp + k] ?? fill) : []),
+          ...Array.from({ length: resp }, (_, k) => xs[k] ?? fill),
+        ];
         return {
           id: r.id,
           taskId: 't',

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Connection, Table } from '@lancedb/lancedb';
 import * as arrow from 'apache-arrow';
 import { DataError, WinnowError } from '../core/errors.ts';
@@ -17,11 +17,12 @@ import {
   EXPERIENCE_SCHEMA,
   encodeExperiences,
   payloadColumns,
-  type RowIdentity,
   type StoredExperience,
 } from './experience-table.ts';
 import { appendArrow } from './lance-append.ts';
 import { leaseMode } from './lease-log.ts';
+import { PayloadRows, rowStoreMode } from './payload-rows.ts';
+import { identityOf, takeFromRowStore } from './row-store-take.ts';
 import { sqlString } from './sql.ts';
 import { fitColumns } from './typed-columns.ts';
 import { UpkeepRunner, upkeepMode } from './upkeep-runner.ts';
@@ -72,6 +73,8 @@ export class ExperienceStorage {
   private readRowIdsBelow = Number.POSITIVE_INFINITY;
   /** Runs background folds and compactions in a process of their own (null: in this process). */
   private readonly upkeepRunner: UpkeepRunner | null;
+  /** Row-major copy of the payload (payload-rows.ts): local tables with the typed layout only. */
+  private readonly rows: PayloadRows | null;
 
   private constructor(
     name: string,
@@ -85,6 +88,8 @@ export class ExperienceStorage {
     // Only a local folder: another process reaches it by path; a remote store keeps upkeep here.
     const local = !dir.includes('://') && upkeepMode() === 'process';
     this.upkeepRunner = local ? new UpkeepRunner(dir, name) : null;
+    const rowStore = !dir.includes('://') && stable && rowStoreMode() === 'on' && PayloadRows.fits(stored);
+    this.rows = rowStore ? PayloadRows.open(join(resolve(dir), `${name}.lance`)) : null;
     this.columns = fitColumns(EXPERIENCE_COLUMNS, stored);
     this.foldColumns = this.columns.filter((c) => FOLD.includes(c.name));
     this.reseqColumns = this.columns.filter((c) => RESEQ.includes(c.name));
@@ -126,7 +131,9 @@ export class ExperienceStorage {
 
   /** Append in one commit; returns the table version. Index the rows with `predictRowId`, then call `confirmAppend`. */
   async append(rows: readonly StoredExperience[]): Promise<number> {
-    const res = await this.table.add(encodeExperiences(rows, this.columns));
+    const data = encodeExperiences(rows, this.columns);
+    this.rows?.append(data);
+    const res = await this.table.add(data);
     return res.version;
   }
 
@@ -141,7 +148,9 @@ export class ExperienceStorage {
    * rows as for `append`.
    */
   async appendEncoded(parts: readonly NumberedWrite[]): Promise<number> {
-    return appendArrow(this.table, numberedTable(parts, this.columns, this.name));
+    const data = numberedTable(parts, this.columns, this.name);
+    this.rows?.append(data);
+    return appendArrow(this.table, data);
   }
 
   /** The stable row id Lance gives the next appended row, if this buffer is the table's only writer. */
@@ -208,7 +217,9 @@ export class ExperienceStorage {
     if (this.stableRowIds) {
       const unknown = slots.filter((s) => sl.rowId[s]! < 0);
       if (unknown.length > 0) await this.resolveRowIds(minSeq(sl, unknown));
-      await this.takeByRowId(slots, out);
+      if (this.rows) await takeFromRowStore(this.table, this.rows, sl, slots, this.readRowIdsBelow, out);
+      const rest = slots.filter((s) => !out.has(s));
+      if (rest.length > 0) await this.takeByRowId(rest, out);
       const missing = slots.filter((s) => !out.has(s));
       if (missing.length > 0) {
         // Not found, or another row under the predicted id: learn the ids again and take once more.
@@ -351,36 +362,15 @@ export class ExperienceStorage {
     this.upkeepRunner?.warm();
   }
 
-  /** Stop the upkeep process, if one was started (the buffer closes). */
+  /** Stop the upkeep process, if one was started, and close the row store (the buffer closes). */
   stopUpkeep(): void {
     this.upkeepRunner?.stop();
+    this.rows?.close();
   }
 
   version(): Promise<number> {
     return this.table.version();
   }
-}
-
-/** What the index supplies to complete a payload row. */
-function identityOf(sl: ExperienceSlots, s: number): RowIdentity {
-  return {
-    id: sl.ids[s]!,
-    taskId: sl.taskIds[s]!,
-    taskset: sl.tasksetNames[sl.taskset[s]!]!,
-    groupId: sl.groupNames[sl.group[s]!]!,
-    runIndex: sl.runIndex[s]!,
-    stepIndex: sl.stepIndex[s]!,
-    modelVersion: sl.modelVersion[s]!,
-    exploreStep: sl.exploreStep[s]!,
-    promptLength: sl.promptLength[s]!,
-    reward: sl.reward[s]!,
-    advantage: sl.advantage[s]!,
-    truncated: (sl.flags[s]! & 1) === 1,
-    useCount: 0,
-    priority: 0,
-    createdAt: sl.createdAt[s]!,
-    expert: (sl.flags[s]! & 2) === 2,
-  };
 }
 
 function minSeq(sl: ExperienceSlots, slots: readonly number[]): number {

@@ -1,5 +1,5 @@
 import * as lancedb from '@lancedb/lancedb';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { exp, freshDb } from './experience-fixtures/make.ts';
@@ -25,6 +25,11 @@ function recordTakes(buf: ExperienceBuffer): string[][] {
 
 describe('take by row id', () => {
   it('skips the identity columns for row ids read from the table, and reads them for predicted ones', async () => {
+    // The LanceDB payload take (the row store off: WINNOW_ROW_STORE=off).
+    process.env.WINNOW_ROW_STORE = 'off';
+    onTestFinished(() => {
+      delete process.env.WINNOW_ROW_STORE;
+    });
     const db = freshDb(root);
     const cfg = { sampler: { type: 'lifo' }, seed: 2 } as const;
     const first = await ExperienceBuffer.open(db, cfg);
@@ -47,6 +52,26 @@ describe('take by row id', () => {
       ['e', 'response e'],
     ]);
     expect(calls.at(-1)).toEqual(['id', 'logprobs', 'prompt', 'response', 'seq', 'tokens']);
+    await buf.close();
+  });
+
+  it('with the row store, reads no payload column: only the row ids, plus id and seq for predicted ones', async () => {
+    const db = freshDb(root);
+    const cfg = { sampler: { type: 'lifo' }, seed: 2 } as const;
+    const first = await ExperienceBuffer.open(db, cfg);
+    await first.write(['a', 'b', 'c', 'd'].map((id) => exp(id)));
+    await first.close();
+
+    const buf = await ExperienceBuffer.open(db, cfg);
+    const calls = recordTakes(buf);
+    const s1 = await buf.sample(2, { step: 1 });
+    expect(s1.experiences).toEqual(['d', 'c'].map((id) => ({ ...exp(id), useCount: 1 })));
+    expect(calls).toEqual([[]]);
+    await buf.write(['e', 'f'].map((id) => exp(id)));
+    const s2 = await buf.sample(2, { step: 2 });
+    expect(s2.experiences).toEqual(['f', 'e'].map((id) => ({ ...exp(id), useCount: 1 })));
+    // The first append after open confirms its predicted row ids (id, seq), then the sample checks them.
+    expect(calls).toEqual([[], ['id', 'seq'], ['id', 'seq']]);
     await buf.close();
   });
 

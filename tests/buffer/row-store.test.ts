@@ -1,0 +1,132 @@
+import { appendFileSync, closeSync, existsSync, openSync, statSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
+import { ROW_STORE_DATA, ROW_STORE_INDEX } from '../../src/buffer/payload-rows.ts';
+import type { Experience } from '../../src/core/experience.ts';
+import { tempDir } from '../helpers/tmp.ts';
+import { exp, freshDb } from './experience-fixtures/make.ts';
+
+const root = tempDir('winnow-row-store-');
+
+/** Rows of every payload shape: the store serves the plain ones, LanceDB the others. */
+function mixed(): Experience[] {
+  return [
+    exp('plain', {
+      tokens: [1, 2, 3, 4, 5],
+      promptLength: 2,
+      logprobs: [0.1, -1 / 3, -2.5],
+      actionMask: [1, 1, 1],
+    }),
+    exp('no-prompt', { prompt: undefined }),
+    exp('unicode', { response: 'Grüße — 数学 ✓', prompt: 'Σ 1..n = ?' }),
+    exp('empty', { tokens: [], promptLength: 0, logprobs: [], actionMask: [], response: '' }),
+    exp('info', { info: { b: 1, a: 'x' } }),
+    exp('messages', { messages: [{ role: 'user', content: 'hi' }] }),
+    exp('advantages', { advantages: [0.5, -0.25, 0.125] }),
+    exp('mask', { actionMask: [0, 1, 0] }),
+    exp('big', { tokens: Array.from({ length: 300 }, (_, j) => 31_999 - j), promptLength: 100 }),
+  ];
+}
+
+/** Every row, fifo, in one sample; JSON keeps key order, so equal text means equal objects built alike. */
+async function sampleAll(db: string, fresh: Experience[] | null, reopen: boolean): Promise<string> {
+  const cfg = { sampler: { type: 'fifo' }, seed: 3 } as const;
+  let buf = await ExperienceBuffer.open(db, cfg);
+  if (fresh) await buf.write(fresh);
+  if (reopen) {
+    await buf.close();
+    buf = await ExperienceBuffer.open(db, cfg);
+  }
+  const got = await buf.sample(100, { step: 1 });
+  await buf.close();
+  return JSON.stringify(got.experiences);
+}
+
+/** What a sample returns for rows written as `rows` (logprobs stored as float32, one use). */
+function sampled(rows: Experience[]): Experience[] {
+  return rows.map((e) => ({ ...e, logprobs: e.logprobs.map(Math.fround), useCount: 1 }));
+}
+
+/** The row store writes in the background: wait (up to 5 s) until `file` has `size` bytes. */
+async function sizeReaches(file: string, size: number): Promise<number> {
+  for (let i = 0; i < 100 && (!existsSync(file) || statSync(file).size < size); i++)
+    await new Promise((r) => setTimeout(r, 50));
+  return statSync(file).size;
+}
+
+function withStoreOff(): void {
+  process.env.WINNOW_ROW_STORE = 'off';
+  onTestFinished(() => {
+    delete process.env.WINNOW_ROW_STORE;
+  });
+}
+
+describe('row store (row-major payload beside the table)', () => {
+  it('returns exactly what the LanceDB take returns, key for key, fresh and after a reopen', async () => {
+    const onFresh = await sampleAll(freshDb(root), mixed(), false);
+    const onReopened = await sampleAll(freshDb(root), mixed(), true);
+    withStoreOff();
+    const offFresh = await sampleAll(freshDb(root), mixed(), false);
+    const offReopened = await sampleAll(freshDb(root), mixed(), true);
+    expect(onFresh).toBe(offFresh);
+    expect(onReopened).toBe(offReopened);
+    const rows = JSON.parse(onReopened) as Experience[];
+    expect(rows.map((r) => r.id)).toEqual(mixed().map((r) => r.id));
+    // float32 as stored, the prompt only where the row has one.
+    expect(rows[0]!.logprobs).toEqual([Math.fround(0.1), Math.fround(-1 / 3), -2.5]);
+    expect(rows[1]!.prompt).toBeUndefined();
+    expect(rows[2]!.response).toBe('Grüße — 数学 ✓');
+    expect(rows[8]!.tokens).toHaveLength(300);
+  });
+
+  it('keeps its files inside the table folder: one record per row, an index entry of 24 bytes each', async () => {
+    const db = freshDb(root);
+    const buf = await ExperienceBuffer.open(db, { sampler: { type: 'fifo' } });
+    await buf.write(mixed());
+    await buf.write([exp('later')]);
+    await buf.close();
+    const dir = join(db, 'experiences.lance');
+    expect(await sizeReaches(join(dir, ROW_STORE_INDEX), 24 * 10)).toBe(24 * 10);
+    expect(statSync(join(dir, ROW_STORE_DATA)).size).toBeGreaterThan(300 * 4);
+  });
+
+  it('a damaged record or a torn index entry only sends those rows to LanceDB', async () => {
+    const db = freshDb(root);
+    const cfg = { sampler: { type: 'fifo' }, seed: 3 } as const;
+    const first = await ExperienceBuffer.open(db, cfg);
+    await first.write(mixed());
+    await first.close();
+    const dir = join(db, 'experiences.lance');
+    expect(await sizeReaches(join(dir, ROW_STORE_INDEX), 24 * 9)).toBe(24 * 9);
+    // Overwrite the first record's seq (it no longer matches) and tear the index's tail.
+    const fd = openSync(join(dir, ROW_STORE_DATA), 'r+');
+    writeSync(fd, Buffer.alloc(8, 0xff), 0, 8, 0);
+    closeSync(fd);
+    appendFileSync(join(dir, ROW_STORE_INDEX), Buffer.alloc(5, 7));
+    const buf = await ExperienceBuffer.open(db, cfg);
+    await buf.write([exp('after')]);
+    const got = await buf.sample(100, { step: 1 });
+    await buf.close();
+    expect(got.experiences).toEqual(sampled([...mixed(), exp('after')]));
+    // The torn entry was overwritten by the next append's entry.
+    expect(await sizeReaches(join(dir, ROW_STORE_INDEX), 24 * 10)).toBe(24 * 10);
+  });
+
+  it('a table written without the row store keeps working; rows written later go to the store', async () => {
+    const db = freshDb(root);
+    const cfg = { sampler: { type: 'fifo' }, seed: 3 } as const;
+    process.env.WINNOW_ROW_STORE = 'off';
+    const old = await ExperienceBuffer.open(db, cfg);
+    await old.write(mixed());
+    await old.close();
+    delete process.env.WINNOW_ROW_STORE;
+    expect(existsSync(join(db, 'experiences.lance', ROW_STORE_DATA))).toBe(false);
+    const buf = await ExperienceBuffer.open(db, cfg);
+    await buf.write([exp('new-1'), exp('new-2')]);
+    const got = await buf.sample(100, { step: 1 });
+    await buf.close();
+    expect(got.experiences).toEqual(sampled([...mixed(), exp('new-1'), exp('new-2')]));
+    expect(await sizeReaches(join(db, 'experiences.lance', ROW_STORE_INDEX), 24 * 2)).toBe(24 * 2);
+  });
+});

@@ -235,6 +235,7 @@ async function runTaskPipelineLeased(
           }
         : null,
     mapping,
+    textOnly: plan.textOnly,
     onPoolStart: () => {
       for (const note of plan.notes) warn(note);
     },

@@ -5,6 +5,7 @@ import type { RawRecord } from '../io/raw-record.ts';
 import type { StepRejection } from '../operators/graph.ts';
 import type { StepSpec } from '../operators/graph-spec.ts';
 import type { StepMetrics } from '../operators/step-metrics.ts';
+import type { TextJob, TextReply } from './text-job.ts';
 
 /** What every worker is set up with (plain data: it is copied to each thread once). */
 export interface ChainSetup {
@@ -20,12 +21,17 @@ export interface ChainSetup {
   exactDedupParams: Record<string, unknown> | null;
 }
 
-/** One batch: raw records to map and process, or tasks already mapped on the main thread. */
-export type ChainJob = { records: RawRecord[] } | { tasks: Task[] };
+/**
+ * One batch: raw records to map and process, tasks already mapped on the main thread, or (for a
+ * chain of text-only steps) the texts of tasks mapped on the main thread.
+ */
+export type ChainJob = { records: RawRecord[] } | { tasks: Task[] } | { texts: TextJob };
 
 export interface ChainReply {
   id: number;
   error?: string;
+  /** A `texts` job's answer (kept rows, changed texts, drops by index); then `tasks`, `tasksJson` are null and `rejected` empty. */
+  text: TextReply | null;
   /** The batch's rows, as objects (copied by structured clone), or null when `tasksJson` holds them. */
   tasks: Task[] | null;
   /** The same rows as one JSON text: the main thread parses that ~2.5x faster than it decodes a clone. */

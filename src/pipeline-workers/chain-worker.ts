@@ -16,6 +16,7 @@ import { ExactDedupKeyer } from '../operators/task/exact-dedup-prepared.ts';
 import { nearDedupOp } from '../operators/task/near-dedup.ts';
 import { NearDedupSigner } from '../operators/task/near-dedup-signer.ts';
 import type { ChainJob, ChainReply, ChainSetup } from './chain-messages.ts';
+import { fromTextJob, toTextReply } from './text-job.ts';
 
 const setup = workerData as ChainSetup;
 const warnings: Array<{ step: string; message: string }> = [];
@@ -44,17 +45,20 @@ async function handle(job: ChainJob): Promise<Omit<ChainReply, 'id'>> {
     const mapped = mapRecords(mapping, job.records);
     tasks = mapped.tasks;
     mapRejected.push(...mapped.rejected);
-  } else tasks = job.tasks;
+  } else if ('tasks' in job) tasks = job.tasks;
+  else tasks = fromTextJob(job.texts);
   const mapMs = performance.now() - t0;
   const out = await graph.process(tasks);
   const signatures = signer ? signer.signAll(out.rows) : null;
   const exact = keyer ? keyer.hashAll(out.rows) : null;
   const batchWarnings = warnings.splice(0);
+  const text = 'texts' in job ? toTextReply(tasks, out) : null;
   return {
-    ...asJson(out.rows),
+    ...(text ? { tasks: null, tasksJson: null } : asJson(out.rows)),
+    text,
     mapRejected,
     mapMs,
-    rejected: out.rejected,
+    rejected: text ? [] : out.rejected,
     warnings: batchWarnings,
     metrics: graph.metrics(),
     worker: threadId,
@@ -84,10 +88,10 @@ function asJson(rows: Task[]): { tasks: Task[] | null; tasksJson: string | null 
 parentPort!.on('message', async ({ id, job }: { id: number; job: ChainJob }) => {
   try {
     const reply = await handle(job);
-    parentPort!.postMessage(
-      { id, ...reply },
-      reply.signatures ? [reply.signatures.buffer as ArrayBuffer] : [],
-    );
+    const transfer: ArrayBuffer[] = [];
+    for (const a of [reply.signatures, reply.exactKeys, reply.exactChecks, reply.text?.kept])
+      if (a) transfer.push(a.buffer as ArrayBuffer);
+    parentPort!.postMessage({ id, ...reply }, transfer);
   } catch (err) {
     parentPort!.postMessage({ id, error: err instanceof Error ? err.message : String(err) });
   }

@@ -14,6 +14,7 @@ import { presign } from '../operators/task/near-dedup-signer.ts';
 import { readText } from '../operators/task/text-fields.ts';
 import type { ChainJob, ChainReply, ChainSetup } from './chain-messages.ts';
 import { OrderedPool } from './ordered-pool.ts';
+import { applyTextReply, toTextJob } from './text-job.ts';
 
 /** One batch after mapping and the row-wise steps, wherever they ran. */
 export interface StagedBatch {
@@ -40,6 +41,11 @@ export interface RowStageOptions {
   setup: ChainSetup | null;
   /** Maps raw records on the main thread (workers compile their own from `setup.mapping`). */
   mapping: CompiledMapping;
+  /**
+   * Every worker step is text-only (row-wise-plan.ts): map here and send workers the texts alone
+   * (text-job.ts) instead of whole records out and whole rows back.
+   */
+  textOnly?: boolean;
   onPoolStart?: (workers: number) => void;
 }
 
@@ -86,8 +92,31 @@ export class RowStage {
   }
 
   private async onPool(batch: { records: RawRecord[] } | { tasks: Task[] }): Promise<StagedBatch> {
+    if (this.opts.textOnly) return this.onPoolTexts(batch);
     const reply = await this.pool!.run(batch);
     const tasks: Task[] = reply.tasksJson !== null ? JSON.parse(reply.tasksJson) : reply.tasks!;
+    this.prepare(tasks, reply);
+    return {
+      tasks,
+      mapRejected: reply.mapRejected,
+      mapMs: reply.mapMs,
+      rejected: reply.rejected,
+      warnings: reply.warnings,
+    };
+  }
+
+  /** Map here, send the texts, take back which rows stay and the few texts that changed. */
+  private async onPoolTexts(batch: { records: RawRecord[] } | { tasks: Task[] }): Promise<StagedBatch> {
+    const mapped =
+      'records' in batch ? this.mapHere(batch.records) : { tasks: batch.tasks, mapRejected: [], mapMs: 0 };
+    const reply = await this.pool!.run({ texts: toTextJob(mapped.tasks) });
+    const { tasks, rejected } = applyTextReply(mapped.tasks, reply.text!);
+    this.prepare(tasks, reply);
+    return { ...mapped, tasks, rejected, warnings: reply.warnings };
+  }
+
+  /** Keep the worker's totals, and hand its near/exact dedup hashes to the rows they were made for. */
+  private prepare(tasks: readonly Task[], reply: ChainReply): void {
     this.workerTotals.set(reply.worker, reply.metrics);
     if (reply.signatures && reply.signerKey && this.opts.setup?.nearDedupParams) {
       const k = reply.signatures.length / Math.max(1, tasks.length);
@@ -110,13 +139,6 @@ export class RowStage {
         );
       }
     }
-    return {
-      tasks,
-      mapRejected: reply.mapRejected,
-      mapMs: reply.mapMs,
-      rejected: reply.rejected,
-      warnings: reply.warnings,
-    };
   }
 
   private async inline(batch: { records: RawRecord[] } | { tasks: Task[] }): Promise<StagedBatch> {

@@ -40,6 +40,32 @@ export const ROW_WISE_OPERATORS: ReadonlySet<string> = new Set([
   'word_repetition_filter',
 ]);
 
+/**
+ * Row-wise operators that read and write a task's texts only (prompt, messages, answer, through
+ * text-fields.ts): a chain of these runs in a worker on the texts alone (text-job.ts).
+ */
+export const TEXT_ONLY_OPERATORS: ReadonlySet<string> = new Set([
+  'alnum_ratio_filter',
+  'char_repetition_filter',
+  'fix_mojibake',
+  'flagged_words_filter',
+  'length_filter',
+  'line_length_filter',
+  'normalize_punctuation',
+  'normalize_unicode',
+  'normalize_whitespace',
+  'remove_copyright_headers',
+  'remove_ip_addresses',
+  'remove_long_words',
+  'remove_repeat_sentences',
+  'remove_urls_emails',
+  'replace_content',
+  'special_char_ratio_filter',
+  'stopwords_filter',
+  'strip_html',
+  'word_repetition_filter',
+]);
+
 /** How a chain splits between workers and the main thread. */
 export interface RowWisePlan {
   /** The leading steps that run in workers (each batch on one worker). */
@@ -50,6 +76,8 @@ export interface RowWisePlan {
   exactDedupParams: Record<string, unknown> | null;
   /** Why the rest runs on the main thread (shown as a run warning when workers start). */
   notes: string[];
+  /** Every worker step is text-only: workers get the tasks' texts, not whole records. */
+  textOnly: boolean;
 }
 
 /**
@@ -87,5 +115,6 @@ export function planRowWise(
     nearDedupParams: firstAfter('near_dedup'),
     exactDedupParams: firstAfter('exact_dedup'),
     notes,
+    textOnly: operators.slice(0, k).every((spec) => 'op' in spec && TEXT_ONLY_OPERATORS.has(spec.op)),
   };
 }

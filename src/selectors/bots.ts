@@ -2,6 +2,7 @@ import { DataError } from '../core/errors.ts';
 import type { JsonValue } from '../core/task.ts';
 import { BaseSelector, type ObservedBatch } from './base.ts';
 import { DomainCapability } from './bots-domain-capability.ts';
+import { TaskOffsets } from './bots-task-offset.ts';
 import { autoGrid, CellIndex, CellQueue } from './cell-index.ts';
 import { tieRank } from './hash-tie.ts';
 import { decodeArray, decodeNumber, encodeArray, encodeNumber } from './state-codec.ts';
@@ -65,6 +66,14 @@ export interface BotsParams {
    * measured is the one before the update. 0 = the evidence as observed (the paper).
    */
   trainedGain: number;
+  /**
+   * Rate η of a per-task offset from the reference track (0 = off, the paper): each observed task
+   * keeps a logit offset u ← u + η·(logit r̃ − logit p̂) toward what its own groups showed, and its
+   * implicit evidence aims at σ(logit p̃ + u) — so tasks already solved (or out of reach) inside
+   * a half-learnt level are not pulled back to p*. Needs reference columns; tasks with an offset
+   * stay stored one by one.
+   */
+  taskOffset: number;
 }
 
 export const BOTS_DEFAULTS: BotsParams = {
@@ -91,6 +100,7 @@ export const BOTS_DEFAULTS: BotsParams = {
   updatePer: 'feedback',
   capabilityBy: 'all',
   trainedGain: 0,
+  taskOffset: 0,
 };
 
 /**
@@ -172,6 +182,7 @@ export class BotsSelector extends BaseSelector {
   /** The explorer step of the last update (NaN: none, or feedback without a step). */
   private lastStep = Number.NaN;
   private domainCap: DomainCapability | null = null;
+  private offsets: TaskOffsets | null = null;
   private feedbackStep: number | undefined;
 
   constructor(seed: number, params: Partial<BotsParams> = {}) {
@@ -237,6 +248,7 @@ export class BotsSelector extends BaseSelector {
     const strong = view.features[this.params.strongColumn];
     this.hasRefs = weak !== undefined && strong !== undefined;
     if (this.params.capabilityBy === 'domain') this.domainCap = new DomainCapability();
+    if (this.params.taskOffset > 0) this.offsets = new TaskOffsets(this.params.taskOffset);
     if (!this.hasRefs && this.params.rho > 0)
       this.notice(
         `bots: reference columns '${this.params.weakColumn}' and '${this.params.strongColumn}' are not both present; running explicit-only (rho = 0)`,
@@ -252,6 +264,7 @@ export class BotsSelector extends BaseSelector {
   private grow(view: SelectorTaskView, offset: number): void {
     const n = offset + view.ids.length;
     this.domainCap?.grow(view.domains, view.ids.length, offset);
+    this.offsets?.grow(n);
     const growF = (a: Float64Array) => {
       const out = new Float64Array(n);
       out.set(a);
@@ -580,6 +593,7 @@ export class BotsSelector extends BaseSelector {
     const pullB = lambda * priorBeta;
     // Observed tasks, from their old posterior. For them p̃ = r̄, so implicit and explicit terms
     // together add m·r̄ successes and m·(1 − r̄) failures.
+    this.observeOffsets(batch);
     const newA = new Float64Array(batch.size);
     const newB = new Float64Array(batch.size);
     for (let i = 0; i < batch.size; i++) {
@@ -610,7 +624,9 @@ export class BotsSelector extends BaseSelector {
     let back = 0;
     for (let j = 0; j < this.explicitCount; j++) {
       if (exStamp[j] !== now) {
-        let p = implicit ? exF0[j]! + (dc ? dc.of(this.exTask[j]!, c) : c) * exD[j]! : Number.NaN;
+        let p = implicit ? exF0[j]! + this.capabilityOf(this.exTask[j]!) * exD[j]! : Number.NaN;
+        if (this.offsets && !Number.isNaN(p))
+          p = this.offsets.shift(this.exTask[j]!, Math.min(1, Math.max(0, p)));
         if (Number.isNaN(p)) {
           // No implicit evidence (none yet, or no reference for this task): only the pull to the prior.
           exA[j] = keep * exA[j]! + pullA;
@@ -625,7 +641,14 @@ export class BotsSelector extends BaseSelector {
         // set stays ~ batch × (steps for (1 − λ)^t to reach 1e-15), whatever N is).
         const f = exF0[j]!;
         const d = exD[j]!;
-        if (!dc && now - exStamp[j]! >= settle && !Number.isNaN(f) && clipSafe(f, d, lo, hi)) {
+        const offset = this.offsets ? this.offsets.of(this.exTask[j]!) : 0;
+        if (
+          !dc &&
+          offset === 0 &&
+          now - exStamp[j]! >= settle &&
+          !Number.isNaN(f) &&
+          clipSafe(f, d, lo, hi)
+        ) {
           const la = nextA + nextB * f + nextE * d;
           const lb = nextA2 + nextB * (1 - f) - nextE * d;
           if (Math.abs(exA[j]! - la) <= 1e-13 * la && Math.abs(exB[j]! - lb) <= 1e-13 * lb) {
@@ -660,11 +683,31 @@ export class BotsSelector extends BaseSelector {
   private observeRound(batch: ObservedBatch, report: SelectorFeedbackReport): void {
     const m = this.params.m;
     if (this.hasRefs) this.updateCapability(batch, report);
+    this.observeOffsets(batch);
     for (let i = 0; i < batch.size; i++) {
       const k = batch.idx[i]!;
       const r = this.evidenceRate(batch, i);
       this.makeExplicit(k, this.alphaOf(k) + m * r, this.betaOf(k) + m * (1 - r));
       this.exStamp[this.slotOf[k]!] = this.stepNo - 1;
+    }
+  }
+
+  /** Task k's capability: its domain's estimate (the global one until its domain has one), or the global one. */
+  private capabilityOf(k: number): number {
+    return this.domainCap ? this.domainCap.of(k, this.capability) : this.capability;
+  }
+
+  /** Each observed task's offset moves toward its group, against its track at the updated capability. */
+  private observeOffsets(batch: ObservedBatch): void {
+    const offsets = this.offsets;
+    const c = this.capability;
+    if (!offsets || !this.hasRefs || Number.isNaN(c)) return;
+    for (let i = 0; i < batch.size; i++) {
+      const k = batch.idx[i]!;
+      if (Number.isNaN(this.f0[k]!)) continue;
+      const ck = this.capabilityOf(k);
+      const track = Math.min(1, Math.max(0, this.f0[k]! + ck * this.delta[k]!));
+      offsets.observe(k, this.evidenceRate(batch, i), batch.count[i]!, track);
     }
   }
 
@@ -708,7 +751,7 @@ export class BotsSelector extends BaseSelector {
       for (let i = 0; i < batch.size; i++) {
         const k = batch.idx[i]!;
         if (Number.isNaN(this.f0[k]!)) continue;
-        const ck = this.domainCap ? this.domainCap.of(k, this.capability) : this.capability;
+        const ck = this.capabilityOf(k);
         const pt = Math.min(1, Math.max(0, this.f0[k]! + ck * this.delta[k]!));
         err += Math.abs(pt - batch.mean[i]!);
       }
@@ -735,6 +778,7 @@ export class BotsSelector extends BaseSelector {
       steps: this.stepNo,
       lastStep: encodeNumber(this.lastStep),
       ...(this.domainCap ? { domainCapability: this.domainCap.save() } : {}),
+      ...(this.offsets ? { taskOffsets: this.offsets.save() } : {}),
     };
   }
 
@@ -767,6 +811,7 @@ export class BotsSelector extends BaseSelector {
       this.exStamp[j] = observedAt[j]!;
     });
     if (this.domainCap) this.domainCap.load(data['domainCapability']);
+    if (this.offsets) this.offsets.load(data['taskOffsets'], n);
     this.rebuildIndexes();
     // Every lazy task whose p̃ clips inside this range was made explicit before the checkpoint.
     [this.cSeenMin, this.cSeenMax] = clipRange as [number, number];

@@ -71,6 +71,7 @@ export const BotsParamsSchema = z.strictObject({
   updatePer: z.enum(['step', 'feedback']).default(BOTS_DEFAULTS.updatePer),
   capabilityBy: z.enum(['all', 'domain']).default(BOTS_DEFAULTS.capabilityBy),
   trainedGain: unit.default(BOTS_DEFAULTS.trainedGain),
+  taskOffset: unit.default(BOTS_DEFAULTS.taskOffset),
 });
 
 const S = SHARED_ABILITY_DEFAULTS;

@@ -21,7 +21,9 @@ export const DEFAULT_BOTS_RHO = 0.2;
 /**
  * BOTS as tuned on seeds 1–5 (docs/selectors.md, "Tuning"): one forgetting step per update
  * (updatePer: step) and the pass rate of a task trained on counted after its update (trainedGain);
- * with references also a capability per level (domain) and evidence m = 64 per group of 8.
+ * with references also a capability per level (domain), evidence m = 64 per group of 8, and a
+ * per-task offset from the level's track (taskOffset η = 0.3) so solved and out-of-reach tasks
+ * inside a half-learnt level are not pulled back to p*.
  */
 export const BOTS_EXPLICIT_TUNED = { rho: 0, shortlist: 0, updatePer: 'step', trainedGain: 0.3 } as const;
 export const BOTS_REF_TUNED = {
@@ -29,7 +31,8 @@ export const BOTS_REF_TUNED = {
   updatePer: 'step',
   m: 64,
   capabilityBy: 'domain',
-  trainedGain: 0.2,
+  trainedGain: 0.3,
+  taskOffset: 0.3,
 } as const;
 
 function zooEntry(config: SelectorConfig, description: string, stages?: StageConfig[]): CurriculumEntry {

@@ -53,12 +53,38 @@ const inputs = { train, heldout, fullView: buildView(train, weak, strong) };
 const diag = { newPicks: 0, newMixed: 0, oldPicks: 0, oldMixed: 0, repick0: 0, repick1: 0 };
 const drift: number[][] = Array.from({ length: 9 }, () => []);
 const seenBefore = new Map<string, number>(); // last mean
+// Groups without a gradient by level × phase of training (updates 1–10, 11–20, 21+) × new/re-pick.
+const predicted = new Map<string, number[]>(); // posterior mean at pick time, by outcome
+const levelOf = new Map(train.map((t) => [t.id, String(t.meta.domain)] as const));
+const uniform = new Map<string, { n: number; all0: number; all1: number }>();
+const phaseOf = (step: number | undefined) =>
+  step === undefined ? '?' : step <= 10 ? 'a' : step <= 20 ? 'b' : 'c';
+const countGroup = (key: string, m: number) => {
+  const e = uniform.get(key) ?? { n: 0, all0: 0, all1: 0 };
+  e.n++;
+  if (m === 0) e.all0++;
+  if (m === 1) e.all1++;
+  uniform.set(key, e);
+};
 const origFeedback = BotsSelector.prototype.feedback;
 BotsSelector.prototype.feedback = function (results, ctx) {
-  for (const r of results) {
+  const before = process.env['TUNE_DIAG'] ? this.predict(results.map((r) => r.taskId)) : null;
+  for (const [ri, r] of results.entries()) {
     const m = r.rewards.reduce((a: number, b: number) => a + b, 0) / r.rewards.length;
+    if (before) {
+      const kind = m === 0 ? 'all-0' : m === 1 ? 'all-1' : 'mixed';
+      const key = `${seenBefore.has(r.taskId) ? 'repick' : 'new'} ${kind}`;
+      const e = predicted.get(key) ?? [];
+      e.push(before[ri]!);
+      predicted.set(key, e);
+    }
     const mixed = m > 0 && m < 1;
     const prev = seenBefore.get(r.taskId);
+    const lv = levelOf.get(r.taskId) ?? '?';
+    const ph = phaseOf(ctx?.step);
+    countGroup(`level ${lv}`, m);
+    countGroup(`phase ${ph}`, m);
+    countGroup(`${prev === undefined ? 'new' : 'repick'} ${ph}`, m);
     if (prev === undefined) {
       diag.newPicks++;
       if (mixed) diag.newMixed++;
@@ -112,6 +138,20 @@ for (const v of variants) {
       .join('\n'),
   );
   for (const xs of drift) xs.length = 0;
+  if (process.env['TUNE_DIAG'])
+    for (const [k, e] of [...uniform.entries()].sort())
+      console.log(
+        `  ${k.padEnd(20)} groups ${String(e.n).padStart(5)} all-0 ${String(e.all0).padStart(5)} all-1 ${String(e.all1).padStart(5)} mixed ${((e.n - e.all0 - e.all1) / e.n).toFixed(2)}`,
+      );
+  uniform.clear();
+  for (const [k, xs] of [...predicted.entries()].sort()) {
+    const q = [...xs].sort((a, b) => a - b);
+    const at = (f: number) => q[Math.min(q.length - 1, Math.floor(f * q.length))]!.toFixed(2);
+    console.log(
+      `  predicted ${k.padEnd(14)} n ${q.length} mean ${mean(q).toFixed(3)} p10 ${at(0.1)} p50 ${at(0.5)} p90 ${at(0.9)}`,
+    );
+  }
+  predicted.clear();
   const st = (c: LearningCurve) => stepsToTarget(c, target);
   const stepsR = bootstrapRatio(
     cs.map((c) => st(c)?.step ?? steps),

@@ -1,5 +1,6 @@
 /**
- * Compact key sets for exact dedup and duplicate-id checks over millions of rows. A `Map<string, …>`
+ * A compact key set for duplicate-id checks over millions of rows (exact_dedup itself keeps its
+ * keys in an ExactDedupIndex). A `Map<string, …>`
  * with a million entries keeps a million strings and entry objects on the JS heap; every full GC
  * walks them all, so a run's GC time grew faster than its row count. These keep keys in typed
  * arrays (one growing code-unit arena, open-addressing slot tables): the GC sees a few buffers.
@@ -142,86 +143,5 @@ export class StringKeySet {
       table[i] = s;
     }
     this.table = table;
-  }
-}
-
-/**
- * A map from a 53-bit hash key (with a 32-bit check beside it, see dedup-key.ts) to an int32
- * value, in typed arrays. A key stored once keeps its first check and value.
- *
- * Split into 16 shards (by key bits 32–35, which the slot position does not use) that grow one at
- * a time: a single table doubling at 6.3M keys held its old 134 MB and new 268 MB at once, the
- * peak of a 10M-row run; a shard's doubling holds 1/16 of that.
- */
-export class HashKeyTable {
-  private readonly shards = Array.from({ length: 16 }, () => new HashKeyShard());
-
-  get size(): number {
-    let n = 0;
-    for (const s of this.shards) n += s.size;
-    return n;
-  }
-
-  private shard(key: number): HashKeyShard {
-    return this.shards[Math.floor(key / 4294967296) & 15]!;
-  }
-
-  /** The entry of `key`: its check and value, or undefined. */
-  get(key: number): { check: number; value: number } | undefined {
-    return this.shard(key).get(key);
-  }
-
-  /** Store `key` if it is not there yet (value ≥ 0). */
-  setIfAbsent(key: number, check: number, value: number): void {
-    this.shard(key).setIfAbsent(key, check, value);
-  }
-}
-
-/** One shard of a HashKeyTable: open addressing, linear probing. */
-class HashKeyShard {
-  private keys = new Float64Array(1 << 8);
-  private checks = new Uint32Array(1 << 8);
-  private values = new Int32Array(1 << 8).fill(EMPTY);
-  private count = 0;
-
-  get size(): number {
-    return this.count;
-  }
-
-  /** The entry of `key`: its check and value, or undefined. */
-  get(key: number): { check: number; value: number } | undefined {
-    const i = this.position(key);
-    return this.values[i] === EMPTY ? undefined : { check: this.checks[i]!, value: this.values[i]! };
-  }
-
-  /** Store `key` if it is not there yet (value ≥ 0). */
-  setIfAbsent(key: number, check: number, value: number): void {
-    const i = this.position(key);
-    if (this.values[i] !== EMPTY) return;
-    this.keys[i] = key;
-    this.checks[i] = check;
-    this.values[i] = value;
-    // Up to 3/4 full (linear probing stays short there); growing by half keeps it at least half full.
-    if (++this.count * 4 > this.keys.length * 3) this.rehash();
-  }
-
-  private position(key: number): number {
-    const cap = this.keys.length;
-    // The low 32 bits of the key are already well mixed (they come from a hash); scaled to any
-    // capacity, so the table can grow by half instead of doubling.
-    let i = Math.floor(((key >>> 0) * cap) / 4294967296);
-    while (this.values[i] !== EMPTY && this.keys[i] !== key) i = i + 1 === cap ? 0 : i + 1;
-    return i;
-  }
-
-  private rehash(): void {
-    const { keys, checks, values } = this;
-    const cap = Math.ceil(keys.length * 1.5);
-    this.keys = new Float64Array(cap);
-    this.checks = new Uint32Array(cap);
-    this.values = new Int32Array(cap).fill(EMPTY);
-    this.count = 0;
-    for (let i = 0; i < keys.length; i++)
-      if (values[i] !== EMPTY) this.setIfAbsent(keys[i]!, checks[i]!, values[i]!);
   }
 }

@@ -3,7 +3,7 @@ import type { Task } from '../../core/task.ts';
 import type { Drop } from '../operator.ts';
 import { defineOperator } from '../operator.ts';
 import { dedupKeyHash } from './dedup-key.ts';
-import { HashKeyTable, StringKeySet } from './exact-dedup-keys.ts';
+import { ExactDedupIndex } from './exact-dedup-index.ts';
 import { ExactDedupKeyer, preparedExactKey } from './exact-dedup-prepared.ts';
 import { readText, TextFieldSchema } from './text-fields.ts';
 
@@ -24,11 +24,9 @@ export const exactDedupOp = defineOperator<Task, typeof Params>({
   description: 'Drop tasks whose normalised text (or id) was already seen; the first occurrence is kept.',
   params: Params,
   create(p) {
-    // Keyed by a 53-bit hash of the normal form, with a 32-bit check beside it: texts are never held.
-    // The value is the slot of the first task's id in `seenIds`. Both live in typed arrays, not
-    // on the GC's heap (see exact-dedup-keys.ts).
-    const seenText = new HashKeyTable();
-    const seenIds = new StringKeySet();
+    // One slot per kept row: its text's 53-bit key hash with a 32-bit check beside it (texts are
+    // never held) and its id, both in typed arrays, not on the GC's heap (see exact-dedup-index.ts).
+    const seen = new ExactDedupIndex(p.checkIds);
     const keyer = new ExactDedupKeyer(p);
     return {
       name: 'exact_dedup',
@@ -39,7 +37,7 @@ export const exactDedupOp = defineOperator<Task, typeof Params>({
         let byId = 0;
         let byText = 0;
         for (const task of batch) {
-          if (p.checkIds && seenIds.find(task.id) >= 0) {
+          if (p.checkIds && seen.findId(task.id) >= 0) {
             byId++;
             dropped.push({ row: task, reason: `duplicate id ${task.id}` });
             continue;
@@ -47,14 +45,13 @@ export const exactDedupOp = defineOperator<Task, typeof Params>({
           // The hash a worker computed for this very text, or one computed here.
           const text = readText(task, p.field);
           const { key, check } = preparedExactKey(task, keyer.key, text) ?? dedupKeyHash(text, p);
-          const first = seenText.get(key);
-          if (first !== undefined && first.check === check) {
+          const first = seen.findText(key, check);
+          if (first >= 0) {
             byText++;
-            dropped.push({ row: task, reason: `duplicate of ${seenIds.keyAt(first.value)}` });
+            dropped.push({ row: task, reason: `duplicate of ${seen.idAt(first)}` });
             continue;
           }
-          const added = seenIds.add(task.id);
-          if (first === undefined) seenText.setIfAbsent(key, check, added >= 0 ? added : -added - 1);
+          seen.add(task.id, key, check);
           rows.push(task);
         }
         return { rows, dropped, metrics: { duplicate_ids: byId, duplicate_texts: byText } };

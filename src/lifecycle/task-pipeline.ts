@@ -232,6 +232,7 @@ async function runTaskPipelineLeased(
             mapping: config.mapping,
             nearDedupParams: plan.nearDedupParams,
             exactDedupParams: plan.exactDedupParams,
+            textOnly: plan.textOnly,
           }
         : null,
     mapping,

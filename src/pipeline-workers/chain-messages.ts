@@ -19,6 +19,8 @@ export interface ChainSetup {
   nearDedupParams: Record<string, unknown> | null;
   /** exact_dedup's params: workers compute its key hashes for their output rows. */
   exactDedupParams: Record<string, unknown> | null;
+  /** Every step is text-only (row-wise-plan.ts): the worker loads only those operators' modules. */
+  textOnly?: boolean;
 }
 
 /**

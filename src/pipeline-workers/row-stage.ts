@@ -57,6 +57,8 @@ export interface RowStageOptions {
  */
 export class RowStage {
   private pool: OrderedPool<ChainJob, ChainReply> | null = null;
+  /** The pool has finished starting (or failed: then its jobs fail the run). */
+  private poolReady = false;
   private readonly workerTotals = new Map<number, StepMetrics[]>();
   private readonly opts: RowStageOptions;
 
@@ -79,7 +81,15 @@ export class RowStage {
     const here = fileURLToPath(import.meta.url);
     // The same extension as this file: .ts from the sources, .js from the built package.
     const entry = new URL(`./chain-worker${extname(here)}`, import.meta.url);
-    this.pool = new OrderedPool<ChainJob, ChainReply>(n, entry, this.opts.setup);
+    const pool = new OrderedPool<ChainJob, ChainReply>(n, entry, this.opts.setup);
+    this.pool = pool;
+    // `workers: auto` runs batches here until the workers have started (their start then costs
+    // the run no time); a number asks for workers outright, so every batch goes to them.
+    this.poolReady = this.opts.workers !== 'auto';
+    const settled = () => {
+      if (this.pool === pool) this.poolReady = true;
+    };
+    pool.ready.then(settled, settled);
     this.opts.onPoolStart?.(n);
   }
 
@@ -87,7 +97,8 @@ export class RowStage {
   submit(batch: { records: RawRecord[] } | { tasks: Task[] }, rowsReadSoFar: number): Promise<StagedBatch> {
     if (!this.pool && this.opts.workers === 'auto' && rowsReadSoFar > this.opts.autoStartRows)
       this.start(autoWorkers());
-    if (this.pool) return this.onPool(batch);
+    // While the workers start, batches run here (which thread runs a batch never changes its rows).
+    if (this.pool && this.poolReady) return this.onPool(batch);
     return this.inline(batch);
   }
 
@@ -170,5 +181,6 @@ export class RowStage {
   async close(): Promise<void> {
     await this.pool?.close();
     this.pool = null;
+    this.poolReady = false;
   }
 }

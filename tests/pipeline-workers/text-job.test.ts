@@ -10,8 +10,9 @@ import { TaskPipelineConfigSchema } from '../../src/lifecycle/task-pipeline-conf
 import { OperatorGraph } from '../../src/operators/graph.ts';
 import { buildGraph } from '../../src/operators/graph-spec.ts';
 import { taskOperatorRegistry } from '../../src/operators/registries.ts';
-import { planRowWise } from '../../src/pipeline-workers/row-wise-plan.ts';
+import { planRowWise, TEXT_ONLY_OPERATORS } from '../../src/pipeline-workers/row-wise-plan.ts';
 import { applyTextReply, fromTextJob, toTextJob, toTextReply } from '../../src/pipeline-workers/text-job.ts';
+import { textOnlyRegistry } from '../../src/pipeline-workers/text-only-registry.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 // Text-only steps on every text a task can have: the prompt, chat messages, the answer.
@@ -70,6 +71,13 @@ describe('text jobs: a worker sees only the texts, the main thread keeps its own
     expect(reply.changes.some((c) => 'answer' in c)).toBe(true);
     expect(direct.rejected.length).toBeGreaterThan(40);
     expect(direct.rows.length).toBeGreaterThan(100);
+  });
+
+  it("a text chain's worker loads a registry of exactly the text-only operators, the built-in definitions", () => {
+    const light = textOnlyRegistry();
+    const builtIn = taskOperatorRegistry();
+    expect(light.names().sort()).toEqual([...TEXT_ONLY_OPERATORS].sort());
+    for (const name of TEXT_ONLY_OPERATORS) expect(light.get(name)).toBe(builtIn.get(name));
   });
 
   it('only text-only steps make a text chain', () => {

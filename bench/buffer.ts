@@ -4,7 +4,8 @@
 //      ExperienceBuffer.write (one call, explorer-step batches) vs one raw `table.add` of the same
 //      rows already encoded as Arrow (the floor: no validation, no dedup, no bookkeeping);
 //   2. sampling: batches of 256 from a 1M-row buffer, per sampler (sample = choose + lease
-//      commit + payload fetch checked against the index by id and seq), vs raw `query().where(id IN (…256 ids)).limit(256)` (fetching
+//      commit + payload fetch checked against the index by id and seq), each with the row store
+//      (src/buffer/payload-rows.ts) and, as the same-run baseline, taking every payload from LanceDB; vs raw `query().where(id IN (…256 ids)).limit(256)` (fetching
 //      chosen rows by key the plain way) and raw `takeRowIds` of 256 random rows (the fetch floor).
 // Targets (issue #15): write with ≥ 2,048 per call ≥ 0.8× raw add, 256 per call ≥ 0.5×; sample(256)
 // from 1M rows p50 ≤ 10 ms and p95 ≤ 25 ms for every sampler.
@@ -41,8 +42,8 @@ async function timeReps(reps: number, f: (i: number) => Promise<unknown>): Promi
 }
 
 const log = (s: string) => process.stderr.write(`${s}\n`);
-/** Marks the sampling rows measured with each lease committed to the LanceDB journal table. */
-const LANCE_LEASES = ' [leases in LanceDB]';
+/** Marks the sampling rows measured with every payload taken from LanceDB (no row store). */
+const LANCE_TAKE = ' [payload from LanceDB]';
 
 interface SampleRow {
   name: string;
@@ -89,12 +90,12 @@ async function sampleBench(dir: string, rows: number, samples: number, seed: num
   let ackMs = 0;
   let foldMs = 0;
   let last: ExperienceBuffer | null = null;
-  // The same samplers with each lease committed to the LanceDB journal table (before the lease log).
-  const baselines = samplers.map(([name, cfg]) => [`${name}${LANCE_LEASES}`, cfg, 'table'] as const);
-  const runs = [...baselines, ...samplers.map(([name, cfg]) => [name, cfg, 'log'] as const)];
-  const savedLeases = process.env.WINNOW_LEASES;
-  for (const [name, cfg, leases] of runs) {
-    process.env.WINNOW_LEASES = leases;
+  // The same samplers with every payload taken from LanceDB (WINNOW_ROW_STORE=off, before the row store).
+  const baselines = samplers.map(([name, cfg]) => [`${name}${LANCE_TAKE}`, cfg, 'off'] as const);
+  const runs = [...baselines, ...samplers.map(([name, cfg]) => [name, cfg, 'on'] as const)];
+  const savedStore = process.env.WINNOW_ROW_STORE;
+  for (const [name, cfg, store] of runs) {
+    process.env.WINNOW_ROW_STORE = store;
     const o0 = performance.now();
     const buf = await ExperienceBuffer.open(dir, { table: 'big', seed, ...cfg });
     openSecs = (performance.now() - o0) / 1000;
@@ -124,8 +125,8 @@ async function sampleBench(dir: string, rows: number, samples: number, seed: num
     foldMs = performance.now() - f0;
     last = buf;
   }
-  if (savedLeases === undefined) delete process.env.WINNOW_LEASES;
-  else process.env.WINNOW_LEASES = savedLeases;
+  if (savedStore === undefined) delete process.env.WINNOW_ROW_STORE;
+  else process.env.WINNOW_ROW_STORE = savedStore;
 
   // Raw baselines on the same table.
   const table = last!.table;
@@ -247,8 +248,8 @@ export async function bufferBenchMain(argv: string[]): Promise<number> {
       ],
       ['raw takeRowIds(256 random rows)', rawTakeP50, pct(s.rawTake, 0.95), 256, 1, rawTakeP50 / rawInP50],
       ...s.results.map((r) => {
-        // Each sampler with the lease log against the same sampler with LanceDB leases, same run.
-        const base = s.results.find((b) => b.name === `${r.name}${LANCE_LEASES}`) ?? r;
+        // Each sampler with the row store against the same sampler taking from LanceDB, same run.
+        const base = s.results.find((b) => b.name === `${r.name}${LANCE_TAKE}`) ?? r;
         return [
           `sample(256): ${r.name}`,
           r.p50,
@@ -278,7 +279,7 @@ export async function bufferBenchMain(argv: string[]): Promise<number> {
         'rows',
         'ratioToRawTake',
         'ratioToRawIdIn',
-        'ratioToLanceLeases',
+        'ratioToLanceTake',
       ];
       const objects = (head: string[], table: unknown[][]) =>
         table.map((r) => Object.fromEntries(head.map((h, k) => [h, r[k]])));
@@ -316,7 +317,7 @@ export async function bufferBenchMain(argv: string[]): Promise<number> {
       `Sampling 256 from ${rows.toLocaleString('en-US')} rows (${samples} calls each; built in ${s.buildSecs.toFixed(1)} s = ${Math.round(rows / s.buildSecs).toLocaleString('en-US')} rows/s, compacted in ${s.compactSecs.toFixed(1)} s, index rebuilt on open in ${s.openSecs.toFixed(1)} s)\n`,
     );
     process.stdout.write(
-      `${formatTable(['operation', 'p50 ms', 'p95 ms', 'rows', 'ratio to raw take', 'ratio to raw id IN', 'ratio to LanceDB leases'], sampleRows)}\n`,
+      `${formatTable(['operation', 'p50 ms', 'p95 ms', 'rows', 'ratio to raw take', 'ratio to raw id IN', 'ratio to LanceDB take'], sampleRows)}\n`,
     );
     process.stdout.write(
       `ack(${samples} steps of leases): ${s.ackMs.toFixed(1)} ms; fold of ~${(samples * 256).toLocaleString('en-US')} use counts into the ${rows.toLocaleString('en-US')}-row table: ${s.foldMs.toFixed(0)} ms\n`,
@@ -336,7 +337,7 @@ export async function bufferBenchMain(argv: string[]): Promise<number> {
     const small = ratio('ExperienceBuffer.write, 256');
     const bigSame = ratio('ExperienceBuffer.write, 2,048', 6);
     const smallSame = ratio('ExperienceBuffer.write, 256', 6);
-    const measured = s.results.filter((r) => !r.name.endsWith(LANCE_LEASES));
+    const measured = s.results.filter((r) => !r.name.endsWith(LANCE_TAKE));
     const worstP50 = Math.max(...measured.map((r) => r.p50));
     const worstP95 = Math.max(...measured.map((r) => r.p95));
     process.stdout.write(

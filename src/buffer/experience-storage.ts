@@ -84,12 +84,12 @@ export class ExperienceStorage {
     slots: ExperienceSlots,
     stored: arrow.Schema,
     dir: string,
+    rows: PayloadRows | null,
   ) {
     // Only a local folder: another process reaches it by path; a remote store keeps upkeep here.
     const local = !dir.includes('://') && upkeepMode() === 'process';
     this.upkeepRunner = local ? new UpkeepRunner(dir, name) : null;
-    const rowStore = !dir.includes('://') && stable && rowStoreMode() === 'on' && PayloadRows.fits(stored);
-    this.rows = rowStore ? PayloadRows.open(join(resolve(dir), `${name}.lance`)) : null;
+    this.rows = rows;
     this.columns = fitColumns(EXPERIENCE_COLUMNS, stored);
     this.foldColumns = this.columns.filter((c) => FOLD.includes(c.name));
     this.reseqColumns = this.columns.filter((c) => RESEQ.includes(c.name));
@@ -111,7 +111,13 @@ export class ExperienceStorage {
     // The lease log is a local file: only for a database folder on this machine.
     const logDir = dir.includes('://') || leaseMode() === 'table' ? null : resolve(dir);
     const journal = await UseJournal.open(conn, `${name}_uses`, logDir);
-    return new ExperienceStorage(name, table, journal, stable, slots, await table.schema(), dir);
+    const stored = await table.schema();
+    // The row store is a local file too, and needs the typed layout and stable row ids.
+    const rows =
+      !dir.includes('://') && stable && rowStoreMode() === 'on' && PayloadRows.fits(stored)
+        ? await PayloadRows.open(join(resolve(dir), `${name}.lance`))
+        : null;
+    return new ExperienceStorage(name, table, journal, stable, slots, stored, dir, rows);
   }
 
   /** The index columns of every row, with `_rowid`. */

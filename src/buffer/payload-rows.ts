@@ -58,7 +58,10 @@ export class PayloadRows {
   /** The chain of background writes (each append's data, then its index entries). */
   private pending: Promise<void> = Promise.resolve();
 
-  private constructor(dataFd: number, indexFd: number) {
+  private readonly dir: string;
+
+  private constructor(dir: string, dataFd: number, indexFd: number) {
+    this.dir = dir;
     this.dataFd = dataFd;
     this.indexFd = indexFd;
     this.dataEnd = fstatSync(dataFd).size;
@@ -76,14 +79,22 @@ export class PayloadRows {
     }
   }
 
-  /** Open (or start) the row store of the table stored in `tableDir`; null when that folder does not exist. */
-  static open(tableDir: string): PayloadRows | null {
+  /** Writes still under way of stores closed in this process, by folder (a reopen waits for them). */
+  private static readonly closing = new Map<string, Promise<void>>();
+
+  /**
+   * Open (or start) the row store of the table stored in `tableDir`, once the writes of a store
+   * this process closed on it are done; null when that folder does not exist.
+   */
+  static async open(tableDir: string): Promise<PayloadRows | null> {
+    await PayloadRows.closing.get(tableDir);
     if (!existsSync(tableDir)) return null;
     const data = openSync(join(tableDir, ROW_STORE_DATA), 'a+');
     const index = openSync(join(tableDir, ROW_STORE_INDEX), 'a+');
     closeSync(data);
     closeSync(index);
     return new PayloadRows(
+      tableDir,
       openSync(join(tableDir, ROW_STORE_DATA), 'r+'),
       openSync(join(tableDir, ROW_STORE_INDEX), 'r+'),
     );
@@ -193,10 +204,13 @@ export class PayloadRows {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.pending = this.pending.finally(() => {
+    const done = this.pending.finally(() => {
       closeSync(this.dataFd);
       closeSync(this.indexFd);
+      if (PayloadRows.closing.get(this.dir) === done) PayloadRows.closing.delete(this.dir);
     });
+    this.pending = done;
+    PayloadRows.closing.set(this.dir, done);
   }
 
   private push(seq: number, offset: number, length: number): void {

@@ -4,6 +4,7 @@
 // reads no payload column, so it costs ~1.5 ms for 256 scattered rows where the payload take costs
 // ~15 ms. Rows the store cannot serve are left for the Lance take.
 import type { Table } from '@lancedb/lancedb';
+import type * as arrow from 'apache-arrow';
 import type { Experience } from '../core/experience.ts';
 import type { ExperienceSlots } from './experience-slots.ts';
 import { PAYLOAD_FLAG, type RowIdentity } from './experience-table.ts';
@@ -49,42 +50,51 @@ export async function takeFromRowStore(
   const stored = rows.read(wanted.map((s) => sl.seq[s]!));
   const byRowId = new Map<number, number>();
   const payloadOf = new Map<number, number>();
-  let predicted = false;
   wanted.forEach((s, k) => {
     const p = stored[k];
     if (!p || p.id !== sl.ids[s]) return;
     byRowId.set(sl.rowId[s]!, s);
     payloadOf.set(s, k);
-    if (sl.rowId[s]! >= readRowIdsBelow) predicted = true;
   });
   if (byRowId.size === 0) return;
-  const t = await table
-    .takeRowIds([...byRowId.keys()].sort((a, b) => a - b))
-    .select(predicted ? ['id', 'seq'] : [])
-    .withRowId()
-    .toArrow();
-  const ids = t.getChild('id');
-  const seqs = t.getChild('seq');
-  const rids = t.getChild('_rowid');
-  for (let i = 0; i < t.numRows; i++) {
-    const rowId = Number(rids?.get(i));
-    const s = byRowId.get(rowId);
-    if (s === undefined) continue;
-    // A predicted row id that holds another row is left for the Lance take, which re-learns it.
-    if (rowId >= readRowIdsBelow && (String(ids?.get(i)) !== sl.ids[s] || Number(seqs?.get(i)) !== sl.seq[s]))
-      continue;
-    const p = stored[payloadOf.get(s)!]!;
-    const known = identityOf(sl, s);
-    // Same keys, in the same order, as decodePayloads builds for these columns.
-    const exp: Experience = {
-      ...known,
-      response: p.response,
-      tokens: p.tokens,
-      logprobs: p.logprobs,
-      actionMask: new Array<number>(Math.max(0, p.tokens.length - known.promptLength)).fill(1),
-      info: {},
-    };
-    if (sl.payload[s]! & PAYLOAD_FLAG.prompt && p.prompt !== null) exp.prompt = p.prompt;
-    out.set(s, exp);
+  // Row ids read from the table need only their existence checked (no column read); predicted
+  // ones also their id and seq. Two takes, side by side, so the few fresh rows of a sample do not
+  // make the whole sample read the identity columns.
+  const sorted = [...byRowId.keys()].sort((a, b) => a - b);
+  const known = sorted.filter((r) => r < readRowIdsBelow);
+  const predicted = sorted.filter((r) => r >= readRowIdsBelow);
+  const take = (ids: number[], cols: string[]) =>
+    ids.length === 0 ? null : table.takeRowIds(ids).select(cols).withRowId().toArrow();
+  const results = await Promise.all([take(known, []), take(predicted, ['id', 'seq'])]);
+  for (const t of results) if (t) confirm(t);
+
+  function confirm(t: arrow.Table): void {
+    const ids = t.getChild('id');
+    const seqs = t.getChild('seq');
+    const rids = t.getChild('_rowid');
+    for (let i = 0; i < t.numRows; i++) {
+      const rowId = Number(rids?.get(i));
+      const s = byRowId.get(rowId);
+      if (s === undefined) continue;
+      // A predicted row id that holds another row is left for the Lance take, which re-learns it.
+      if (
+        rowId >= readRowIdsBelow &&
+        (String(ids?.get(i)) !== sl.ids[s] || Number(seqs?.get(i)) !== sl.seq[s])
+      )
+        continue;
+      const p = stored[payloadOf.get(s)!]!;
+      const identity = identityOf(sl, s);
+      // Same keys, in the same order, as decodePayloads builds for these columns.
+      const exp: Experience = {
+        ...identity,
+        response: p.response,
+        tokens: p.tokens,
+        logprobs: p.logprobs,
+        actionMask: new Array<number>(Math.max(0, p.tokens.length - identity.promptLength)).fill(1),
+        info: {},
+      };
+      if (sl.payload[s]! & PAYLOAD_FLAG.prompt && p.prompt !== null) exp.prompt = p.prompt;
+      out.set(s, exp);
+    }
   }
 }

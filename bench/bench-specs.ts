@@ -61,8 +61,9 @@ export const INGEST_BENCH_SPEC = {
     runs: {
       type: 'list',
       value: 'RUN,…',
-      choices: ['floor', 'baseline', 'full'],
-      description: 'which runs to measure (default: all three; e.g. --runs full for a 10M-row peak RSS)',
+      choices: ['floor', 'baseline', 'full', 'full-workers'],
+      description:
+        'which runs to measure (default: all four; full-workers is the full pipeline with workers: auto; e.g. --runs full for a 10M-row peak RSS)',
     },
     workers: {
       type: 'string',

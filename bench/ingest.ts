@@ -162,7 +162,7 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
       say(`writing ${parsed.values.rows.toLocaleString('en-US')} synthetic rows…`);
       await writeSyntheticFile(file, parsed.values.rows, seed);
     }
-    const want = new Set(parsed.values.runs ?? ['floor', 'baseline', 'full']);
+    const want = new Set(parsed.values.runs ?? ['floor', 'baseline', 'full', 'full-workers']);
     type Measured = {
       label: string;
       rows: number;
@@ -215,6 +215,23 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
         cpuSecs: full.cpuSecs,
         peakMb: full.peakMb,
         workers: full.workers,
+      });
+      closeAllConnections();
+    }
+    // The same pipeline with a worker thread for the text steps and dedup hashes (text-job.ts),
+    // measured in the same run so the two can be compared against one baseline.
+    if (want.has('full-workers') && workers !== 'auto') {
+      say('pipeline: the same, workers: auto…');
+      const r = await runPipeline(file, join(dir, 'db-full-workers'), mapping, CLEANING_STEPS, 'auto');
+      full ??= r;
+      measured.push({
+        label: '5 filters + exact dedup, workers: auto',
+        rows: r.report.rowsRead,
+        landed: r.report.tasksOut,
+        secs: r.secs,
+        cpuSecs: r.cpuSecs,
+        peakMb: r.peakMb,
+        workers: r.workers,
       });
       closeAllConnections();
     }

@@ -31,7 +31,7 @@ export const WorkersSchema = z
   .union([z.literal('auto'), z.number().int().min(0).max(64)])
   .default(0)
   .describe(
-    "Worker threads for the row-wise part of a run (mapping, leading row-wise operators, exact_dedup's hashing, near_dedup's signatures): 0 (default) runs everything on the main thread; N starts N workers; 'auto' starts one fewer than the machine's cores (at least 1) once the run has read two input batches. Same rows, order and rejected records for every value; see docs/performance.md.",
+    "Worker threads for the row-wise part of a run (mapping, leading row-wise operators, exact_dedup's hashing, near_dedup's signatures): 0 (default) runs everything on the main thread; N starts N workers; 'auto' starts one fewer than the machine's cores (at least 1) once the run has read two input batches, and keeps running batches on the main thread until they have started. When every worker step is a text-only operator (strip_html, normalize_*, length/ratio filters…), the main thread maps and sends the workers only the tasks' texts. Same rows, order and rejected records for every value; see docs/performance.md.",
   );
 
 const TableNameSchema = z.string().regex(/^[A-Za-z0-9_-]+$/);

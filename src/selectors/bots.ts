@@ -2,6 +2,7 @@ import { DataError } from '../core/errors.ts';
 import type { JsonValue } from '../core/task.ts';
 import { BaseSelector, type ObservedBatch } from './base.ts';
 import { DomainCapability } from './bots-domain-capability.ts';
+import { DomainTrack } from './bots-domain-track.ts';
 import { TaskOffsets } from './bots-task-offset.ts';
 import { autoGrid, CellIndex, CellQueue } from './cell-index.ts';
 import { tieRank } from './hash-tie.ts';
@@ -70,10 +71,16 @@ export interface BotsParams {
    * Rate η of a per-task offset from the reference track (0 = off, the paper): each observed task
    * keeps a logit offset u ← u + η·(logit r̃ − logit p̂) toward what its own groups showed, and its
    * implicit evidence aims at σ(logit p̃ + u) — so tasks already solved (or out of reach) inside
-   * a half-learnt level are not pulled back to p*. Needs reference columns; tasks with an offset
-   * stay stored one by one.
+   * a half-learnt level are not pulled back to p*. Needs a track (reference columns, or
+   * domainTrack); tasks with an offset stay stored one by one.
    */
   taskOffset: number;
+  /**
+   * Implicit evidence for tasks without reference columns (false = none, the paper): each domain
+   * keeps a smoothed pass rate of its observed groups (discount `capabilityDiscount`) and such a
+   * task's implicit evidence (weight ρ) aims at its domain's rate (src/selectors/bots-domain-track.ts).
+   */
+  domainTrack: boolean;
 }
 
 export const BOTS_DEFAULTS: BotsParams = {
@@ -101,6 +108,7 @@ export const BOTS_DEFAULTS: BotsParams = {
   capabilityBy: 'all',
   trainedGain: 0,
   taskOffset: 0,
+  domainTrack: false,
 };
 
 /**
@@ -183,6 +191,7 @@ export class BotsSelector extends BaseSelector {
   private lastStep = Number.NaN;
   private domainCap: DomainCapability | null = null;
   private offsets: TaskOffsets | null = null;
+  private track: DomainTrack | null = null;
   private feedbackStep: number | undefined;
 
   constructor(seed: number, params: Partial<BotsParams> = {}) {
@@ -200,7 +209,7 @@ export class BotsSelector extends BaseSelector {
 
   /** The current weight of implicit evidence (0 when running explicit-only). */
   get currentRho(): number {
-    return this.hasRefs ? this.rho : 0;
+    return this.hasRefs || this.track ? this.rho : 0;
   }
 
   /** Number of tasks stored one by one (observed, or clipped, or without references). */
@@ -249,7 +258,8 @@ export class BotsSelector extends BaseSelector {
     this.hasRefs = weak !== undefined && strong !== undefined;
     if (this.params.capabilityBy === 'domain') this.domainCap = new DomainCapability();
     if (this.params.taskOffset > 0) this.offsets = new TaskOffsets(this.params.taskOffset);
-    if (!this.hasRefs && this.params.rho > 0)
+    if (this.params.domainTrack) this.track = new DomainTrack(this.params.capabilityDiscount);
+    if (!this.hasRefs && this.params.rho > 0 && !this.track)
       this.notice(
         `bots: reference columns '${this.params.weakColumn}' and '${this.params.strongColumn}' are not both present; running explicit-only (rho = 0)`,
       );
@@ -265,6 +275,7 @@ export class BotsSelector extends BaseSelector {
     const n = offset + view.ids.length;
     this.domainCap?.grow(view.domains, view.ids.length, offset);
     this.offsets?.grow(n);
+    this.track?.grow(view.domains, view.ids.length, offset);
     const growF = (a: Float64Array) => {
       const out = new Float64Array(n);
       out.set(a);
@@ -584,7 +595,8 @@ export class BotsSelector extends BaseSelector {
     this.lastStep = step ?? Number.NaN;
     const { m, lambda, priorAlpha, priorBeta } = this.params;
     if (this.hasRefs) this.updateCapability(batch, report);
-    const rho = this.hasRefs ? this.rho : 0;
+    this.track?.update(batch);
+    const rho = this.hasRefs || this.track ? this.rho : 0;
     const c = this.capability;
     const implicit = rho > 0 && !Number.isNaN(c);
     if (implicit) this.materialiseClipping(c);
@@ -625,6 +637,8 @@ export class BotsSelector extends BaseSelector {
     for (let j = 0; j < this.explicitCount; j++) {
       if (exStamp[j] !== now) {
         let p = implicit ? exF0[j]! + this.capabilityOf(this.exTask[j]!) * exD[j]! : Number.NaN;
+        // A task without references follows its domain's track instead (domainTrack).
+        if (this.track && rho > 0 && Number.isNaN(exF0[j]!)) p = this.track.of(this.exTask[j]!);
         if (this.offsets && !Number.isNaN(p))
           p = this.offsets.shift(this.exTask[j]!, Math.min(1, Math.max(0, p)));
         if (Number.isNaN(p)) {
@@ -683,6 +697,7 @@ export class BotsSelector extends BaseSelector {
   private observeRound(batch: ObservedBatch, report: SelectorFeedbackReport): void {
     const m = this.params.m;
     if (this.hasRefs) this.updateCapability(batch, report);
+    this.track?.update(batch);
     this.observeOffsets(batch);
     for (let i = 0; i < batch.size; i++) {
       const k = batch.idx[i]!;
@@ -697,17 +712,26 @@ export class BotsSelector extends BaseSelector {
     return this.domainCap ? this.domainCap.of(k, this.capability) : this.capability;
   }
 
-  /** Each observed task's offset moves toward its group, against its track at the updated capability. */
+  /**
+   * Task k's track, the pass rate implicit evidence aims at before its offset: f0 + c·Δ clamped
+   * into [0, 1], or its domain's rate when it has no references (domainTrack); NaN when neither.
+   */
+  private trackOf(k: number): number {
+    const f = this.f0[k]!;
+    if (!Number.isNaN(f)) {
+      const c = this.capabilityOf(k);
+      return Number.isNaN(c) ? Number.NaN : Math.min(1, Math.max(0, f + c * this.delta[k]!));
+    }
+    return this.track ? this.track.of(k) : Number.NaN;
+  }
+
+  /** Each observed task's offset moves toward its group, against its track after this update. */
   private observeOffsets(batch: ObservedBatch): void {
     const offsets = this.offsets;
-    const c = this.capability;
-    if (!offsets || !this.hasRefs || Number.isNaN(c)) return;
+    if (!offsets) return;
     for (let i = 0; i < batch.size; i++) {
       const k = batch.idx[i]!;
-      if (Number.isNaN(this.f0[k]!)) continue;
-      const ck = this.capabilityOf(k);
-      const track = Math.min(1, Math.max(0, this.f0[k]! + ck * this.delta[k]!));
-      offsets.observe(k, this.evidenceRate(batch, i), batch.count[i]!, track);
+      offsets.observe(k, this.evidenceRate(batch, i), batch.count[i]!, this.trackOf(k));
     }
   }
 
@@ -779,6 +803,7 @@ export class BotsSelector extends BaseSelector {
       lastStep: encodeNumber(this.lastStep),
       ...(this.domainCap ? { domainCapability: this.domainCap.save() } : {}),
       ...(this.offsets ? { taskOffsets: this.offsets.save() } : {}),
+      ...(this.track ? { domainTrack: this.track.save() } : {}),
     };
   }
 
@@ -812,6 +837,7 @@ export class BotsSelector extends BaseSelector {
     });
     if (this.domainCap) this.domainCap.load(data['domainCapability']);
     if (this.offsets) this.offsets.load(data['taskOffsets'], n);
+    if (this.track) this.track.load(data['domainTrack']);
     this.rebuildIndexes();
     // Every lazy task whose p̃ clips inside this range was made explicit before the checkpoint.
     [this.cSeenMin, this.cSeenMax] = clipRange as [number, number];

@@ -72,6 +72,7 @@ export const BotsParamsSchema = z.strictObject({
   capabilityBy: z.enum(['all', 'domain']).default(BOTS_DEFAULTS.capabilityBy),
   trainedGain: unit.default(BOTS_DEFAULTS.trainedGain),
   taskOffset: unit.default(BOTS_DEFAULTS.taskOffset),
+  domainTrack: z.boolean().default(BOTS_DEFAULTS.domainTrack),
 });
 
 const S = SHARED_ABILITY_DEFAULTS;

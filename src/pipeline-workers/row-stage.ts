@@ -120,7 +120,11 @@ export class RowStage {
   private async onPoolTexts(batch: { records: RawRecord[] } | { tasks: Task[] }): Promise<StagedBatch> {
     const mapped =
       'records' in batch ? this.mapHere(batch.records) : { tasks: batch.tasks, mapRejected: [], mapMs: 0 };
-    const reply = await this.pool!.run({ texts: toTextJob(mapped.tasks) });
+    const job = toTextJob(mapped.tasks);
+    const reply = await this.pool!.run({ texts: job }, [
+      job.promptLength.buffer as ArrayBuffer,
+      job.answerLength.buffer as ArrayBuffer,
+    ]);
     const { tasks, rejected } = applyTextReply(mapped.tasks, reply.text!);
     this.prepare(tasks, reply);
     return { ...mapped, tasks, rejected, warnings: reply.warnings };

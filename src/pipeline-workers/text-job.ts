@@ -10,10 +10,13 @@ import type { StepRejection } from '../operators/graph.ts';
  * back) cost ~4 µs a row on the main thread, more than the steps themselves.
  */
 export interface TextJob {
-  ids: string[];
-  prompts: Array<string | undefined>;
-  answers: Array<string | undefined>;
-  messages: Array<Task['messages'] | undefined>;
+  /** Every prompt, then every answer, end to end: one string to copy instead of 2n small ones. */
+  text: string;
+  /** Per row, the prompt's length in `text` (-1: no prompt); then the answers' the same way. */
+  promptLength: Int32Array;
+  answerLength: Int32Array;
+  /** Per row its chat messages, or null when no row has any. */
+  messages: Array<Task['messages'] | undefined> | null;
 }
 
 /** A row's texts after the steps, where they differ from what was sent. */
@@ -34,35 +37,60 @@ export interface TextReply {
 
 export function toTextJob(tasks: readonly Task[]): TextJob {
   const n = tasks.length;
-  const job: TextJob = {
-    ids: new Array(n),
-    prompts: new Array(n),
-    answers: new Array(n),
-    messages: new Array(n),
-  };
+  const parts: string[] = [];
+  const promptLength = new Int32Array(n);
+  const answerLength = new Int32Array(n);
+  let messages: TextJob['messages'] = null;
   for (let i = 0; i < n; i++) {
-    const t = tasks[i]!;
-    job.ids[i] = t.id;
-    job.prompts[i] = t.prompt;
-    job.answers[i] = t.answer;
-    job.messages[i] = t.messages;
+    const p = tasks[i]!.prompt;
+    if (p === undefined) promptLength[i] = -1;
+    else {
+      promptLength[i] = p.length;
+      parts.push(p);
+    }
+    const m = tasks[i]!.messages;
+    if (m !== undefined) (messages ??= new Array(n))[i] = m;
   }
-  return job;
+  for (let i = 0; i < n; i++) {
+    const a = tasks[i]!.answer;
+    if (a === undefined) answerLength[i] = -1;
+    else {
+      answerLength[i] = a.length;
+      parts.push(a);
+    }
+  }
+  return { text: parts.join(''), promptLength, answerLength, messages };
 }
 
 /** Where a worker-side row came from (an enumerable symbol: spread copies carry it along). */
 const INDEX = Symbol('textJobIndex');
 type Indexed = Task & { [INDEX]: number };
 
-/** The worker's tasks: texts only, each knowing its index. */
+/**
+ * The worker's tasks: texts only, each knowing its index. Text-only steps never read an id, a
+ * taskset, features or meta (TEXT_ONLY_OPERATORS' contract), so those are left empty here.
+ */
 export function fromTextJob(job: TextJob): Task[] {
-  const tasks: Task[] = new Array(job.ids.length);
-  for (let i = 0; i < job.ids.length; i++) {
-    const t: Indexed = { id: job.ids[i]!, taskset: '', features: {}, meta: {}, [INDEX]: i };
-    if (job.prompts[i] !== undefined) t.prompt = job.prompts[i];
-    if (job.messages[i] !== undefined) t.messages = job.messages[i];
-    if (job.answers[i] !== undefined) t.answer = job.answers[i];
+  const n = job.promptLength.length;
+  const tasks: Task[] = new Array(n);
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    const t: Indexed = { id: '', taskset: '', features: {}, meta: {}, [INDEX]: i };
+    const len = job.promptLength[i]!;
+    if (len >= 0) {
+      t.prompt = job.text.slice(at, at + len);
+      at += len;
+    }
+    const m = job.messages?.[i];
+    if (m !== undefined) t.messages = m;
     tasks[i] = t;
+  }
+  for (let i = 0; i < n; i++) {
+    const len = job.answerLength[i]!;
+    if (len >= 0) {
+      (tasks[i] as Indexed).answer = job.text.slice(at, at + len);
+      at += len;
+    }
   }
   return tasks;
 }

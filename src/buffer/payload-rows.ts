@@ -183,16 +183,39 @@ export class PayloadRows {
 
   /** The stored payload of each seq (null: not here, or the record is not whole). */
   read(seqs: readonly number[]): (RowPayload | null)[] {
-    if (this.closed) return seqs.map(() => null);
+    const out: (RowPayload | null)[] = seqs.map(() => null);
+    if (this.closed) return out;
     if (!this.sorted) this.sortEntries();
-    return seqs.map((seq) => {
+    const found: { at: number; k: number }[] = [];
+    seqs.forEach((seq, at) => {
       const k = this.find(seq);
-      if (k < 0) return null;
-      const length = this.lengths[k]!;
-      const buf = Buffer.allocUnsafe(length);
-      if (readSync(this.dataFd, buf, 0, length, this.offsets[k]!) !== length) return null;
-      return decodeRecord(buf, seq);
+      if (k >= 0) found.push({ at, k });
     });
+    // Records written one after another (fifo/lifo samples of neighbouring rows) are read in one
+    // call; scattered ones cost one pread each.
+    found.sort((x, y) => this.offsets[x.k]! - this.offsets[y.k]!);
+    for (let i = 0; i < found.length; ) {
+      let j = i + 1;
+      let end = this.offsets[found[i]!.k]! + this.lengths[found[i]!.k]!;
+      while (
+        j < found.length &&
+        this.offsets[found[j]!.k] === end &&
+        end - this.offsets[found[i]!.k]! < 1 << 20
+      ) {
+        end += this.lengths[found[j]!.k]!;
+        j++;
+      }
+      const start = this.offsets[found[i]!.k]!;
+      const buf = Buffer.allocUnsafe(end - start);
+      if (readSync(this.dataFd, buf, 0, buf.length, start) === buf.length)
+        for (let m = i; m < j; m++) {
+          const { at, k } = found[m]!;
+          const from = this.offsets[k]! - start;
+          out[at] = decodeRecord(buf.subarray(from, from + this.lengths[k]!), seqs[at]!);
+        }
+      i = j;
+    }
+    return out;
   }
 
   /** Resolves once every append so far is written (tests, benchmarks). */

@@ -47,7 +47,7 @@ export const ExperienceBufferConfigSchema = z.strictObject({
     .int()
     .positive()
     .default(20)
-    .describe('Commits between automatic compactions (fold use counts, merge fragments, drop old versions).'),
+    .describe('Commits between automatic compactions (merge fragments, drop old versions).'),
   retainVersionsSeconds: z
     .number()
     .nonnegative()

@@ -98,7 +98,13 @@ parentPort!.on('message', async ({ id, job }: { id: number; job: ChainJob }) => 
   try {
     const reply = await handle(job);
     const transfer: ArrayBuffer[] = [];
-    for (const a of [reply.signatures, reply.exactKeys, reply.exactChecks, reply.text?.kept])
+    for (const a of [
+      reply.signatures,
+      reply.exactKeys,
+      reply.exactChecks,
+      reply.text?.kept,
+      reply.text?.profiles,
+    ])
       if (a) transfer.push(a.buffer as ArrayBuffer);
     parentPort!.postMessage({ id, ...reply }, transfer);
   } catch (err) {

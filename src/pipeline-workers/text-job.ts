@@ -1,5 +1,6 @@
 import type { Task } from '../core/task.ts';
 import type { StepRejection } from '../operators/graph.ts';
+import { adoptProfile, keptProfile, packProfile } from '../operators/task/text-profile.ts';
 
 /**
  * The hand-over for a chain of text-only steps (TEXT_ONLY_OPERATORS: they read and write a task's
@@ -30,6 +31,11 @@ export interface TextChange {
 export interface TextReply {
   /** Indices of the rows kept, in output order. */
   kept: Int32Array;
+  /**
+   * Per kept row, the ASCII profile of its prompt the steps made (text-profile.ts), four numbers
+   * each: the main thread keeps it on its row, so the run report need not count words again.
+   */
+  profiles: Int32Array;
   changes: TextChange[];
   /** Drops in the order the steps reported them; a dropped row's changed texts are in `changes`. */
   rejected: Array<{ i: number; step: string; reason: string }>;
@@ -109,11 +115,13 @@ export function toTextReply(
   out: { rows: readonly Task[]; rejected: readonly StepRejection<Task>[] },
 ): TextReply {
   const kept = new Int32Array(out.rows.length);
+  const profiles = new Int32Array(out.rows.length * 4);
   const changes: TextChange[] = [];
   for (let k = 0; k < out.rows.length; k++) {
     const row = out.rows[k]!;
     const i = (row as Indexed)[INDEX];
     kept[k] = i;
+    packProfile(row.prompt === undefined ? undefined : keptProfile(row, row.prompt), profiles, k * 4);
     if (row !== sent[i]) {
       const c = changeOf(sent[i]!, row, i);
       if (c) changes.push(c);
@@ -127,7 +135,7 @@ export function toTextReply(
     }
     return { i, step: r.step, reason: r.reason };
   });
-  return { kept, changes, rejected };
+  return { kept, profiles, changes, rejected };
 }
 
 /** The main thread's rows and drops from a reply: its own objects, with the changed texts put in. */
@@ -146,7 +154,11 @@ export function applyTextReply(
   }
   const at = (i: number) => (changed.size > 0 ? (changed.get(i) ?? tasks[i]!) : tasks[i]!);
   const out: Task[] = new Array(reply.kept.length);
-  for (let k = 0; k < reply.kept.length; k++) out[k] = at(reply.kept[k]!);
+  for (let k = 0; k < reply.kept.length; k++) {
+    const t = at(reply.kept[k]!);
+    if (t.prompt !== undefined) adoptProfile(t, t.prompt, reply.profiles, k * 4);
+    out[k] = t;
+  }
   return {
     tasks: out,
     rejected: reply.rejected.map((r) => ({ step: r.step, row: at(r.i), reason: r.reason })),

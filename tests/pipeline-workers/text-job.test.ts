@@ -10,6 +10,7 @@ import { TaskPipelineConfigSchema } from '../../src/lifecycle/task-pipeline-conf
 import { OperatorGraph } from '../../src/operators/graph.ts';
 import { buildGraph } from '../../src/operators/graph-spec.ts';
 import { taskOperatorRegistry } from '../../src/operators/registries.ts';
+import { keptProfile, scanAscii } from '../../src/operators/task/text-profile.ts';
 import { planRowWise, TEXT_ONLY_OPERATORS } from '../../src/pipeline-workers/row-wise-plan.ts';
 import { applyTextReply, fromTextJob, toTextJob, toTextReply } from '../../src/pipeline-workers/text-job.ts';
 import { textOnlyRegistry } from '../../src/pipeline-workers/text-only-registry.ts';
@@ -64,6 +65,10 @@ describe('text jobs: a worker sees only the texts, the main thread keeps its own
     expect(back.rejected.map((r) => [r.step, r.reason, JSON.stringify(r.row)])).toEqual(
       direct.rejected.map((r) => [r.step, r.reason, JSON.stringify(r.row)]),
     );
+    // The profiles the worker's steps made ride back: each equals a fresh scan of the row's prompt.
+    const profiled = back.tasks.filter((t) => t.prompt !== undefined && keptProfile(t, t.prompt));
+    expect(profiled.length).toBeGreaterThan(50);
+    for (const t of profiled) expect(keptProfile(t, t.prompt!)).toEqual(scanAscii(t.prompt!));
     // Unchanged rows are the main thread's own objects; the changes cover prompts, messages, answers.
     expect(back.tasks.filter((t) => tasks.includes(t)).length).toBeGreaterThan(10);
     expect(reply.changes.some((c) => 'prompt' in c)).toBe(true);

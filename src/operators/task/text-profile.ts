@@ -128,3 +128,31 @@ export function keptProfile(task: object, text: string): AsciiProfile | null | u
   if (kept === undefined || kept.text !== text) return undefined;
   return kept.words === undefined ? null : (kept as AsciiProfile);
 }
+
+/** A profile as four numbers (words, alnum, space, flags), to hand to another thread; words -1: none. */
+export function packProfile(p: AsciiProfile | null | undefined, out: Int32Array, at: number): void {
+  if (!p) {
+    out[at] = -1;
+    return;
+  }
+  out[at] = p.words;
+  out[at + 1] = p.alnum;
+  out[at + 2] = p.space;
+  out[at + 3] = (p.noMarkup ? 1 : 0) | (p.printable ? 2 : 0) | (p.whitespaceNormal ? 4 : 0);
+}
+
+/** Keep on `task` the profile another thread packed for `text` (the same characters it scanned). */
+export function adoptProfile(task: object, text: string, packed: Int32Array, at: number): void {
+  if (packed[at]! < 0 || !Object.isExtensible(task) || (task as Carrier)[PROFILE] !== undefined) return;
+  const flags = packed[at + 3]!;
+  const value: AsciiProfile = {
+    text,
+    words: packed[at]!,
+    alnum: packed[at + 1]!,
+    space: packed[at + 2]!,
+    noMarkup: (flags & 1) !== 0,
+    printable: (flags & 2) !== 0,
+    whitespaceNormal: (flags & 4) !== 0,
+  };
+  Object.defineProperty(task, PROFILE, { value, writable: true, enumerable: false, configurable: true });
+}

@@ -26,6 +26,21 @@ export const DEFAULT_BOTS_RHO = 0.2;
  * inside a half-learnt level are not pulled back to p*.
  */
 export const BOTS_EXPLICIT_TUNED = { rho: 0, shortlist: 0, updatePer: 'step', trainedGain: 0.3 } as const;
+/**
+ * BOTS without reference columns but with a domain track (the pool's domain is its level): implicit
+ * evidence toward each level's smoothed pass rate (discount 0.7), a per-task offset, m = 64, ρ = 0.2;
+ * tuned on seeds 1–5 (docs/selectors.md, "Tuning").
+ */
+export const BOTS_DOMAIN_TUNED = {
+  shortlist: 0,
+  updatePer: 'step',
+  m: 64,
+  rho: 0.2,
+  trainedGain: 0.3,
+  domainTrack: true,
+  taskOffset: 0.3,
+  capabilityDiscount: 0.7,
+} as const;
 export const BOTS_REF_TUNED = {
   shortlist: 0,
   updatePer: 'step',
@@ -60,6 +75,12 @@ export function curriculumLineup(
       references: true,
       description:
         'BOTS with reference columns (ρ from --rho), a capability per level: warm start = weak, a short SFT of it = strong',
+    },
+    bots_domain: {
+      recipe: { config: { type: 'bots', params: { ...BOTS_DOMAIN_TUNED, target } } },
+      references: false,
+      description:
+        "BOTS without reference columns, implicit evidence toward each level's pass rate (domainTrack)",
     },
     // Thompson mode, not the library's greedy default: greedy drills a few hundred tasks, and the
     // real learner stops gaining held-out accuracy from repeats (seeds 1–5, docs/selectors.md).

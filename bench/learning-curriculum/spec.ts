@@ -8,6 +8,7 @@ export const CURRICULUM_SELECTORS = [
   'random',
   'bots',
   'bots_ref',
+  'bots_domain',
   'shared_ability',
   'shared_ability_cand',
   'shared_ability_ref',

@@ -27,8 +27,17 @@ import type { UseState } from './use-state.ts';
  */
 export const BACKGROUND_UPKEEP_ROWS = 20_000;
 
+/**
+ * A small table's automatic compactions fold only every this many (a fold took 70–200 ms inline,
+ * the RFT loop's slowest steps); still often enough to trim the use journal, whose entries a table
+ * held under `foldRows` rows by its capacity would otherwise keep until `close`.
+ */
+export const SMALL_TABLE_FOLD_EVERY = 10;
+
 export class TableUpkeep {
   private mainCommits = 0;
+  /** Automatic compactions of a small table since its last fold. */
+  private compactionsSinceFold = 0;
   private journalCommits = 0;
   private readonly config: { compactEvery: number; foldRows: number; retainVersionsSeconds: number };
   private readonly slots: ExperienceSlots;
@@ -76,9 +85,9 @@ export class TableUpkeep {
   /**
    * Count commits; compact after `compactEvery` commits of the experience table, fold once
    * `foldRows` rows wait. The journal is tiny and compacts on its own schedule. A small table's
-   * jobs run inline, a large table's in the background. A compaction does not fold: a fold of a
-   * small table cost 70–200 ms inline, and on a large table a fold rewrites rows of the
-   * big compacted fragments, and the first reads after it rebuild Lance's row-id lookup for them
+   * jobs run inline, a large table's in the background. A small table folds at every
+   * SMALL_TABLE_FOLD_EVERY-th compaction only, a large one at none: there a fold rewrites rows of
+   * the big compacted fragments, and the first reads after it rebuild Lance's row-id lookup for them
    * (seconds at 1M rows), whereas compacting only the small appended fragments leaves the big ones,
    * and the reads, alone. One job runs at a time; the call never waits for it.
    */
@@ -101,7 +110,8 @@ export class TableUpkeep {
     if (!compact && this.slots.dirty.size < this.config.foldRows) return;
     const background = this.slots.live >= BACKGROUND_UPKEEP_ROWS;
     // Folded every `foldRows` rows and by flush/compact/close; the journal is the record until then.
-    const fold = this.slots.dirty.size >= this.config.foldRows;
+    const small = !background && compact && ++this.compactionsSinceFold >= SMALL_TABLE_FOLD_EVERY;
+    const fold = small || this.slots.dirty.size >= this.config.foldRows;
     const job = this.job(fold, compact, background).finally(() => {
       this.running = null;
       this.completed++;
@@ -160,6 +170,7 @@ export class TableUpkeep {
       });
     }
     sl.dirty.clear();
+    this.compactionsSinceFold = 0;
     const acked = this.use.lastAcked;
     if (rows.length > 0) {
       try {

@@ -17,9 +17,12 @@ export interface SlotKeys {
   eachHash(count: number, take: (hash: number, slot: number) => void): void;
 }
 
-/** Up to 4/5 full: the tags keep the longer linear probes cheap (cells, not keys, are read). */
-const MAX_LOAD = 0.8;
-/** Address space reserved: 2^30 cells (2^31 slots would not fit at 4/5 full anyway). */
+/**
+ * Up to 85 % full (57 % after growing by half): the tags keep the longer linear probes cheap (cells,
+ * not keys, are read). 80 % measured the same CPU and ~44 MB more at 9.3M keys (two tables).
+ */
+const MAX_LOAD = 0.85;
+/** Address space reserved: 2^30 cells (2^31 slots would not fit at 85 % full anyway). */
 const MAX_BYTES = 2 ** 32;
 
 /** A 32-bit hash scaled to a position in a table of any capacity (its high bits decide). */

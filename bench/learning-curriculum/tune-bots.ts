@@ -4,6 +4,9 @@
 // accuracy, distinct tasks, and where the picks went: tasks never observed before vs re-picks
 // (with their mixed rate), and the next group's mean after each previous k/8 (the drift of tasks
 // trained on). The references and random's curves are cached under the OS temp folder.
+// With TUNE_DIAG=1 it also breaks the groups without a gradient down by level, by phase of training
+// (updates 1–10, 11–20, 21+) and first pick vs re-pick, and prints BOTS's posterior mean at pick time
+// by outcome (docs/selectors.md, "Where the last groups without a gradient came from").
 // Run: npx node bench/learning-curriculum/tune-bots.ts 1,2,3,4,5 '[{"name":"x","refs":true,"params":{"rho":0.2}}]' [steps]
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -21,6 +21,7 @@ import { taskOperatorRegistry } from '../src/operators/registries.ts';
 import { autoWorkers } from '../src/pipeline-workers/row-stage.ts';
 import { INGEST_BENCH_SPEC } from './bench-specs.ts';
 import { measureFloor } from './ingest/floor.ts';
+import { mainThreadCpuSecs, mainThreadSince } from './ingest/main-thread-cpu.ts';
 import { nearDedupPooled } from './ingest/near-dedup-pool.ts';
 import { type PythonBaseline, runPythonBaseline } from './ingest/python-baseline.ts';
 import { problemText, SYNTHETIC_MAPPING, writeSyntheticFile } from './ingest/synthetic.ts';
@@ -91,8 +92,10 @@ async function runPipeline(
   });
   const mem = trackPeakRss();
   const cpu0 = process.cpuUsage();
+  const main0 = mainThreadCpuSecs();
   const t0 = performance.now();
   const report = await runTaskPipeline(config, { baseDir: '.', dbDir, registry: taskOperatorRegistry() });
+  const mainCpuSecs = mainThreadSince(main0);
   const secs = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   return {
@@ -101,6 +104,7 @@ async function runPipeline(
     secs,
     peakMb: mem.stop() / 2 ** 20,
     cpuSecs: (cpu.user + cpu.system) / 1e6,
+    mainCpuSecs,
   };
 }
 
@@ -169,6 +173,7 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
       landed: number;
       secs: number;
       cpuSecs: number;
+      mainCpuSecs: number | null;
       peakMb: number;
       workers: number;
     };
@@ -176,6 +181,7 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
     if (want.has('floor')) {
       say('floor: the file parsed, its columns as Arrow, written to LanceDB (no mapping)…');
       const mem = trackPeakRss();
+      const main0 = mainThreadCpuSecs();
       const f = await measureFloor(file, join(dir, 'db-floor'));
       measured.push({
         label: 'floor (parse → Arrow → LanceDB, no mapping)',
@@ -183,57 +189,40 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
         landed: f.rows,
         secs: f.secs,
         cpuSecs: f.cpuSecs,
+        mainCpuSecs: mainThreadSince(main0),
         peakMb: mem.stop() / 2 ** 20,
         workers: 0,
       });
       floorWait = f.writeWaitSecs;
       closeAllConnections();
     }
+    const measure = async (label: string, db: string, ops: unknown[], w: number | 'auto') => {
+      const r = await runPipeline(file, join(dir, db), mapping, ops, w);
+      const { report, ...m } = r;
+      measured.push({ label, rows: report.rowsRead, landed: report.tasksOut, ...m });
+      closeAllConnections();
+      return r;
+    };
     if (want.has('baseline')) {
       say('baseline: read + map + LanceDB write, no operators…');
-      const r = await runPipeline(file, join(dir, 'db-base'), mapping, [], workers);
-      measured.push({
-        label: 'baseline (no operators)',
-        rows: r.report.rowsRead,
-        landed: r.report.tasksOut,
-        secs: r.secs,
-        cpuSecs: r.cpuSecs,
-        peakMb: r.peakMb,
-        workers: r.workers,
-      });
-      closeAllConnections();
+      await measure('baseline (no operators)', 'db-base', [], workers);
     }
     let full: Awaited<ReturnType<typeof runPipeline>> | null = null;
     if (want.has('full')) {
       say(`pipeline: read + 5 cleaning/filter operators + exact dedup + LanceDB (workers: ${workers})…`);
-      full = await runPipeline(file, join(dir, 'db-full'), mapping, CLEANING_STEPS, workers);
-      measured.push({
-        label: '5 filters + exact dedup',
-        rows: full.report.rowsRead,
-        landed: full.report.tasksOut,
-        secs: full.secs,
-        cpuSecs: full.cpuSecs,
-        peakMb: full.peakMb,
-        workers: full.workers,
-      });
-      closeAllConnections();
+      full = await measure('5 filters + exact dedup', 'db-full', CLEANING_STEPS, workers);
     }
     // The same pipeline with a worker thread for the text steps and dedup hashes (text-job.ts),
     // measured in the same run so the two can be compared against one baseline.
     if (want.has('full-workers') && workers !== 'auto') {
       say('pipeline: the same, workers: auto…');
-      const r = await runPipeline(file, join(dir, 'db-full-workers'), mapping, CLEANING_STEPS, 'auto');
+      const r = await measure(
+        '5 filters + exact dedup, workers: auto',
+        'db-full-workers',
+        CLEANING_STEPS,
+        'auto',
+      );
       full ??= r;
-      measured.push({
-        label: '5 filters + exact dedup, workers: auto',
-        rows: r.report.rowsRead,
-        landed: r.report.tasksOut,
-        secs: r.secs,
-        cpuSecs: r.cpuSecs,
-        peakMb: r.peakMb,
-        workers: r.workers,
-      });
-      closeAllConnections();
     }
     let py: PythonBaseline | { skipped: string } = { skipped: '--no-python' };
     if (!parsed.values['no-python']) {
@@ -268,6 +257,7 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
         peakRssMb: m.peakMb as number | null,
         cpuSecs: m.cpuSecs,
         cpuUtilisation: utilisation(m.cpuSecs, m.secs),
+        mainThreadCpuSecs: m.mainCpuSecs,
         workers: m.workers,
       })),
       ...('skipped' in py
@@ -285,6 +275,7 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
               peakRssMb: null,
               cpuSecs: py.cpuSeconds,
               cpuUtilisation: utilisation(py.cpuSeconds, py.seconds),
+              mainThreadCpuSecs: null,
               workers: 0,
             },
           ]),
@@ -317,6 +308,7 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
           'peak RSS MB',
           'CPU s',
           'CPU utilisation',
+          'main-thread CPU s',
           'workers',
           'rows per CPU s',
         ],
@@ -332,6 +324,7 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
           fmt(r.peakRssMb),
           r.cpuSecs,
           `${Math.round(r.cpuUtilisation * 100)}% of ${availableParallelism()}`,
+          r.mainThreadCpuSecs ?? '—',
           r.workers,
           Math.round(r.rows / r.cpuSecs),
         ]),
@@ -340,7 +333,7 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
     if ('skipped' in py) process.stdout.write(`(python baseline skipped: ${py.skipped})\n`);
     // On a shared machine wall time depends on the neighbours; CPU seconds much less.
     process.stdout.write(
-      `(CPU s: user + system time of the process, all its threads; CPU utilisation: CPU s ÷ (seconds × ${availableParallelism()} cores); floor: ${floorWait.toFixed(1)} s of it waiting for LanceDB)\n`,
+      `(CPU s: user + system time of the process, all its threads; CPU utilisation: CPU s ÷ (seconds × ${availableParallelism()} cores); main-thread CPU s: the JS main thread alone, the rest ran on other threads; floor: ${floorWait.toFixed(1)} s of it waiting for LanceDB)\n`,
     );
     if (nd) {
       process.stdout.write(

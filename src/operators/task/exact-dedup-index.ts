@@ -93,7 +93,7 @@ class IdKeys implements SlotKeys {
 
 /** Per slot: the key's low 32 bits, its high 21 bits, the check; three words side by side. */
 class TextKeys implements SlotKeys {
-  private readonly memory = new GrowableBuffer(12 << 10, 12 * 2 ** 31);
+  private readonly memory = new GrowableBuffer(12 << 10, 12 * 2 ** 30);
   private words = new Uint32Array(this.memory.memory, 0, this.memory.byteLength / 4);
   private count = 0;
   queryLo = 0;

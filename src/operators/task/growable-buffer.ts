@@ -28,7 +28,7 @@ export class GrowableBuffer {
       buffer = new ArrayBuffer(initialBytes);
     }
     this.buffer = buffer;
-    this.resizable = 'resize' in buffer && (buffer as Resizable).maxByteLength === maxBytes;
+    this.resizable = (buffer as { resizable?: boolean }).resizable === true;
   }
 
   get byteLength(): number {

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ExactDedupIndex } from '../../../src/operators/task/exact-dedup-index.ts';
 import { FrontCodedStrings } from '../../../src/operators/task/front-coded-strings.ts';
+import { GrowableBuffer } from '../../../src/operators/task/growable-buffer.ts';
 import { type SlotKeys, TaggedSlotTable } from '../../../src/operators/task/tagged-slot-table.ts';
 
 /** Ids as files have them: near-sequential with a shared prefix, and anything at all. */
@@ -221,5 +222,26 @@ describe('ExactDedupIndex', () => {
       expect(index.findText(key(n + i), 0)).toBe(-1);
     }
     expect(index.idAt(299_999)).toBe('s899997');
+  });
+});
+
+describe('GrowableBuffer', () => {
+  it('grows in place, keeping its bytes, and falls back to copying where no space can be reserved', () => {
+    // 2^60 bytes cannot be reserved: the plain-ArrayBuffer path that copies.
+    for (const max of [2 ** 24, 2 ** 60]) {
+      const g = new GrowableBuffer(16, max);
+      new Uint8Array(g.memory, 0, 16).set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]);
+      expect(g.grow(8)).toBe(false);
+      const before = g.memory;
+      expect(g.grow(1000)).toBe(true);
+      // Resized in place (the same buffer) where space was reserved; a new, copied one otherwise.
+      expect(g.memory === before).toBe(max === 2 ** 24);
+      expect(g.byteLength).toBeGreaterThanOrEqual(1000);
+      expect(g.byteLength % 8).toBe(0);
+      expect([...new Uint8Array(g.memory, 0, 17)]).toEqual([
+        1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 0,
+      ]);
+    }
+    expect(() => new GrowableBuffer(16, 1024).grow(2048)).toThrow(/outgrew its 1024-byte limit/);
   });
 });

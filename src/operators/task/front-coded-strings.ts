@@ -12,14 +12,15 @@ import { GrowableBuffer } from './growable-buffer.ts';
 
 const BLOCK_BITS = 4;
 const BLOCK_MASK = (1 << BLOCK_BITS) - 1;
-/** Reserved address space (not memory): 4 GiB of coded strings, 2^30 blocks. */
+/** Reserved address space (not memory): 4 GiB of coded strings; block starts for 2^31 strings. */
 const MAX_BYTES = 2 ** 32;
+const MAX_START_BYTES = 2 ** (31 - BLOCK_BITS) * 4;
 
 export class FrontCodedStrings {
   private readonly byteMemory = new GrowableBuffer(1 << 16, MAX_BYTES);
   private bytes = new Uint8Array(this.byteMemory.memory, 0, this.byteMemory.byteLength);
   private end = 0;
-  private readonly startMemory = new GrowableBuffer(1 << 12, MAX_BYTES);
+  private readonly startMemory = new GrowableBuffer(1 << 12, MAX_START_BYTES);
   /** Per block of 16: where its first string's bytes start. */
   private starts = new Uint32Array(this.startMemory.memory, 0, this.startMemory.byteLength / 4);
   private count = 0;

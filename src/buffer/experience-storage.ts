@@ -22,7 +22,7 @@ import {
 import { appendArrow } from './lance-append.ts';
 import { leaseMode } from './lease-log.ts';
 import { PayloadRows, rowStoreMode } from './payload-rows.ts';
-import { identityOf, takeFromRowStore } from './row-store-take.ts';
+import { identityOf, liveSeqs, takeFromRowStore } from './row-store-take.ts';
 import { sqlString } from './sql.ts';
 import { fitColumns } from './typed-columns.ts';
 import { UpkeepRunner, upkeepMode } from './upkeep-runner.ts';
@@ -321,6 +321,10 @@ export class ExperienceStorage {
         ? `_rowid IN (${slots.map((s) => sl.rowId[s]).join(',')})`
         : `seq IN (${slots.map((s) => sl.seq[s]).join(',')}) AND id IN (${slots.map((s) => sqlString(sl.ids[s]!)).join(',')})`,
     );
+    // The evicted rows' records stay in the row store until most of it is dead (payload-rows.ts).
+    // (The index drops `slots` right after this call.)
+    const gone = new Set(slots);
+    this.rows?.shrink(sl.live - gone.size, () => liveSeqs(sl, gone));
   }
 
   /** Delete rows by row id (rows that are not in the index: quarantined on load). */

@@ -7,9 +7,19 @@
 // equal the index's, and the row's existence (and, for predicted row ids, its identity) is still
 // checked against the table by the caller. Files live inside the table's folder, so dropping the
 // table removes them. Nothing is fsynced: a torn or missing record only sends that row to Lance.
-import { closeSync, existsSync, fstatSync, openSync, readSync, write } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  openSync,
+  readSync,
+  renameSync,
+  write,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type * as arrow from 'apache-arrow';
+import { copy, listCol, span, utf8Col } from './payload-columns.ts';
 
 export const ROW_STORE_DATA = 'winnow-rows.bin';
 export const ROW_STORE_INDEX = 'winnow-rows.idx';
@@ -33,17 +43,6 @@ export interface RowPayload {
   logprobs: number[];
 }
 
-/** Raw access to one column of a record batch: utf8 (offsets + bytes) or a list of 4-byte numbers. */
-interface Utf8Col {
-  offsets: Int32Array;
-  bytes: Buffer;
-  valid: (i: number) => boolean;
-}
-interface ListCol {
-  offsets: Int32Array;
-  values: Buffer;
-}
-
 export class PayloadRows {
   private seqs = new Float64Array(1024);
   private offsets = new Float64Array(1024);
@@ -52,8 +51,9 @@ export class PayloadRows {
   private sorted = true;
   private dataEnd: number;
   private indexEnd: number;
-  private readonly dataFd: number;
-  private readonly indexFd: number;
+  private dataFd: number;
+  private indexFd: number;
+  private shrinking = false;
   private closed = false;
   /** The chain of background writes (each append's data, then its index entries). */
   private pending: Promise<void> = Promise.resolve();
@@ -79,6 +79,8 @@ export class PayloadRows {
     }
   }
 
+  /** Records before a store is worth rewriting without its evicted rows (tests lower it). */
+  static shrinkMin = 65_536;
   /** Writes still under way of stores closed in this process, by folder (a reopen waits for them). */
   private static readonly closing = new Map<string, Promise<void>>();
 
@@ -164,18 +166,22 @@ export class PayloadRows {
       at = copy(out, at, tokens.values, 4 * tokens.offsets[i]!, 4 * tokens.offsets[i + 1]!);
       at = copy(out, at, logprobs.values, 4 * logprobs.offsets[i]!, 4 * logprobs.offsets[i + 1]!);
       entries.writeDoubleLE(seqs[i]!, i * ENTRY);
-      entries.writeDoubleLE(this.dataEnd + start, i * ENTRY + 8);
+      entries.writeDoubleLE(start, i * ENTRY + 8); // made absolute when written
       entries.writeDoubleLE(at - start, i * ENTRY + 16);
     }
     // Data first, then the entries naming it: a kill in between leaves only unreferenced bytes. The
-    // writes run on libuv's pool, in order, and the rows become readable here once both are done;
-    // until then their samples take them from LanceDB.
-    const dataAt = this.dataEnd;
-    const indexAt = this.indexEnd;
-    this.dataEnd += total;
-    this.indexEnd += n * ENTRY;
+    // writes run on libuv's pool, in order (positions are taken when a write runs, after any
+    // rewrite queued before it), and the rows become readable here once both are done; until then
+    // their samples take them from LanceDB.
     this.pending = this.pending.then(async () => {
-      if (this.closed || !(await writeAt(this.dataFd, out, dataAt))) return;
+      if (this.closed) return;
+      const dataAt = this.dataEnd;
+      const indexAt = this.indexEnd;
+      this.dataEnd += total;
+      this.indexEnd += n * ENTRY;
+      for (let i = 0; i < n; i++)
+        entries.writeDoubleLE(dataAt + entries.readDoubleLE(i * ENTRY + 8), i * ENTRY + 8);
+      if (!(await writeAt(this.dataFd, out, dataAt))) return;
       if (!(await writeAt(this.indexFd, entries, indexAt))) return;
       for (let i = 0; i < n; i++) this.push(seqs[i]!, entries.readDoubleLE(i * ENTRY + 8), sizes[i]!);
     });
@@ -214,6 +220,70 @@ export class PayloadRows {
           out[at] = decodeRecord(buf.subarray(from, from + this.lengths[k]!), seqs[at]!);
         }
       i = j;
+    }
+    return out;
+  }
+
+  /**
+   * Once at least 3/4 of the records belong to rows no longer in the buffer (evicted beyond
+   * `capacity`) and there are at least `shrinkMin` records, rewrite both files with only the rows
+   * of `liveSeqs` (temp files + rename, in the write chain). A kill mid-way leaves the old files, or
+   * new data under an old index whose entries then fail their seq/length check (those rows go to
+   * LanceDB).
+   */
+  shrink(liveCount: number, liveSeqs: () => number[]): void {
+    if (this.closed || this.shrinking || this.count < PayloadRows.shrinkMin || liveCount * 4 > this.count)
+      return;
+    const seqs = liveSeqs();
+    this.shrinking = true;
+    this.pending = this.pending
+      .then(() => this.rewrite(seqs))
+      .catch(() => {}) // a cache: a failed rewrite leaves the old files in use
+      .finally(() => {
+        this.shrinking = false;
+      });
+  }
+
+  private rewrite(seqs: number[]): void {
+    if (this.closed) return;
+    if (!this.sorted) this.sortEntries();
+    const kept = this.readRaw(seqs);
+    const data = Buffer.concat(kept.map((k) => k.buf));
+    const entries = Buffer.alloc(kept.length * ENTRY);
+    let at = 0;
+    kept.forEach((k, i) => {
+      entries.writeDoubleLE(k.seq, i * ENTRY);
+      entries.writeDoubleLE(at, i * ENTRY + 8);
+      entries.writeDoubleLE(k.buf.length, i * ENTRY + 16);
+      at += k.buf.length;
+    });
+    const dataPath = join(this.dir, ROW_STORE_DATA);
+    const indexPath = join(this.dir, ROW_STORE_INDEX);
+    writeFileSync(`${dataPath}.tmp`, data);
+    writeFileSync(`${indexPath}.tmp`, entries);
+    renameSync(`${dataPath}.tmp`, dataPath);
+    renameSync(`${indexPath}.tmp`, indexPath);
+    closeSync(this.dataFd);
+    closeSync(this.indexFd);
+    this.dataFd = openSync(dataPath, 'r+');
+    this.indexFd = openSync(indexPath, 'r+');
+    this.count = 0;
+    this.sorted = true;
+    for (let i = 0; i < kept.length; i++)
+      this.push(kept[i]!.seq, entries.readDoubleLE(i * ENTRY + 8), kept[i]!.buf.length);
+    this.dataEnd = data.length;
+    this.indexEnd = entries.length;
+  }
+
+  /** Whole records (verified) of `seqs`, in seq order. */
+  private readRaw(seqs: number[]): { seq: number; buf: Buffer }[] {
+    const out: { seq: number; buf: Buffer }[] = [];
+    for (const seq of [...seqs].sort((a, b) => a - b)) {
+      const k = this.find(seq);
+      if (k < 0) continue;
+      const buf = Buffer.allocUnsafe(this.lengths[k]!);
+      if (readSync(this.dataFd, buf, 0, buf.length, this.offsets[k]!) !== buf.length) continue;
+      if (decodeRecord(buf, seq)) out.push({ seq, buf });
     }
     return out;
   }
@@ -302,18 +372,6 @@ function decodeRecord(buf: Buffer, seq: number): RowPayload | null {
   return { id, seq, response, prompt, tokens, logprobs };
 }
 
-function span(offsets: Int32Array, i: number): number {
-  return offsets[i + 1]! - offsets[i]!;
-}
-
-function copy(out: Buffer, at: number, src: Buffer, from: number, to: number): number {
-  return at + src.copy(out, at, from, to);
-}
-
-function asBuffer(a: Uint8Array): Buffer {
-  return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
-}
-
 /** Write all of `buf` at `position` off the main thread; resolves false on an error (a cache may miss). */
 function writeAt(fd: number, buf: Buffer, position: number): Promise<boolean> {
   return new Promise((done) => {
@@ -325,30 +383,4 @@ function writeAt(fd: number, buf: Buffer, position: number): Promise<boolean> {
       });
     step(0);
   });
-}
-
-function utf8Col(batch: arrow.RecordBatch, name: string): Utf8Col | null {
-  const data = batch.getChild(name)?.data;
-  if (data?.length !== 1 || String(data[0]!.type) !== 'Utf8') return null;
-  const d = data[0]!;
-  if (d.offset !== 0) return null; // only freshly encoded batches (a slice's buffers are shifted)
-  return {
-    offsets: d.valueOffsets as Int32Array,
-    bytes: asBuffer(d.values as Uint8Array),
-    valid: d.nullCount === 0 ? () => true : (i) => d.getValid(i),
-  };
-}
-
-function listCol(batch: arrow.RecordBatch, name: string): ListCol | null {
-  const data = batch.getChild(name)?.data;
-  if (data?.length !== 1) return null;
-  const d = data[0]!;
-  const child = d.children[0];
-  if (!child || !['Int32', 'Float32'].includes(String(child.type))) return null;
-  if (d.nullCount > 0 || d.offset !== 0 || child.offset !== 0) return null;
-  const values = child.values as Int32Array | Float32Array;
-  return {
-    offsets: d.valueOffsets as Int32Array,
-    values: Buffer.from(values.buffer, values.byteOffset, values.length * 4),
-  };
 }

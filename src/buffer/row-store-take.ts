@@ -98,3 +98,10 @@ export async function takeFromRowStore(
     }
   }
 }
+
+/** Seqs of the rows the index holds, but `gone` (rows being evicted): what the row store keeps. */
+export function liveSeqs(sl: ExperienceSlots, gone: ReadonlySet<number>): number[] {
+  const out: number[] = [];
+  for (let s = 0; s < sl.size; s++) if (sl.alive[s] && !gone.has(s)) out.push(sl.seq[s]!);
+  return out;
+}

@@ -2,7 +2,7 @@ import { appendFileSync, closeSync, existsSync, openSync, statSync, writeSync } 
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
-import { ROW_STORE_DATA, ROW_STORE_INDEX } from '../../src/buffer/payload-rows.ts';
+import { PayloadRows, ROW_STORE_DATA, ROW_STORE_INDEX } from '../../src/buffer/payload-rows.ts';
 import type { Experience } from '../../src/core/experience.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { exp, freshDb } from './experience-fixtures/make.ts';
@@ -128,5 +128,42 @@ describe('row store (row-major payload beside the table)', () => {
     await buf.close();
     expect(got.experiences).toEqual(sampled([...mixed(), exp('new-1'), exp('new-2')]));
     expect(await sizeReaches(join(db, 'experiences.lance', ROW_STORE_INDEX), 24 * 2)).toBe(24 * 2);
+  });
+});
+
+describe('row store under a capacity', () => {
+  it('is rewritten without the evicted rows once most of it is dead, and samples stay exact', async () => {
+    const saved = PayloadRows.shrinkMin;
+    PayloadRows.shrinkMin = 8;
+    onTestFinished(() => {
+      PayloadRows.shrinkMin = saved;
+    });
+    const db = freshDb(root);
+    const buf = await ExperienceBuffer.open(db, { sampler: { type: 'fifo' }, capacity: 10, seed: 1 });
+    const all = Array.from({ length: 60 }, (_, i) => exp(`r${i}`));
+    for (let i = 0; i < 60; i += 10) await buf.write(all.slice(i, i + 10));
+    const index = join(db, 'experiences.lance', ROW_STORE_INDEX);
+    // 60 records were written; after the rewrite the index holds the live rows plus later appends.
+    for (let i = 0; i < 100 && statSync(index).size >= 24 * 60; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(statSync(index).size).toBeLessThan(24 * 60);
+    await buf.close();
+    const again = await ExperienceBuffer.open(db, { sampler: { type: 'fifo' }, capacity: 10, seed: 1 });
+    const calls: string[][] = [];
+    const take = again.table.takeRowIds.bind(again.table);
+    again.table.takeRowIds = (ids) => {
+      const q = take(ids);
+      const select = q.select.bind(q);
+      q.select = (cols) => {
+        calls.push([...(cols as string[])]);
+        return select(cols);
+      };
+      return q;
+    };
+    const got = await again.sample(10, { step: 1 });
+    await again.close();
+    expect(got.experiences).toEqual(sampled(all.slice(50)));
+    // Every row came from the rewritten store: the only take read no column.
+    expect(calls).toEqual([[]]);
   });
 });

@@ -7,6 +7,8 @@
 // equal the index's, and the row's existence (and, for predicted row ids, its identity) is still
 // checked against the table by the caller. Files live inside the table's folder, so dropping the
 // table removes them. Nothing is fsynced: a torn or missing record only sends that row to Lance.
+// Each record carries a CRC-32 of all its other bytes, so a record whose tail was lost in an OS
+// crash, or overwritten by another process appending to the same table, is never served.
 import {
   closeSync,
   existsSync,
@@ -18,13 +20,18 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import type * as arrow from 'apache-arrow';
 import { copy, listCol, span, utf8Col } from './payload-columns.ts';
 
 export const ROW_STORE_DATA = 'winnow-rows.bin';
 export const ROW_STORE_INDEX = 'winnow-rows.idx';
-/** Record header: seq f64, then id, response, prompt byte lengths (prompt −1: null), token and logprob counts. */
-const HEAD = 8 + 4 * 5;
+/**
+ * Record header: seq f64, then id, response, prompt byte lengths (prompt −1: null), token and
+ * logprob counts, then the CRC-32 of the record's other bytes.
+ */
+const CRC_AT = 8 + 4 * 5;
+const HEAD = CRC_AT + 4;
 /** Index entry: seq, offset, length (f64 each). */
 const ENTRY = 24;
 
@@ -165,6 +172,7 @@ export class PayloadRows {
       if (!promptNull) at = copy(out, at, prompt.bytes, prompt.offsets[i]!, prompt.offsets[i + 1]!);
       at = copy(out, at, tokens.values, 4 * tokens.offsets[i]!, 4 * tokens.offsets[i + 1]!);
       at = copy(out, at, logprobs.values, 4 * logprobs.offsets[i]!, 4 * logprobs.offsets[i + 1]!);
+      out.writeUInt32LE(recordCrc(out.subarray(start, at)), start + CRC_AT);
       entries.writeDoubleLE(seqs[i]!, i * ENTRY);
       entries.writeDoubleLE(start, i * ENTRY + 8); // made absolute when written
       entries.writeDoubleLE(at - start, i * ENTRY + 16);
@@ -359,6 +367,7 @@ function decodeRecord(buf: Buffer, seq: number): RowPayload | null {
   const nTok = buf.readUInt32LE(20);
   const nLp = buf.readUInt32LE(24);
   if (HEAD + idLen + respLen + Math.max(0, promptLen) + 4 * (nTok + nLp) !== buf.length) return null;
+  if (buf.readUInt32LE(CRC_AT) !== recordCrc(buf)) return null;
   const id = buf.toString('utf8', HEAD, HEAD + idLen);
   let at = HEAD + idLen;
   const response = buf.toString('utf8', at, at + respLen);
@@ -370,6 +379,11 @@ function decodeRecord(buf: Buffer, seq: number): RowPayload | null {
   const logprobs = new Array<number>(nLp);
   for (let j = 0; j < nLp; j++, at += 4) logprobs[j] = buf.readFloatLE(at);
   return { id, seq, response, prompt, tokens, logprobs };
+}
+
+/** CRC-32 of a whole record except its own CRC field. */
+function recordCrc(record: Buffer): number {
+  return crc32(record.subarray(HEAD), crc32(record.subarray(0, CRC_AT)));
 }
 
 /** Write all of `buf` at `position` off the main thread; resolves false on an error (a cache may miss). */

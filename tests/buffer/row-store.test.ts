@@ -1,4 +1,4 @@
-import { appendFileSync, closeSync, existsSync, openSync, statSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
@@ -111,6 +111,30 @@ describe('row store (row-major payload beside the table)', () => {
     expect(got.experiences).toEqual(sampled([...mixed(), exp('after')]));
     // The torn entry was overwritten by the next append's entry.
     expect(await sizeReaches(join(dir, ROW_STORE_INDEX), 24 * 10)).toBe(24 * 10);
+  });
+
+  it('a record whose payload bytes changed (same length, header intact) fails its CRC and goes to LanceDB', async () => {
+    const db = freshDb(root);
+    const cfg = { sampler: { type: 'fifo' }, seed: 3 } as const;
+    const first = await ExperienceBuffer.open(db, cfg);
+    await first.write(mixed());
+    await first.close();
+    const dir = join(db, 'experiences.lance');
+    expect(await sizeReaches(join(dir, ROW_STORE_INDEX), 24 * 9)).toBe(24 * 9);
+    // The last 4 bytes of every record are its last logprob (what an OS crash or another process
+    // appending at the same offset could leave different while seq, lengths and id still match).
+    const index = readFileSync(join(dir, ROW_STORE_INDEX));
+    const fd = openSync(join(dir, ROW_STORE_DATA), 'r+');
+    for (let k = 0; k < 9; k++) {
+      const end = index.readDoubleLE(k * 24 + 8) + index.readDoubleLE(k * 24 + 16);
+      writeSync(fd, Buffer.from([0x00, 0x00, 0x80, 0x7f]), 0, 4, end - 4); // float32 +Infinity
+    }
+    closeSync(fd);
+    const buf = await ExperienceBuffer.open(db, cfg);
+    const got = await buf.sample(100, { step: 1 });
+    await buf.close();
+    expect(got.experiences).toEqual(sampled(mixed()));
+    expect(got.experiences.flatMap((e) => e.logprobs)).not.toContain(Number.POSITIVE_INFINITY);
   });
 
   it('a table written without the row store keeps working; rows written later go to the store', async () => {

@@ -55,7 +55,10 @@ export function toTextJob(tasks: readonly Task[]): TextJob {
       parts.push(p);
     }
     const m = tasks[i]!.messages;
-    if (m !== undefined) (messages ??= new Array(n))[i] = m;
+    if (m !== undefined) {
+      messages ??= new Array(n);
+      messages[i] = m;
+    }
   }
   for (let i = 0; i < n; i++) {
     const a = tasks[i]!.answer;

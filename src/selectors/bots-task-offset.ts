@@ -17,7 +17,7 @@ const EDGE = 0.01;
 const MAX_OFFSET = 6;
 
 const logit = (p: number): number => {
-  const q = p < EDGE ? EDGE : p > 1 - EDGE ? 1 - EDGE : p;
+  const q = Math.min(Math.max(p, EDGE), 1 - EDGE);
   return Math.log(q / (1 - q));
 };
 

@@ -11,6 +11,7 @@ import {
   type StoredExperience,
 } from './experience-table.ts';
 import { messagesData, TIMESTAMP_MS } from './typed-columns.ts';
+import { Utf8Column } from './utf8-column.ts';
 
 /**
  * A write call's checked experiences encoded straight into the experience table's typed layout:
@@ -26,79 +27,8 @@ import { messagesData, TIMESTAMP_MS } from './typed-columns.ts';
  * Each column has its own buffers (LanceDB's IPC hand-off breaks on shared ArrayBuffers).
  */
 
-const utf8Encoder = new TextEncoder();
 const LITTLE_ENDIAN = endianness() === 'LE';
 const TWO_32 = 2 ** 32;
-
-/** A growing non-nullable or nullable Utf8 column. */
-class Utf8Col {
-  private bytes: Uint8Array;
-  private readonly offsets: Int32Array;
-  private bitmap: Uint8Array | undefined;
-  private nulls = 0;
-  private row = 0;
-  pos = 0;
-
-  constructor(rows: number, bytesHint: number) {
-    this.offsets = new Int32Array(rows + 1);
-    this.bytes = new Uint8Array(Math.max(64, bytesHint));
-  }
-
-  private reserve(more: number): Uint8Array {
-    if (this.pos + more > this.bytes.length) {
-      const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.pos + more));
-      grown.set(this.bytes.subarray(0, this.pos));
-      this.bytes = grown;
-    }
-    return this.bytes;
-  }
-
-  push(s: string): void {
-    if (this.bitmap) this.bitmap[this.row >> 3]! |= 1 << (this.row & 7);
-    const n = s.length;
-    if (n > 0) {
-      const out = this.reserve(n * 3);
-      const start = this.pos;
-      let k = 0;
-      for (; k < n; k++) {
-        const c = s.charCodeAt(k);
-        if (c >= 0x80) break;
-        out[start + k] = c;
-      }
-      this.pos = k === n ? start + n : start + utf8Encoder.encodeInto(s, out.subarray(start)).written;
-    }
-    this.offsets[++this.row] = this.pos;
-  }
-
-  pushNull(): void {
-    if (!this.bitmap) {
-      this.bitmap = new Uint8Array((this.offsets.length - 1 + 7) >> 3);
-      for (let i = 0; i < this.row; i++) this.bitmap[i >> 3]! |= 1 << (i & 7);
-    }
-    this.nulls++;
-    this.offsets[++this.row] = this.pos;
-  }
-
-  /** The bytes written at [from, to) again as this row (a repeated value). */
-  repeat(from: number, to: number): void {
-    if (this.bitmap) this.bitmap[this.row >> 3]! |= 1 << (this.row & 7);
-    const out = this.reserve(to - from);
-    out.copyWithin(this.pos, from, to);
-    this.pos += to - from;
-    this.offsets[++this.row] = this.pos;
-  }
-
-  data(): arrow.Data {
-    return arrow.makeData({
-      type: new arrow.Utf8(),
-      length: this.row,
-      nullCount: this.nulls,
-      nullBitmap: this.nulls > 0 ? this.bitmap : undefined,
-      valueOffsets: this.offsets,
-      data: this.bytes.slice(0, this.pos),
-    });
-  }
-}
 
 /** True when `columns` are the typed layout this encoder writes (not an older table's fitted layout). */
 export function isTypedExperienceLayout(columns: readonly ColumnSpec<StoredExperience>[]): boolean {
@@ -195,13 +125,13 @@ export function encodeExperienceRows(rows: readonly Experience[]): EncodedWrite 
       nAdv += e.advantages.length - responseFrom(e.advantages.length, total, e.promptLength);
     text += e.response.length + (e.prompt?.length ?? 0);
   }
-  const id = new Utf8Col(n, n * 16);
-  const taskId = new Utf8Col(n, n * 12);
-  const taskset = new Utf8Col(n, n * 8);
-  const groupId = new Utf8Col(n, n * 12);
-  const prompt = new Utf8Col(n, text + 64);
-  const response = new Utf8Col(n, text + 64);
-  const info = new Utf8Col(n, n * 2);
+  const id = new Utf8Column(n, n * 16);
+  const taskId = new Utf8Column(n, n * 12);
+  const taskset = new Utf8Column(n, n * 8);
+  const groupId = new Utf8Column(n, n * 12);
+  const prompt = new Utf8Column(n, text + 64);
+  const response = new Utf8Column(n, text + 64);
+  const info = new Utf8Column(n, n * 2);
   const runIndex = new Int32Array(n);
   const stepIndex = new Int32Array(n);
   const modelVersion = new Int32Array(n);
@@ -314,17 +244,17 @@ export function encodeExperienceRows(rows: readonly Experience[]): EncodedWrite 
   });
   const lastUsedStep = new Int32Array(n).fill(-1);
   const children: arrow.Data[] = [
-    id.data(),
-    taskId.data(),
-    taskset.data(),
-    groupId.data(),
+    id.data(true),
+    taskId.data(true),
+    taskset.data(true),
+    groupId.data(true),
     int32(runIndex),
     int32(stepIndex),
     int32(modelVersion),
     int32(exploreStep),
-    prompt.data(),
+    prompt.data(true),
     messagesData(hasMessages ? messages : new Array(n).fill(null)),
-    response.data(),
+    response.data(true),
     list('tokens', n, tokOff, int32(tok)),
     list(
       'logprobs',
@@ -350,7 +280,7 @@ export function encodeExperienceRows(rows: readonly Experience[]): EncodedWrite 
       advNulls,
     ),
     bools(n, truncated),
-    info.data(),
+    info.data(true),
     int32(new Int32Array(n)),
     float64(new Float64Array(n)),
     arrow.makeData({

@@ -3,6 +3,7 @@ import type { Task } from '../core/task.ts';
 import type { ColumnSpec } from './arrow-codec.ts';
 import { type StoredTask, TASK_COLUMNS, TASK_SCHEMA } from './task-table.ts';
 import { messagesData, numberMapFromEntries, TIMESTAMP_MS } from './typed-columns.ts';
+import { Utf8Column } from './utf8-column.ts';
 
 /**
  * The `tasks` table's typed layout encoded straight from tasks, column buffers written in one pass
@@ -36,71 +37,8 @@ const utf8Encoder = new TextEncoder();
 /** What JSON.stringify escapes in a string (lone surrogates included, so any surrogate is checked). */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
-/** A growing Utf8 column: offsets, bytes, and a validity bitmap once a null arrives. */
-class Utf8Builder {
-  private bytes: Uint8Array;
-  private readonly offsets: Int32Array;
-  private bitmap: Uint8Array | undefined;
-  private nulls = 0;
-  private row = 0;
-  pos = 0;
-
-  constructor(rows: number, bytesHint: number) {
-    this.offsets = new Int32Array(rows + 1);
-    this.bytes = new Uint8Array(Math.max(64, bytesHint));
-  }
-
-  reserve(more: number): Uint8Array {
-    if (this.pos + more > this.bytes.length) {
-      const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.pos + more));
-      grown.set(this.bytes.subarray(0, this.pos));
-      this.bytes = grown;
-    }
-    return this.bytes;
-  }
-
-  /** Close the current row (its bytes were written at `pos`). */
-  end(): void {
-    this.offsets[++this.row] = this.pos;
-  }
-
-  pushNull(): void {
-    if (!this.bitmap) {
-      // Every earlier row was valid.
-      this.bitmap = new Uint8Array((this.offsets.length - 1 + 7) >> 3);
-      for (let i = 0; i < this.row; i++) this.bitmap[i >> 3]! |= 1 << (i & 7);
-    }
-    this.nulls++;
-    this.end();
-  }
-
-  private markValid(): void {
-    if (this.bitmap) this.bitmap[this.row >> 3]! |= 1 << (this.row & 7);
-  }
-
-  /** Any string (a non-string value is written empty, as `utf8Data` does). */
-  push(v: unknown): void {
-    if (v === null || v === undefined) {
-      this.pushNull();
-      return;
-    }
-    this.markValid();
-    if (typeof v === 'string' && v.length > 0) {
-      const out = this.reserve(v.length * 3);
-      this.pos += utf8Encoder.encodeInto(v, out.subarray(this.pos)).written;
-    }
-    this.end();
-  }
-
-  /** The same bytes as the previous row (a constant column). */
-  repeat(from: number, to: number): void {
-    this.markValid();
-    const out = this.reserve(to - from);
-    out.copyWithin(this.pos, from, to);
-    this.pos += to - from;
-    this.end();
-  }
-
+/** A Utf8 column that can also feed the content hash while it copies. */
+class Utf8Builder extends Utf8Column {
   /**
    * A string that also enters the content hash as its JSON text. Printable ASCII without `"` or
    * `\` is JSON-quoted as is: copied and hashed in one loop. Anything else takes the general path.
@@ -153,17 +91,6 @@ class Utf8Builder {
     this.markValid();
     this.end();
   }
-
-  data(): arrow.Data<arrow.Utf8> {
-    return arrow.makeData({
-      type: new arrow.Utf8(),
-      length: this.row,
-      nullCount: this.nulls,
-      nullBitmap: this.nulls > 0 ? this.bitmap : undefined,
-      valueOffsets: this.offsets,
-      data: this.bytes.subarray(0, this.pos),
-    });
-  }
 }
 
 /** A plain object with no keys (JSON `{}`), tested without allocating. */
@@ -192,7 +119,7 @@ function featuresData(tasks: readonly Task[]): arrow.Data {
   }
   const keyCol = new Utf8Builder(keys.length, keys.length * 12);
   for (const k of keys) keyCol.push(k);
-  return numberMapFromEntries(keyCol.data(), nums, offsets);
+  return numberMapFromEntries(keyCol.data(false), nums, offsets);
 }
 
 /** True when `columns` are the typed layout this encoder writes (not an older table's fitted layout). */
@@ -285,17 +212,17 @@ export function encodeTasks(tasks: readonly Task[], runId: string, updatedAt: nu
   let timeNulls: { nullBitmap?: Uint8Array; nullCount: number } = { nullCount: 0 };
   if (unset && n > 0) timeNulls = { nullBitmap: new Uint8Array((n + 7) >> 3), nullCount: n };
   const children: arrow.Data[] = [
-    id.data(),
-    taskset.data(),
-    prompt.data(),
+    id.data(false),
+    taskset.data(false),
+    prompt.data(false),
     messagesData(messages),
-    answer.data(),
+    answer.data(false),
     featuresData(tasks),
-    meta.data(),
-    sourceFile.data(),
+    meta.data(false),
+    sourceFile.data(false),
     arrow.makeData({ type: new arrow.Int32(), length: n, nullCount: 0, data: sourceRow }),
-    runIds.data(),
-    hash.data(),
+    runIds.data(false),
+    hash.data(false),
     arrow.makeData({ type: TIMESTAMP_MS, length: n, data: times as unknown as Int32Array, ...timeNulls }),
   ];
   const batch = new arrow.RecordBatch(

@@ -4,12 +4,8 @@
 // then predicts solved tasks at ~p* and hopeless ones above 0. Each domain keeps its own smoothed
 // estimate, from the same formula over that domain's observed tasks; a domain without one yet
 // borrows the global c.
-import { DataError } from '../core/errors.ts';
-import type { JsonValue } from '../core/task.ts';
 import type { ObservedBatch } from './base.ts';
-import { decodeArray, encodeArray } from './state-codec.ts';
-import { encodeDomains } from './task-view.ts';
-import type { SelectorTaskView } from './types.ts';
+import { DomainValues } from './domain-values.ts';
 
 export interface CapabilitySettings {
   capabilityDiscount: number;
@@ -18,22 +14,9 @@ export interface CapabilitySettings {
   capabilityMax: number;
 }
 
-export class DomainCapability {
-  private codes = new Int32Array(0);
-  private names: string[] = [];
-  private values = new Float64Array(0);
-
-  /** Domain codes of the view's tasks, appended at `offset` (tasks added mid-run). */
-  grow(domains: SelectorTaskView['domains'], count: number, offset: number): void {
-    const enc = encodeDomains(domains, count, this.names);
-    const codes = new Int32Array(offset + count);
-    codes.set(this.codes.subarray(0, offset));
-    codes.set(enc.codes, offset);
-    this.codes = codes;
-    this.names = enc.names;
-    const values = new Float64Array(this.names.length).fill(Number.NaN);
-    values.set(this.values);
-    this.values = values;
+export class DomainCapability extends DomainValues {
+  constructor() {
+    super('domainCapability');
   }
 
   /** Task k's capability: its domain's estimate, or `fallback` (the global c) before there is one. */
@@ -67,23 +50,5 @@ export class DomainCapability {
         ? cNew
         : p.capabilityDiscount * old + (1 - p.capabilityDiscount) * cNew;
     }
-  }
-
-  save(): JsonValue {
-    return { names: this.names, values: encodeArray(this.values) };
-  }
-
-  load(data: unknown): void {
-    const ok =
-      typeof data === 'object' &&
-      data !== null &&
-      Array.isArray((data as { names?: unknown }).names) &&
-      (data as { names: unknown[] }).names.every((x) => typeof x === 'string');
-    if (!ok)
-      throw new DataError({ message: 'bots.load: state.data.domainCapability needs names and values' });
-    const saved = data as { names: string[]; values: unknown };
-    if (saved.names.join('\u0000') !== this.names.join('\u0000'))
-      throw new DataError({ message: 'bots.load: the state was taken with different domains' });
-    this.values = decodeArray(saved.values, 'float64', 'bots domain capability', this.names.length);
   }
 }

@@ -6,34 +6,16 @@
 //   t_d ← d·t_d + (1 − d)·(mean r̄ of the step's groups in domain d)   (the first taken as is),
 // and a task without references gets implicit evidence (weight ρ) toward its domain's t_d — the
 // same role as the reference track p̃ = f0 + c·Δ, with the domain standing in for the references.
-import { DataError } from '../core/errors.ts';
-import type { JsonValue } from '../core/task.ts';
 import type { ObservedBatch } from './base.ts';
-import { decodeArray, encodeArray } from './state-codec.ts';
-import { encodeDomains } from './task-view.ts';
-import type { SelectorTaskView } from './types.ts';
+import { DomainValues } from './domain-values.ts';
 
-export class DomainTrack {
-  private codes = new Int32Array(0);
-  private names: string[] = [];
-  private values = new Float64Array(0);
+export class DomainTrack extends DomainValues {
   private readonly discount: number;
 
   /** `discount` d: the share of the old rate kept per update. */
   constructor(discount: number) {
+    super('domainTrack');
     this.discount = discount;
-  }
-
-  grow(domains: SelectorTaskView['domains'], count: number, offset: number): void {
-    const enc = encodeDomains(domains, count, this.names);
-    const codes = new Int32Array(offset + count);
-    codes.set(this.codes.subarray(0, offset));
-    codes.set(enc.codes, offset);
-    this.codes = codes;
-    this.names = enc.names;
-    const values = new Float64Array(this.names.length).fill(Number.NaN);
-    values.set(this.values);
-    this.values = values;
   }
 
   /** Task k's track: its domain's smoothed pass rate (NaN before the domain has been observed). */
@@ -57,22 +39,5 @@ export class DomainTrack {
       const old = this.values[g]!;
       this.values[g] = Number.isNaN(old) ? now : this.discount * old + (1 - this.discount) * now;
     }
-  }
-
-  save(): JsonValue {
-    return { names: this.names, values: encodeArray(this.values) };
-  }
-
-  load(data: unknown): void {
-    const ok =
-      typeof data === 'object' &&
-      data !== null &&
-      Array.isArray((data as { names?: unknown }).names) &&
-      (data as { names: unknown[] }).names.every((x) => typeof x === 'string');
-    if (!ok) throw new DataError({ message: 'bots.load: state.data.domainTrack needs names and values' });
-    const saved = data as { names: string[]; values: unknown };
-    if (saved.names.join('\u0000') !== this.names.join('\u0000'))
-      throw new DataError({ message: 'bots.load: the state was taken with different domains' });
-    this.values = decodeArray(saved.values, 'float64', 'bots domain track', this.names.length);
   }
 }

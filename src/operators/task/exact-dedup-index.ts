@@ -1,3 +1,4 @@
+import { hashString } from './exact-dedup-keys.ts';
 import { FrontCodedStrings } from './front-coded-strings.ts';
 import { GrowableBuffer } from './growable-buffer.ts';
 import { type SlotKeys, TaggedSlotTable } from './tagged-slot-table.ts';
@@ -56,16 +57,6 @@ export class ExactDedupIndex {
   idAt(slot: number): string {
     return this.ids.strings.at(slot);
   }
-}
-
-/** 32-bit multiply-xorshift hash of a string's UTF-16 code units. */
-function hashString(s: string): number {
-  let h = 0x811c9dc5 ^ s.length;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  return h >>> 0;
 }
 
 /** The same hash over code units `units[0..n)`. */

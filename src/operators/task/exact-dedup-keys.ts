@@ -9,7 +9,7 @@
 const EMPTY = -1;
 
 /** 32-bit multiply-xorshift hash of a string's UTF-16 code units. */
-function hashString(s: string): number {
+export function hashString(s: string): number {
   let h = 0x811c9dc5 ^ s.length;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
   h ^= h >>> 16;

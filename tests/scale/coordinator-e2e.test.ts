@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +23,28 @@ const STEPS = 4;
 const GROUPS = 6;
 
 /** Every file under `dir` with its size and modification time: "nothing written" means this is unchanged. */
+/**
+ * After SIGSTOP, wait until every thread of `pid` is stopped and the files under `dir` have stopped
+ * changing: the signal is delivered asynchronously, so the process (its background row-store and
+ * LanceDB writes included) may still run for a moment after `kill` returns.
+ */
+async function settledAfterStop(pid: number, dir: string): Promise<string[]> {
+  const stopped = () =>
+    readdirSync(`/proc/${pid}/task`).every((t) => {
+      const stat = readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
+      return /^[Tt]$/.test(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? '');
+    });
+  for (let i = 0; i < 200 && !stopped(); i++) await new Promise((r) => setTimeout(r, 10));
+  let last = snapshot(dir);
+  for (let i = 0; i < 50; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    const now = snapshot(dir);
+    if (JSON.stringify(now) === JSON.stringify(last)) return now;
+    last = now;
+  }
+  return last;
+}
+
 function snapshot(dir: string): string[] {
   const out: string[] = [];
   const walk = (d: string) => {
@@ -98,7 +120,7 @@ describe.skipIf(noRedis)('winnow run --queue with worker processes (Redis + Bull
     );
     // Frozen, so that the folders stay still while the second one tries; its lease keeps counting down.
     first.child.kill('SIGSTOP');
-    const before = snapshot(dir);
+    const before = await settledAfterStop(first.child.pid!, dir);
     const second = startWinnow([...base, '--resume'], dir);
     expect(await second.exited, second.err).toBe(2);
     expect(second.err).toMatch(

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BotsSelector } from '../../src/selectors/bots.ts';
 import { BotsParamsSchema } from '../../src/selectors/registry.ts';
 import type { SelectorTaskView } from '../../src/selectors/types.ts';
+import { expectResumesExactly, group } from './bots-drive.ts';
 
 // No reference columns: explicit-only BOTS, unless each domain's observed pass rate stands in.
 const view = (): SelectorTaskView => ({
@@ -10,7 +11,6 @@ const view = (): SelectorTaskView => ({
   domains: ['x', 'x', 'y', 'y', 'y'],
 });
 /** 16 rewards with mean r. */
-const group = (r: number) => Array.from({ length: 16 }, (_, i) => (i < r * 16 ? 1 : 0));
 
 describe('bots domainTrack: implicit evidence toward the domain’s pass rate when there are no references', () => {
   it('updates α and β exactly on a fixed sequence (m 16, λ 0.1, ρ 0.1, d 0.9)', () => {
@@ -65,25 +65,6 @@ describe('bots domainTrack: implicit evidence toward the domain’s pass rate wh
     one.feedback([{ taskId: 'c', rewards: group(0) }]);
     // η = 1: a's implicit evidence aims at its own smoothed rate (4 + ½)/17, not x's 0.375.
     expect(one.posterior().alpha[0]).toBeCloseTo(0.9 * 5 + 0.1 + 3.2 * (4.5 / 17), 12);
-    const drive = (s: BotsSelector, from: number, to: number) => {
-      const out: string[][] = [];
-      for (let call = from; call < to; call++) {
-        const ids = s.select(2);
-        out.push(ids);
-        s.feedback(
-          ids.map((taskId, i) => ({ taskId, rewards: group(((call + i) % 5) / 4) })),
-          { step: Math.floor(call / 2) },
-        );
-      }
-      return out;
-    };
-    const whole = make();
-    const expected = drive(whole, 0, 12);
-    const first = make();
-    const head = drive(first, 0, 6);
-    const second = make();
-    second.load(JSON.parse(JSON.stringify(first.state())));
-    expect([...head, ...drive(second, 6, 12)]).toEqual(expected);
-    expect(JSON.stringify(second.state())).toBe(JSON.stringify(whole.state()));
+    expectResumesExactly(make, 12, 5);
   });
 });

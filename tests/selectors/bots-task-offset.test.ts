@@ -3,6 +3,7 @@ import { BotsSelector } from '../../src/selectors/bots.ts';
 import { TaskOffsets } from '../../src/selectors/bots-task-offset.ts';
 import { BotsParamsSchema } from '../../src/selectors/registry.ts';
 import type { SelectorTaskView } from '../../src/selectors/types.ts';
+import { expectResumesExactly, group } from './bots-drive.ts';
 
 const F0 = [0.1, 0.2, 0, 0.5, 0.3];
 const F1 = [0.5, 0.6, 0.3, 0.9, 0.3];
@@ -12,7 +13,6 @@ const view = (domains?: string[]): SelectorTaskView => ({
   ...(domains ? { domains } : {}),
 });
 /** 16 rewards with mean r. */
-const group = (r: number) => Array.from({ length: 16 }, (_, i) => (i < r * 16 ? 1 : 0));
 const logit = (p: number) => Math.log(p / (1 - p));
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 
@@ -126,33 +126,11 @@ describe('bots taskOffset: tasks with an offset stay explicit, and resume exactl
       s.init(view(['x', 'x', 'y', 'y', 'y']));
       return s;
     };
-    const drive = (s: BotsSelector, from: number, to: number) => {
-      const out: string[][] = [];
-      for (let call = from; call < to; call++) {
-        const ids = s.select(2);
-        out.push(ids);
-        s.feedback(
-          ids.map((taskId, i) => ({
-            taskId,
-            rewards: group(((call + i) % 5) / 4),
-          })),
-          { step: Math.floor(call / 2) },
-        );
-      }
-      return out;
-    };
-    const whole = make();
-    const expected = drive(whole, 0, 12);
-    const first = make();
-    const head = drive(first, 0, 6);
-    const second = make();
-    second.load(JSON.parse(JSON.stringify(first.state())));
-    expect([...head, ...drive(second, 6, 12)]).toEqual(expected);
-    expect(JSON.stringify(second.state())).toBe(JSON.stringify(whole.state()));
+    const saved = expectResumesExactly(make, 12, 5);
     // The default state carries no offsets (unchanged layout for existing checkpoints).
     const dflt = new BotsSelector(5);
     dflt.init(view());
     expect(Object.keys(dflt.state().data)).not.toContain('taskOffsets');
-    expect(Object.keys(whole.state().data)).toContain('taskOffsets');
+    expect(Object.keys(saved.state().data)).toContain('taskOffsets');
   });
 });

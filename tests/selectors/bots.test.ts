@@ -4,6 +4,7 @@ import { Rng } from '../../src/core/rng.ts';
 import { BotsSelector } from '../../src/selectors/bots.ts';
 import { decodeArray } from '../../src/selectors/state-codec.ts';
 import type { SelectorTaskView } from '../../src/selectors/types.ts';
+import { expectResumesExactly, group } from './bots-drive.ts';
 
 const F0 = [0.1, 0.2, 0, 0.5, 0.3];
 const F1 = [0.5, 0.6, 0.3, 0.9, 0.3];
@@ -16,7 +17,6 @@ function exampleView(): SelectorTaskView {
 }
 
 /** 16 rewards with mean r. */
-const group = (r: number) => Array.from({ length: 16 }, (_, i) => (i < r * 16 ? 1 : 0));
 
 describe('bots: the worked example of MISSION.md', () => {
   it('reproduces c, α and β after each of the two steps (to 1e-3 and beyond)', () => {
@@ -449,26 +449,7 @@ describe('bots: capability per domain, and evidence after the update (trainedGai
       s.init(domainView());
       return s;
     };
-    const drive = (s: BotsSelector, from: number, to: number) => {
-      const out: string[][] = [];
-      for (let call = from; call < to; call++) {
-        const ids = s.select(2);
-        out.push(ids);
-        s.feedback(
-          ids.map((taskId, i) => ({ taskId, rewards: group(((call + i) % 4) / 4) })),
-          { step: Math.floor(call / 2) },
-        );
-      }
-      return out;
-    };
-    const whole = make();
-    const expected = drive(whole, 0, 10);
-    const first = make();
-    const head = drive(first, 0, 5);
-    const second = make();
-    second.load(JSON.parse(JSON.stringify(first.state())));
-    expect([...head, ...drive(second, 5, 10)]).toEqual(expected);
-    expect(JSON.stringify(second.state())).toBe(JSON.stringify(whole.state()));
+    const first = expectResumesExactly(make, 10, 4);
     // A state taken with other domains is refused.
     const other = new BotsSelector(5, { capabilityBy: 'domain' });
     other.init({ ...exampleView(), domains: ['x', 'z', 'y', 'y', 'y'] });

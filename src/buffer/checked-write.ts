@@ -2,7 +2,6 @@ import type { Experience, ExperienceInput } from '../core/experience.ts';
 import type { EncodedWrite } from './encoded-write.ts';
 import { checkExperience } from './experience-check.ts';
 import type { WriteResult } from './experience-results.ts';
-import type { StoredExperience } from './experience-table.ts';
 import type { Sampler } from './samplers/sampler.ts';
 
 /**
@@ -29,51 +28,71 @@ export function checkRows(exps: readonly ExperienceInput[], table: string): Expe
   return exps.map((raw, i) => checkExperience(raw, i, `buffer '${table}' write`, false));
 }
 
+/** One call of a group commit as numbered: which of its rows are new, their seqs and priorities. */
+export interface NumberedCall {
+  /** Indexes (into the call's rows) of the rows new to the buffer, in order; null: every row. */
+  fresh: number[] | null;
+  /** How many rows are new; they take the seqs `firstSeq`, `firstSeq + 1`, … in order. */
+  count: number;
+  firstSeq: number;
+  /** Each new row's sampler priority at zero uses, or the sampler's one fixed priority for all. */
+  priorities: Float64Array | number;
+  /** Ids set aside: the buffer holds them already, or an earlier row of the group wrote them. */
+  duplicates: string[];
+}
+
 /**
  * Number the calls of one group commit in call order: each new experience gets the next seq and its
  * sampler priority at zero uses; ids the buffer already holds, or that an earlier row of the group
- * wrote, are set aside as duplicates (so re-writing a step after a crash adds nothing).
+ * wrote, are set aside as duplicates (so re-writing a step after a crash adds nothing). No object
+ * per row: a sampler with a fixed priority is not asked at all.
  */
 export function numberGroup(
   calls: readonly CheckedWrite[],
   ctx: { firstSeq: number; has: (id: string) => boolean; sampler: Sampler },
-): Array<{ fresh: StoredExperience[]; duplicates: string[] }> {
+): NumberedCall[] {
   const grouped = new Set<string>();
+  const fixed = ctx.sampler.fixedPriority;
   let seq = ctx.firstSeq;
   return calls.map((call) => {
-    const fresh: StoredExperience[] = [];
+    const rows = call.rows;
+    const firstSeq = seq;
+    const priorities = fixed === undefined ? new Float64Array(rows.length) : null;
+    let fresh: number[] | null = null;
     const duplicates: string[] = [];
-    for (const exp of call.rows) {
+    for (let k = 0; k < rows.length; k++) {
+      const exp = rows[k]!;
       if (grouped.has(exp.id) || ctx.has(exp.id)) {
+        if (fresh === null) fresh = Array.from({ length: k }, (_, j) => j);
         duplicates.push(exp.id);
         continue;
       }
       grouped.add(exp.id);
-      const priority = ctx.sampler.priority(
-        {
-          id: exp.id,
-          seq,
-          modelVersion: exp.modelVersion,
-          advantage: exp.advantage,
-          reward: exp.reward,
-          taskId: exp.taskId,
-          taskset: exp.taskset,
-          groupId: exp.groupId,
-          exploreStep: exp.exploreStep,
-        },
-        0,
-      );
-      // The row's own useCount/priority fields are not stored (the bookkeeping below is): no copy.
-      fresh.push({
-        exp,
-        seq: seq++,
-        useCount: 0,
-        priority,
-        lastUsedStep: -1,
-        lastUsedAt: 0,
-        consumed: false,
-      });
+      fresh?.push(k);
+      if (priorities !== null)
+        priorities[seq - firstSeq] = ctx.sampler.priority(
+          {
+            id: exp.id,
+            seq,
+            modelVersion: exp.modelVersion,
+            advantage: exp.advantage,
+            reward: exp.reward,
+            taskId: exp.taskId,
+            taskset: exp.taskset,
+            groupId: exp.groupId,
+            exploreStep: exp.exploreStep,
+          },
+          0,
+        );
+      seq++;
     }
-    return { fresh, duplicates };
+    const count = seq - firstSeq;
+    return {
+      fresh,
+      count,
+      firstSeq,
+      priorities: priorities === null ? (fixed as number) : priorities.subarray(0, count),
+      duplicates,
+    };
   });
 }

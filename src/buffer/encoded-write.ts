@@ -18,10 +18,12 @@ export interface EncodedWrite {
   flags: Int32Array;
 }
 
-/** An encoded call and its rows as numbered by the group commit (one per encoded row, same order). */
+/** An encoded call as numbered by the group commit: its rows take seqs from `firstSeq` on, in order. */
 export interface NumberedWrite {
   encoded: EncodedWrite;
-  rows: readonly StoredExperience[];
+  firstSeq: number;
+  /** Each encoded row's priority, or one for every row. */
+  priorities: Float64Array | number;
 }
 
 /**
@@ -48,17 +50,23 @@ export function numberedTable(
 ): arrow.Table {
   const seqAt = columns.findIndex((c) => c.name === 'seq');
   const priorityAt = columns.findIndex((c) => c.name === 'priority');
-  const batches = parts.map(({ encoded, rows }) => {
+  const batches = parts.map(({ encoded, firstSeq, priorities }) => {
     const { batch } = encoded;
-    if (rows.length !== batch.numRows)
+    const n = batch.numRows;
+    if (typeof priorities !== 'number' && priorities.length !== n)
       throw new WinnowError(
-        `experience table '${tableName}': ${rows.length} rows numbered for a batch of ${batch.numRows}`,
+        `experience table '${tableName}': ${priorities.length} rows numbered for a batch of ${n}`,
       );
     const children = batch.data.children.slice();
-    const numbered = (at: number, value: (r: StoredExperience) => number) =>
-      numericVector(columns[at]!.type, rows.map(value)).data[0]!;
-    children[seqAt] = numbered(seqAt, (r) => r.seq);
-    children[priorityAt] = numbered(priorityAt, (r) => r.priority);
+    const seqs = new Float64Array(n);
+    for (let k = 0; k < n; k++) seqs[k] = firstSeq + k;
+    const numbered = (at: number, values: ArrayLike<number>) =>
+      numericVector(columns[at]!.type, values).data[0]!;
+    children[seqAt] = numbered(seqAt, seqs);
+    children[priorityAt] = numbered(
+      priorityAt,
+      typeof priorities === 'number' ? new Float64Array(n).fill(priorities) : priorities,
+    );
     const type = new arrow.Struct(batch.schema.fields);
     return new arrow.RecordBatch(
       batch.schema,

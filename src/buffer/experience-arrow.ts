@@ -94,7 +94,7 @@ function numericData(type: arrow.DataType, arr: NumericArray): arrow.Data {
   return arrow.makeData({ type: type as arrow.Float64, length: arr.length, data: arr as Float64Array });
 }
 
-export function numericVector(type: arrow.DataType, values: readonly number[]): arrow.Vector {
+export function numericVector(type: arrow.DataType, values: ArrayLike<number>): arrow.Vector {
   const arr = newArray(type, values.length);
   for (let i = 0; i < values.length; i++) arr[i] = values[i]!;
   return arrow.makeVector(numericData(type, arr));

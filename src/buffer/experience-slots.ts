@@ -46,6 +46,12 @@ export interface SlotRow {
   consumed: boolean;
 }
 
+/** A row's own facts (an Experience has them all), as opposed to its place and use state. */
+export type SlotFacts = Omit<
+  SlotRow,
+  'seq' | 'rowId' | 'payload' | 'uses' | 'lastStep' | 'lastAt' | 'consumed'
+>;
+
 export class ExperienceSlots {
   size = 0;
   live = 0;
@@ -146,14 +152,37 @@ export class ExperienceSlots {
 
   /** Append a row; rows must arrive in increasing seq order. */
   append(r: SlotRow): number {
-    if (this.size > 0 && !(r.seq > this.seq[this.size - 1]!))
-      throw new Error(`ExperienceSlots.append: seq ${r.seq} is not after ${this.seq[this.size - 1]}`);
+    const s = this.place(r, r.seq, r.rowId, r.payload);
+    this.uses[s] = r.uses;
+    this.lastStep[s] = r.lastStep;
+    this.lastAt[s] = r.lastAt;
+    this.consumed[s] = r.consumed ? 1 : 0;
+    return s;
+  }
+
+  /**
+   * Append a row just written (never used), its facts read from the checked experience itself: a
+   * write indexes thousands of rows a call, and a SlotRow object per row was garbage at once.
+   */
+  appendNew(e: SlotFacts, seq: number, rowId: number, payload: number): number {
+    const s = this.place(e, seq, rowId, payload);
+    this.uses[s] = 0;
+    this.lastStep[s] = -1;
+    this.lastAt[s] = 0;
+    this.consumed[s] = 0;
+    return s;
+  }
+
+  /** Store a row's facts at the next slot, with no pending lease. */
+  private place(r: SlotFacts, seq: number, rowId: number, payload: number): number {
+    if (this.size > 0 && !(seq > this.seq[this.size - 1]!))
+      throw new Error(`ExperienceSlots.append: seq ${seq} is not after ${this.seq[this.size - 1]}`);
     if (this.size === this.seq.length) this.grow(this.size + 1);
     const s = this.size++;
     this.ids[s] = r.id;
     this.idToSlot.set(r.id, s);
-    this.seq[s] = r.seq;
-    this.rowId[s] = r.rowId;
+    this.seq[s] = seq;
+    this.rowId[s] = rowId;
     this.group[s] = this.groupOf(r.groupId);
     this.modelVersion[s] = r.modelVersion;
     this.advantage[s] = r.advantage;
@@ -166,11 +195,7 @@ export class ExperienceSlots {
     this.promptLength[s] = r.promptLength;
     this.reward[s] = r.reward;
     this.flags[s] = (r.truncated ? 1 : 0) | (r.expert ? 2 : 0);
-    this.payload[s] = r.payload;
-    this.uses[s] = r.uses;
-    this.lastStep[s] = r.lastStep;
-    this.lastAt[s] = r.lastAt;
-    this.consumed[s] = r.consumed ? 1 : 0;
+    this.payload[s] = payload;
     this.pending[s] = 0;
     this.pendingStep[s] = -1;
     this.pendingAt[s] = 0;

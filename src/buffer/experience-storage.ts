@@ -150,13 +150,20 @@ export class ExperienceStorage {
 
   /**
    * Append already-encoded calls in one commit (one LanceDB `add` of their batches, in order),
-   * giving each row its `seq` and `priority` from `rows`. Returns the table version; index the
+   * giving each row its `seq` and `priority` as numbered. Returns the table version; index the
    * rows as for `append`.
    */
   async appendEncoded(parts: readonly NumberedWrite[]): Promise<number> {
     const data = numberedTable(parts, this.columns, this.name);
-    this.rows?.append(data);
-    return appendArrow(this.table, data);
+    // LanceDB writes the commit on its own threads: copy the payload into the row store meanwhile
+    // (this thread would only wait). The row store is a cache: its failure must not fail the write.
+    const committed = appendArrow(this.table, data);
+    try {
+      this.rows?.append(data);
+    } catch {
+      // Those rows' samples read them from LanceDB.
+    }
+    return committed;
   }
 
   /** The stable row id Lance gives the next appended row, if this buffer is the table's only writer. */

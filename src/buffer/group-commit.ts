@@ -29,28 +29,29 @@ export interface GroupCommitParts {
  * commit fails every call and indexes nothing.
  */
 export async function commitGroup(p: GroupCommitParts, calls: readonly CheckedWrite[]): Promise<void> {
-  const prepared = numberGroup(calls, {
+  const numbered = numberGroup(calls, {
     firstSeq: p.firstSeq,
     has: (id) => p.slots.idToSlot.has(id),
     sampler: p.sampler,
   });
-  const fresh = prepared.flatMap((r) => r.fresh);
+  let freshRows = 0;
+  for (const r of numbered) freshRows += r.count;
   // A call whose rows are all new keeps the batch encoded when it was made; one with duplicates
   // (a re-written step) is encoded again without them.
-  const parts = prepared.flatMap((r, i) => {
-    if (r.fresh.length === 0) return [];
+  const parts = numbered.flatMap((r, i) => {
+    if (r.count === 0) return [];
     const call = calls[i]!;
     const encoded =
-      r.fresh.length === call.rows.length ? call.encoded : p.storage.encodeWrite(r.fresh.map((f) => f.exp));
-    return [{ encoded, rows: r.fresh }];
+      r.fresh === null ? call.encoded : p.storage.encodeWrite(r.fresh.map((k) => call.rows[k]!));
+    return [{ encoded, firstSeq: r.firstSeq, priorities: r.priorities, call: i }];
   });
   const settle = (version: number, evicted: EvictedExperience[]) => {
-    const last = prepared.length - 1;
-    prepared.forEach((r, i) => {
+    const last = numbered.length - 1;
+    numbered.forEach((r, i) => {
       const done = calls[i]!.done;
       // Evictions are reported once, to the group's last call.
       done({
-        written: r.fresh.length,
+        written: r.count,
         duplicates: r.duplicates,
         evicted: i === last ? evicted : [],
         version,
@@ -58,42 +59,23 @@ export async function commitGroup(p: GroupCommitParts, calls: readonly CheckedWr
     });
   };
   try {
-    if (fresh.length === 0) {
+    if (freshRows === 0) {
       settle(await p.storage.version(), []);
       return;
     }
     let version = await p.storage.appendEncoded(parts);
-    for (const { encoded, rows } of parts)
-      for (let k = 0; k < rows.length; k++) {
-        const e = rows[k]!.exp;
-        const s = p.slots.append({
-          id: e.id,
-          seq: rows[k]!.seq,
-          rowId: p.storage.predictRowId(),
-          groupId: e.groupId,
-          modelVersion: e.modelVersion,
-          advantage: e.advantage,
-          createdAt: e.createdAt,
-          taskId: e.taskId,
-          taskset: e.taskset,
-          runIndex: e.runIndex,
-          stepIndex: e.stepIndex,
-          exploreStep: e.exploreStep,
-          promptLength: e.promptLength,
-          reward: e.reward,
-          truncated: e.truncated,
-          expert: e.expert,
-          payload: encoded.flags[k]!,
-          uses: 0,
-          lastStep: -1,
-          lastAt: 0,
-          consumed: false,
-        });
-        p.use.added(s);
+    for (const { encoded, firstSeq, priorities, call } of parts) {
+      const { fresh, count } = numbered[call]!;
+      const rows = calls[call]!.rows;
+      for (let k = 0; k < count; k++) {
+        const e = rows[fresh === null ? k : fresh[k]!]!;
+        const s = p.slots.appendNew(e, firstSeq + k, p.storage.predictRowId(), encoded.flags[k]!);
+        p.use.added(s, typeof priorities === 'number' ? priorities : priorities[k]!);
       }
+    }
     // Indexed: from here on the seqs are taken, whatever fails next.
-    p.onIndexed(fresh.length);
-    await p.storage.confirmAppend(fresh[0]!.seq, fresh[fresh.length - 1]!.seq);
+    p.onIndexed(freshRows);
+    await p.storage.confirmAppend(p.firstSeq, p.firstSeq + freshRows - 1);
     let commits = 1;
     const victims = p.capacity.choose();
     let evicted: EvictedExperience[] = [];

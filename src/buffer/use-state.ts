@@ -40,7 +40,8 @@ export class UseState {
       sl.consumed[s] = 1;
       sl.dirty.add(s);
     }
-    sl.priority[s] = this.sampler.priority(this.facts(s), sl.effectiveUses(s));
+    const fixed = this.sampler.fixedPriority;
+    sl.priority[s] = fixed ?? this.sampler.priority(this.facts(s), sl.effectiveUses(s));
     this.sampler.update?.(s, !this.retired(s), sl.priority[s]!);
   }
 
@@ -57,9 +58,16 @@ export class UseState {
     this.scanEnd = sl.size;
   }
 
-  /** A row was appended at slot `s`. */
-  added(s: number): void {
-    this.refresh(s);
+  /**
+   * A row was appended at slot `s`. `priority`: its priority at zero uses, when the write already
+   * asked the sampler (checked-write.ts numbers each row with it): a new row is never retired.
+   */
+  added(s: number, priority?: number): void {
+    if (priority === undefined) this.refresh(s);
+    else {
+      this.slots.priority[s] = priority;
+      this.sampler.update?.(s, !this.retired(s), priority);
+    }
     this.versions.add(s, this.slots.modelVersion[s]!);
     this.scanEnd = this.slots.size;
   }

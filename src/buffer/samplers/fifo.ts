@@ -14,6 +14,7 @@ export const fifoSampler = defineSampler({
     limits: ONCE,
     remover: 'oldest',
     priority: () => 0,
+    fixedPriority: 0,
     select: (view, n, opts) => selectSlots(OLDEST, view, n, opts),
   }),
 });

@@ -14,6 +14,7 @@ export const lifoSampler = defineSampler({
     limits: ONCE,
     remover: 'oldest',
     priority: () => 0,
+    fixedPriority: 0,
     select: (view, n, opts) => selectSlots(NEWEST, view, n, opts),
   }),
 });

@@ -74,6 +74,11 @@ export interface Sampler {
   readonly remover: string;
   /** The row's priority after `uses` deliveries; stored in the `priority` column. */
   priority(row: RowFacts, uses: number): number;
+  /**
+   * Set when `priority` returns this one value for every row and use count (fifo, lifo, uniform):
+   * the buffer then builds no per-row facts to ask it (a write indexes thousands of rows a call).
+   */
+  readonly fixedPriority?: number;
   /** A row changed: it is deliverable with `priority`, or no longer (removed, used up, skipped). */
   update?(slot: number, deliverable: boolean, priority: number): void;
   /** Forget every row: slots were renumbered and every row is about to be `update`d again. */

@@ -20,6 +20,7 @@ export const uniformSampler = defineSampler({
       limits: reuseLimits(p),
       remover: 'oldest',
       priority: () => 0,
+      fixedPriority: 0,
       update: (slot, deliverable) => tree.set(slot, deliverable ? 1 : 0),
       reset: (size) => tree.reset(size, () => 0),
       select: (view, n, opts) => selectSlots(UNIFORM, { ...view, tree }, n, opts),

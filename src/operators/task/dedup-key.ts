@@ -53,8 +53,9 @@ export function generalDedupKey(text: string, opts: DedupKeyOptions = DEFAULT_DE
 }
 
 /** ASCII characters in Unicode's punctuation categories (\p{P}); `$ + < = > ^ \` | ~` are symbols and stay. */
+export const ASCII_PUNCTUATION = '!"#%&\'()*,-./:;?@[\\]_{}';
 const ASCII_PUNCT = new Uint8Array(128);
-for (const ch of '!"#%&\'()*,-./:;?@[\\]_{}') ASCII_PUNCT[ch.charCodeAt(0)] = 1;
+for (const ch of ASCII_PUNCTUATION) ASCII_PUNCT[ch.charCodeAt(0)] = 1;
 
 const isAsciiAlnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 const isAsciiDigit = (c: number) => c >= 48 && c <= 57;

@@ -2,6 +2,7 @@ import type { Task } from '../../core/task.ts';
 import { type DedupKeyOptions, dedupKeyHash } from './dedup-key.ts';
 import type { TextField } from './text-fields.ts';
 import { readText } from './text-fields.ts';
+import { keptProfile } from './text-profile.ts';
 
 /**
  * exact_dedup's per-row half: a task's key hash (normalising and hashing its text, most of
@@ -12,11 +13,14 @@ export class ExactDedupKeyer {
   readonly key: string;
   readonly field: TextField;
   private readonly opts: DedupKeyOptions;
+  /** Whether an ASCII profile's hash (text-profile.ts: the default key's) is this key's hash. */
+  readonly profiled: boolean;
 
   constructor(p: DedupKeyOptions & { field: TextField }) {
     const { field, ...opts } = p;
     this.field = field;
     this.opts = opts as DedupKeyOptions;
+    this.profiled = field === 'prompt' && p.lowercase && p.stripPunctuation && p.whitespace === 'collapse';
     this.key = JSON.stringify([field, p.unicode, p.lowercase, p.stripPunctuation, p.whitespace]);
   }
 
@@ -25,7 +29,16 @@ export class ExactDedupKeyer {
     const keys = new Float64Array(tasks.length);
     const checks = new Uint32Array(tasks.length);
     for (let i = 0; i < tasks.length; i++) {
-      const h = dedupKeyHash(readText(tasks[i]!, this.field), this.opts);
+      const task = tasks[i]!;
+      const text = readText(task, this.field);
+      // A text step has usually profiled this very text, hash included.
+      const kept = this.profiled ? keptProfile(task, text) : undefined;
+      if (kept != null && kept.dedupKey >= 0) {
+        keys[i] = kept.dedupKey;
+        checks[i] = kept.dedupCheck;
+        continue;
+      }
+      const h = dedupKeyHash(text, this.opts);
       keys[i] = h.key;
       checks[i] = h.check;
     }

@@ -6,6 +6,7 @@ import { dedupKeyHash } from './dedup-key.ts';
 import { ExactDedupIndex } from './exact-dedup-index.ts';
 import { ExactDedupKeyer, preparedExactKey } from './exact-dedup-prepared.ts';
 import { readText, TextFieldSchema } from './text-fields.ts';
+import { textProfile } from './text-profile.ts';
 
 const Params = z.strictObject({
   /** What is compared: the prompt text, the answer, or both. */
@@ -28,6 +29,9 @@ export const exactDedupOp = defineOperator<Task, typeof Params>({
     // never held) and its id, both in typed arrays, not on the GC's heap (see exact-dedup-index.ts).
     const seen = new ExactDedupIndex(p.checkIds);
     const keyer = new ExactDedupKeyer(p);
+    // The prompt's ASCII profile carries this key's hash when the key is the default one (for ASCII
+    // text every unicode form is the identity): the scan a text step made anyway, or made here once.
+    const profiled = keyer.profiled;
     return {
       name: 'exact_dedup',
       kind: 'dedup',
@@ -44,7 +48,21 @@ export const exactDedupOp = defineOperator<Task, typeof Params>({
           }
           // The hash a worker computed for this very text, or one computed here.
           const text = readText(task, p.field);
-          const { key, check } = preparedExactKey(task, keyer.key, text) ?? dedupKeyHash(text, p);
+          let key: number;
+          let check: number;
+          const prepared = preparedExactKey(task, keyer.key, text);
+          const profile = prepared === undefined && profiled ? textProfile(task, text) : null;
+          if (prepared !== undefined) {
+            key = prepared.key;
+            check = prepared.check;
+          } else if (profile !== null && profile.dedupKey >= 0) {
+            key = profile.dedupKey;
+            check = profile.dedupCheck;
+          } else {
+            const h = dedupKeyHash(text, p);
+            key = h.key;
+            check = h.check;
+          }
           const first = seen.findText(key, check);
           if (first >= 0) {
             byText++;

@@ -1,3 +1,5 @@
+import { ASCII_PUNCTUATION } from './dedup-key.ts';
+
 /**
  * One scan of an ASCII text that answers what the cleaning chain asks of it, row after row:
  * would strip_html, normalize_unicode or normalize_whitespace change it, and how many characters,
@@ -29,6 +31,14 @@ export interface AsciiProfile {
    * leaves it as it is in every `newlines` mode.
    */
   readonly whitespaceNormal: boolean;
+  /**
+   * exact_dedup's default key hash of the text (`dedupKeyHash(text)` with lowercase, punctuation
+   * stripped, whitespace collapsed): its 53-bit key, or −1 when unknown (a profile another thread
+   * packed). Computed in the same pass, so exact_dedup does not walk the text again.
+   */
+  readonly dedupKey: number;
+  /** The 32-bit check beside `dedupKey`. */
+  readonly dedupCheck: number;
 }
 
 const ALNUM = 1;
@@ -38,8 +48,14 @@ const MARKUP = 4;
 const NOT_PRINTABLE = 8;
 /** Any control character (fails the one-line whitespace test). */
 const CONTROL = 16;
+/** Unicode punctuation (\p{P}): the dedup key drops it (but `.` and `,` between two digits). */
+const PUNCT = 32;
+/** `.` or `,`: kept in the dedup key between two digits ("3.5", "1,000"). */
+const DOT_COMMA = 64;
 
 const CLASS = new Uint8Array(128);
+/** The character the dedup key holds for an ASCII character (upper case folded). */
+const FOLDED = new Uint8Array(128);
 for (let c = 0; c < 128; c++) {
   let k = 0;
   if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)) k |= ALNUM;
@@ -47,10 +63,19 @@ for (let c = 0; c < 128; c++) {
   if (c === 60 || c === 38) k |= MARKUP;
   if (c === 0x7f || (c < 0x20 && c !== 9 && c !== 10 && c !== 13)) k |= NOT_PRINTABLE;
   if (c < 0x20) k |= CONTROL;
+  if (ASCII_PUNCTUATION.includes(String.fromCharCode(c))) k |= PUNCT;
+  if (c === 46 || c === 44) k |= DOT_COMMA;
   CLASS[c] = k;
+  FOLDED[c] = c >= 65 && c <= 90 ? c + 32 : c;
 }
 
-/** The profile of `text`, or null when it holds any non-ASCII character. */
+const isDigit = (c: number) => c >= 48 && c <= 57;
+
+/**
+ * The profile of `text`, or null when it holds any non-ASCII character. The dedup key hash is
+ * dedup-key.ts's (the same three multiply lanes over the same key characters, the same finish),
+ * fed while the text is scanned: a character the key keeps is mixed where it is classified.
+ */
 export function scanAscii(text: string): AsciiProfile | null {
   const n = text.length;
   let alnum = 0;
@@ -62,6 +87,13 @@ export function scanAscii(text: string): AsciiProfile | null {
   // 1 right after a space character: a second one is a double space.
   let afterBlank = 0;
   let doubleSpace = 0;
+  // The dedup key: whitespace pending since its last character; whether that character is a letter/digit.
+  let pending = 0;
+  let lastAlnum = 0;
+  let a = 0x9e3779b9;
+  let b = 0x85ebca6b;
+  let h = 0xc2b2ae35;
+  let len = 0;
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     // Lower-case letters and single spaces first: most of any prose.
@@ -70,11 +102,27 @@ export function scanAscii(text: string): AsciiProfile | null {
       words += afterSpace;
       afterSpace = 0;
       afterBlank = 0;
+      // A whitespace run between two letters/digits is one space in the key.
+      if (pending !== 0) {
+        pending = 0;
+        if (lastAlnum !== 0) {
+          a = Math.imul(a ^ 32, 0x01000193);
+          b = Math.imul(b ^ 32, 0x5bd1e995);
+          h = Math.imul(h ^ 32, 0x27d4eb2d);
+          len++;
+        }
+      }
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995);
+      h = Math.imul(h ^ c, 0x27d4eb2d);
+      len++;
+      lastAlnum = 1;
     } else if (c === 32) {
       space++;
       doubleSpace |= afterBlank;
       afterSpace = 1;
       afterBlank = 1;
+      pending = 1;
     } else {
       if (c >= 128) return null;
       const k = CLASS[c]!;
@@ -83,13 +131,39 @@ export function scanAscii(text: string): AsciiProfile | null {
       if ((k & SPACE) !== 0) {
         space++;
         afterSpace = 1;
-      } else {
-        alnum += k & ALNUM;
-        words += afterSpace;
-        afterSpace = 0;
+        pending = 1;
+        continue;
       }
+      const isAlnum = k & ALNUM;
+      alnum += isAlnum;
+      words += afterSpace;
+      afterSpace = 0;
+      // Punctuation is not in the key (nor does it end a whitespace run), but . and , between digits.
+      if (
+        (k & PUNCT) !== 0 &&
+        ((k & DOT_COMMA) === 0 || !isDigit(text.charCodeAt(i - 1)) || !isDigit(text.charCodeAt(i + 1)))
+      )
+        continue;
+      if (pending !== 0) {
+        pending = 0;
+        if ((lastAlnum & isAlnum) !== 0) {
+          a = Math.imul(a ^ 32, 0x01000193);
+          b = Math.imul(b ^ 32, 0x5bd1e995);
+          h = Math.imul(h ^ 32, 0x27d4eb2d);
+          len++;
+        }
+      }
+      const f = FOLDED[c]!;
+      a = Math.imul(a ^ f, 0x01000193);
+      b = Math.imul(b ^ f, 0x5bd1e995);
+      h = Math.imul(h ^ f, 0x27d4eb2d);
+      len++;
+      lastAlnum = isAlnum;
     }
   }
+  a = Math.imul(a ^ (a >>> 15), 0x2c1b3c6d) ^ Math.imul(b ^ (b >>> 13), 0x297a2d39);
+  b = Math.imul(b ^ (b >>> 16), 0x85ebca6b) ^ Math.imul(a ^ (a >>> 13), 0xc2b2ae35);
+  h = Math.imul(h ^ (h >>> 16), 0x7feb352d) ^ (a >>> 7) ^ len;
   return {
     text,
     words,
@@ -101,6 +175,8 @@ export function scanAscii(text: string): AsciiProfile | null {
       (seen & CONTROL) === 0 &&
       doubleSpace === 0 &&
       (n === 0 || (text.charCodeAt(0) !== 32 && text.charCodeAt(n - 1) !== 32)),
+    dedupKey: (a >>> 0) * 2097152 + ((b >>> 0) & 0x1fffff),
+    dedupCheck: h >>> 0,
   };
 }
 
@@ -153,6 +229,8 @@ export function adoptProfile(task: object, text: string, packed: Int32Array, at:
     noMarkup: (flags & 1) !== 0,
     printable: (flags & 2) !== 0,
     whitespaceNormal: (flags & 4) !== 0,
+    dedupKey: -1,
+    dedupCheck: 0,
   };
   Object.defineProperty(task, PROFILE, { value, writable: true, enumerable: false, configurable: true });
 }

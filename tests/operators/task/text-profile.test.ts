@@ -4,6 +4,7 @@ import type { Task } from '../../../src/core/task.ts';
 import { OperatorGraph } from '../../../src/operators/graph.ts';
 import { buildGraph } from '../../../src/operators/graph-spec.ts';
 import { taskOperatorRegistry } from '../../../src/operators/registries.ts';
+import { hashDedupKey } from '../../../src/operators/task/dedup-key.ts';
 import { normalizeUnicodeFull } from '../../../src/operators/task/normalize-unicode.ts';
 import { normalizeWhitespaceFull } from '../../../src/operators/task/normalize-whitespace.ts';
 import { stripHtml } from '../../../src/operators/task/strip-html.ts';
@@ -62,6 +63,8 @@ describe('ASCII text profile: each flag and count equals the function it stands 
       noMarkup: true,
       printable: true,
       whitespaceNormal: true,
+      dedupKey: hashDedupKey('what is 2+2').key,
+      dedupCheck: hashDedupKey('what is 2+2').check,
     });
     expect(scanAscii('a <b> c')!.noMarkup).toBe(false);
     expect(scanAscii('a &amp; c')!.noMarkup).toBe(false);
@@ -143,7 +146,7 @@ describe('ASCII text profile: each flag and count equals the function it stands 
       });
       return { rows, rejected };
     };
-    fc.assert(
+    await fc.assert(
       fc.asyncProperty(fc.array(fc.oneof(text, anyAscii), { maxLength: 30 }), async (texts) => {
         const out = await run(make(texts));
         const want = reference(texts);

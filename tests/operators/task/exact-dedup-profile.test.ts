@@ -121,7 +121,7 @@ describe("the ASCII profile's dedup key hash", () => {
           (prompt, i): Task => ({ id: `r${i}`, taskset: 't', prompt, features: {}, meta: {} }),
         );
         // Every other task carries a profile.
-        tasks.forEach((t, i) => i % 2 === 0 && textProfile(t, t.prompt!));
+        for (let i = 0; i < tasks.length; i += 2) textProfile(tasks[i]!, tasks[i]!.prompt!);
         const { keys, checks } = new ExactDedupKeyer({ field: 'prompt', ...opts }).hashAll(tasks);
         const want = ts.map((t) => dedupKeyHash(t, opts));
         expect([...keys]).toEqual(want.map((h) => h.key));

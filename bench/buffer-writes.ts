@@ -11,7 +11,10 @@
 //   commits each call pays at best).
 // - `write`: check + encode + number + commit + index, each call awaited before the next (durable
 //   when it returns); the buffer's table has stable row ids; upkeep (compaction every 20 commits)
-//   included.
+//   included. The raw adds compact nothing, so the column "compactions" counts the automatic
+//   compactions each buffer run paid for (each rewrites every row of the table so far, in the
+//   upkeep process once the table holds 20,000 rows), and the runs marked "automatic compaction off"
+//   repeat a run with `compactEvery` beyond its commits: the same write without that cost.
 // - `writeBehind`, one caller: each call awaited until queued; the clock stops at `durable()`.
 // - `write`, 16 calls in flight: 16 concurrent callers of 256 rows each (group commit).
 import { performance } from 'node:perf_hooks';
@@ -20,12 +23,16 @@ import { ExperienceBuffer } from '../src/buffer/experience-buffer.ts';
 import { encodeExperiences } from '../src/buffer/experience-table.ts';
 import { batch } from './buffer-data.ts';
 
-/** One run: its label, the commits it made and its seconds. */
+/** One run: its label, the commits it made, its seconds and the automatic compactions it paid for. */
 interface WriteRun {
   run: string;
   commits: number;
   secs: number;
+  compactions: number;
 }
+
+/** Beyond any run's commits: the buffer never compacts on its own. */
+const NO_COMPACTION = 1_000_000_000;
 
 /** A run to measure and the rows per call of its calls (null: a raw floor row, no same-size ratio). */
 interface Measure {
@@ -59,10 +66,17 @@ export async function writeBench(dir: string, rows: number, seed: number) {
       await raw.add(per >= rows ? arrowTable : arrowTable.slice(i, i + per));
     return (performance.now() - t) / 1000;
   };
-  const buffer = async (table: string) => {
-    const buf = await ExperienceBuffer.open(dir, { table, sampler: { type: 'fifo' } });
+  const buffer = async (table: string, compactEvery?: number) => {
+    const buf = await ExperienceBuffer.open(dir, {
+      table,
+      sampler: { type: 'fifo' },
+      ...(compactEvery === undefined ? {} : { compactEvery }),
+    });
     return { buf, before: await buf.version() };
   };
+  /** Automatic upkeep jobs (here only compactions: nothing is acknowledged) finished or running. */
+  const jobs = (buf: ExperienceBuffer) => buf.upkeepState.completed + (buf.upkeepState.busy ? 1 : 0);
+  const off = (compactEvery?: number) => (compactEvery === NO_COMPACTION ? ', automatic compaction off' : '');
   const runs: Measure[] = [
     {
       per: null,
@@ -70,6 +84,7 @@ export async function writeBench(dir: string, rows: number, seed: number) {
         run: 'raw LanceDB table.add (pre-encoded, 2,048 per call)',
         commits: 0,
         secs: await rawAdds(2048),
+        compactions: 0,
       }),
     },
     {
@@ -78,20 +93,23 @@ export async function writeBench(dir: string, rows: number, seed: number) {
         run: 'raw LanceDB table.add (pre-encoded, 256 per call)',
         commits: 0,
         secs: await rawAdds(256),
+        compactions: 0,
       }),
     },
   ];
-  for (const size of [rows, 2048, 256])
+  for (const [size, compactEvery] of [[rows], [2048], [2048, NO_COMPACTION], [256]])
     runs.push({
-      per: size,
+      per: size!,
       measure: async () => {
-        const { buf, before } = await buffer(`write_${size}`);
+        const { buf, before } = await buffer(`write_${size}${compactEvery ? '_nc' : ''}`, compactEvery);
         const t = performance.now();
-        for (let i = 0; i < rows; i += size) await buf.write(data.slice(i, i + size));
+        for (let i = 0; i < rows; i += size!) await buf.write(data.slice(i, i + size!));
         const secs = (performance.now() - t) / 1000;
+        const compactions = jobs(buf);
         const commits = (await buf.version()) - before;
         await buf.close();
-        return { run: `ExperienceBuffer.write, ${size.toLocaleString('en-US')} per call`, commits, secs };
+        const run = `ExperienceBuffer.write, ${size!.toLocaleString('en-US')} per call${off(compactEvery)}`;
+        return { run, commits, secs, compactions };
       },
     });
   // Opt-in write-behind, one caller: each call resolves once queued, so calls made while a commit is
@@ -105,37 +123,45 @@ export async function writeBench(dir: string, rows: number, seed: number) {
         for (let i = 0; i < rows; i += size) await buf.writeBehind(data.slice(i, i + size));
         await buf.durable();
         const secs = (performance.now() - t) / 1000;
+        const compactions = jobs(buf);
         const commits = (await buf.version()) - before;
         await buf.close();
         return {
           run: `ExperienceBuffer.writeBehind, ${size.toLocaleString('en-US')} per call, one caller, until durable`,
           commits,
           secs,
+          compactions,
         };
       },
     });
   // Many explorer calls at once (one per task group in flight): group commit coalesces them.
-  runs.push({
-    per: 256,
-    measure: async () => {
-      const inFlight = 16;
-      const { buf, before } = await buffer(`write_256x${inFlight}`);
-      let next = 0;
-      const t = performance.now();
-      await Promise.all(
-        Array.from({ length: inFlight }, async () => {
-          for (let i = next; i < rows; i = next) {
-            next += 256;
-            await buf.write(data.slice(i, i + 256));
-          }
-        }),
-      );
-      const secs = (performance.now() - t) / 1000;
-      const commits = (await buf.version()) - before;
-      await buf.close();
-      return { run: `ExperienceBuffer.write, 256 per call, ${inFlight} calls in flight`, commits, secs };
-    },
-  });
+  for (const compactEvery of [undefined, NO_COMPACTION])
+    runs.push({
+      per: 256,
+      measure: async () => {
+        const inFlight = 16;
+        const { buf, before } = await buffer(
+          `write_256x${inFlight}${compactEvery ? '_nc' : ''}`,
+          compactEvery,
+        );
+        let next = 0;
+        const t = performance.now();
+        await Promise.all(
+          Array.from({ length: inFlight }, async () => {
+            for (let i = next; i < rows; i = next) {
+              next += 256;
+              await buf.write(data.slice(i, i + 256));
+            }
+          }),
+        );
+        const secs = (performance.now() - t) / 1000;
+        const compactions = jobs(buf);
+        const commits = (await buf.version()) - before;
+        await buf.close();
+        const run = `ExperienceBuffer.write, 256 per call, ${inFlight} calls in flight${off(compactEvery)}`;
+        return { run, commits, secs, compactions };
+      },
+    });
   // Each run right after a raw one-call add of its own: under neighbours' load, a floor measured
   // minutes earlier says little, so every ratio is to the add timed just before it.
   // The same-size floor (raw adds of `per` rows a call) is timed right before it too.
@@ -156,6 +182,7 @@ export async function writeBench(dir: string, rows: number, seed: number) {
       floor / r.secs,
       samePer === null ? null : samePer / r.secs,
       samePer,
+      r.compactions,
     ]);
   }
   const median = [...rawSecs].sort((x, y) => x - y)[rawSecs.length >> 1]!;
@@ -168,6 +195,7 @@ export async function writeBench(dir: string, rows: number, seed: number) {
     1,
     null,
     null,
+    0,
   ]);
   return { table: out, encodeMs, rawSecs };
 }

@@ -29,6 +29,11 @@ export class JsonlParser {
     this.pending = new BoundedParts(ctx.maxLineBytes);
   }
 
+  /** Lines seen so far (blank and rejected ones included): the number of the last line. */
+  get lines(): number {
+    return this.line;
+  }
+
   push(raw: Uint8Array): void {
     const chunk = asBuffer(raw);
     const firstNl = chunk.indexOf(10);

@@ -1,13 +1,18 @@
+import { statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { RejectedInput } from '../core/rejected.ts';
 import type { Task } from '../core/task.ts';
+import { jsonlChunking, jsonlChunks, jsonlInputOf } from '../io/jsonl-chunks.ts';
 import { mapRecords } from '../io/map-records.ts';
 import type { CompiledMapping } from '../io/mapping.ts';
 import type { ReadRejection } from '../io/raw-record.ts';
+import { parseReadOptions } from '../io/read-options.ts';
 import { readDataset } from '../io/reader.ts';
 import type { OperatorGraph, StepRejection } from '../operators/graph.ts';
 import { countReason as count, type StepMetrics } from '../operators/step-metrics.ts';
+import { ChunkBatcher, type LandingBatch } from '../pipeline-workers/chunk-batches.ts';
 import type { RowStage, StagedBatch } from '../pipeline-workers/row-stage.ts';
+import { autoChunkWorkers } from '../pipeline-workers/row-stage.ts';
 import type { Hooks } from './hooks.ts';
 import type { TaskPipelineConfig } from './task-pipeline-config.ts';
 import { readOptionsOf } from './task-pipeline-inputs.ts';
@@ -54,6 +59,10 @@ export async function streamInputs(c: StreamContext): Promise<{ rowsRead: number
   let rowsRead = 0;
   let inputErrors = 0;
   const hooked = c.hooks.count('afterIngest') > 0;
+  if (!hooked && c.stage.takesChunks) {
+    const inputs = await chunkedInputs(c);
+    if (inputs) return streamChunks(c, inputs);
+  }
   const queue: Queued[] = [];
 
   const landOldest = async () => {
@@ -116,6 +125,86 @@ export async function streamInputs(c: StreamContext): Promise<{ rowsRead: number
     }
     while (queue.length > 0) await landOldest();
     // An empty input is almost always a mistake (wrong file, failed download): say so.
+    if (rowsRead === readBefore)
+      c.warn(`${file}: no rows read (the file is empty or holds only blank lines or a header)`);
+  }
+  return { rowsRead, inputErrors };
+}
+
+/**
+ * The inputs, when every one is read by the JSONL parser and workers may take them in chunks; null
+ * otherwise (the batch path above then reads them, as before).
+ */
+async function chunkedInputs(c: StreamContext): Promise<Array<{ file: string; gzip: boolean }> | null> {
+  const inputs: Array<{ file: string; gzip: boolean }> = [];
+  let bytes = 0;
+  for (const file of c.files) {
+    const jsonl = await jsonlInputOf(file, readOptionsOf(c.config.input)).catch(() => null);
+    if (!jsonl) return null;
+    inputs.push({ file, ...jsonl });
+    bytes += statSync(file).size;
+  }
+  if (c.config.workers === 'auto') {
+    if (bytes < jsonlChunking.autoMinBytes) return null;
+    c.stage.startForChunks(autoChunkWorkers());
+  }
+  return inputs;
+}
+
+/**
+ * JSONL inputs on the workers: the main thread cuts each file into large chunks at line breaks and
+ * never parses them; a worker reads, maps and runs the row-wise steps on a chunk (jsonl-chunk-rows.ts)
+ * and sends its rows back packed. Here the chunks are put back in order, cut into the batches the
+ * reader would have yielded (ChunkBatcher) and landed exactly as streamInputs lands a batch.
+ */
+async function streamChunks(
+  c: StreamContext,
+  inputs: ReadonlyArray<{ file: string; gzip: boolean }>,
+): Promise<{ rowsRead: number; inputErrors: number }> {
+  const read = parseReadOptions(readOptionsOf(c.config.input));
+  let rowsRead = 0;
+  let inputErrors = 0;
+  const land = async (b: LandingBatch) => {
+    c.steps.read.rowsIn += b.records + b.readRejected.length;
+    c.steps.read.rowsOut += b.records;
+    rowsRead += b.records + b.readRejected.length;
+    for (const r of b.readRejected) {
+      count(c.steps.read, r.reason);
+      inputErrors++;
+      c.reject({ step: r.step, reason: r.reason, file: r.file, row: r.row, payload: r.payload });
+    }
+    for (const r of b.mapRejected) {
+      count(c.steps.map, r.reason);
+      inputErrors++;
+      c.reject(r);
+    }
+    c.steps.map.rowsIn += b.records;
+    c.steps.map.rowsOut += b.records - b.mapRejected.length;
+    c.steps.map.ms += b.mapMs;
+    for (const w of b.warnings) c.warn(`${w.step}: ${w.message}`);
+    for (const r of b.rejected) c.rejectTask(r.step, r.row, r.reason);
+    const out = await c.graph.process(b.tasks);
+    for (const r of out.rejected) c.rejectTask(r.step, r.row, r.reason);
+    await c.land(out.rows);
+    c.afterBatch(b.file, rowsRead);
+  };
+  for (const { file, gzip } of inputs) {
+    const readBefore = rowsRead;
+    const batcher = new ChunkBatcher(file, read.batchSize, c.stage.stepNames);
+    const queue: Array<ReturnType<StreamContext['stage']['runChunk']>> = [];
+    const takeOldest = async () => {
+      const done = await queue.shift()!;
+      for (const b of batcher.add(done.rows(batcher.lines), done.warnings)) await land(b);
+    };
+    for await (const { bytes } of jsonlChunks(file, gzip)) {
+      const job = c.stage.runChunk({ bytes, file, maxLineBytes: read.maxLineBytes, maxDepth: read.maxDepth });
+      // A failed chunk fails the run when it is taken; until then its failure is not unhandled.
+      job.catch(() => undefined);
+      queue.push(job);
+      while (queue.length >= c.stage.window) await takeOldest();
+    }
+    while (queue.length > 0) await takeOldest();
+    for (const b of batcher.finish()) await land(b);
     if (rowsRead === readBefore)
       c.warn(`${file}: no rows read (the file is empty or holds only blank lines or a header)`);
   }

@@ -5,6 +5,8 @@ import type { RawRecord } from '../io/raw-record.ts';
 import type { StepRejection } from '../operators/graph.ts';
 import type { StepSpec } from '../operators/graph-spec.ts';
 import type { StepMetrics } from '../operators/step-metrics.ts';
+import type { PackedChunk } from './jsonl-chunk-pack.ts';
+import type { ChunkJob } from './jsonl-chunk-rows.ts';
 import type { TextJob, TextReply } from './text-job.ts';
 
 /** What every worker is set up with (plain data: it is copied to each thread once). */
@@ -25,15 +27,22 @@ export interface ChainSetup {
 
 /**
  * One batch: raw records to map and process, tasks already mapped on the main thread, or (for a
- * chain of text-only steps) the texts of tasks mapped on the main thread.
+ * chain of text-only steps) the texts of tasks mapped on the main thread, or a chunk of a JSONL
+ * file's bytes to read, map and process (jsonl-chunk-rows.ts).
  */
-export type ChainJob = { records: RawRecord[] } | { tasks: Task[] } | { texts: TextJob };
+export type ChainJob =
+  | { records: RawRecord[] }
+  | { tasks: Task[] }
+  | { texts: TextJob }
+  | { jsonl: ChunkJob };
 
 export interface ChainReply {
   id: number;
   error?: string;
   /** A `texts` job's answer (kept rows, changed texts, drops by index); then `tasks`, `tasksJson` are null and `rejected` empty. */
   text: TextReply | null;
+  /** A `jsonl` job's answer (every row, drop and rejection of the chunk); then `tasks`, `tasksJson` are null. */
+  chunk?: PackedChunk | null;
   /** The batch's rows, as objects (copied by structured clone), or null when `tasksJson` holds them. */
   tasks: Task[] | null;
   /** The same rows as one JSON text: the main thread parses that ~2.5x faster than it decodes a clone. */

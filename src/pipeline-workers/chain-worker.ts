@@ -13,6 +13,8 @@ import { buildGraph } from '../operators/graph-spec.ts';
 import { ExactDedupKeyer } from '../operators/task/exact-dedup-prepared.ts';
 import { NearDedupSigner } from '../operators/task/near-dedup-signer.ts';
 import type { ChainJob, ChainReply, ChainSetup } from './chain-messages.ts';
+import { packChunk, packedBuffers } from './jsonl-chunk-pack.ts';
+import { chunkRows } from './jsonl-chunk-rows.ts';
 import { fromTextJob, toTextReply } from './text-job.ts';
 
 const setup = workerData as ChainSetup;
@@ -44,6 +46,7 @@ const signer = setup.nearDedupParams
   : null;
 
 async function handle(job: ChainJob): Promise<Omit<ChainReply, 'id'>> {
+  if ('jsonl' in job) return handleChunk(job);
   const mapRejected: RejectedInput[] = [];
   let tasks: Task[];
   const t0 = performance.now();
@@ -66,6 +69,30 @@ async function handle(job: ChainJob): Promise<Omit<ChainReply, 'id'>> {
     mapMs,
     rejected: text ? [] : out.rejected,
     warnings: batchWarnings,
+    metrics: graph.metrics(),
+    worker: threadId,
+    signatures,
+    signerKey: signer ? signer.key : null,
+    exactKeys: exact ? exact.keys : null,
+    exactChecks: exact ? exact.checks : null,
+    exactParamsKey: keyer ? keyer.key : null,
+  };
+}
+
+/** Read, map and process one chunk of a JSONL file; its rows go back packed (jsonl-chunk-pack.ts). */
+async function handleChunk(job: { jsonl: Parameters<typeof chunkRows>[0] }): Promise<Omit<ChainReply, 'id'>> {
+  const rows = await chunkRows(job.jsonl, mapping, graph);
+  const signatures = signer ? signer.signAll(rows.tasks) : null;
+  const exact = keyer ? keyer.hashAll(rows.tasks) : null;
+  return {
+    tasks: null,
+    tasksJson: null,
+    text: null,
+    chunk: packChunk(rows, setup.mapping.taskset, job.jsonl.file),
+    mapRejected: [],
+    mapMs: rows.mapMs,
+    rejected: [],
+    warnings: warnings.splice(0),
     metrics: graph.metrics(),
     worker: threadId,
     signatures,
@@ -106,6 +133,7 @@ parentPort!.on('message', async ({ id, job }: { id: number; job: ChainJob }) => 
       reply.text?.profiles,
     ])
       if (a) transfer.push(a.buffer as ArrayBuffer);
+    if (reply.chunk) transfer.push(...packedBuffers(reply.chunk));
     parentPort!.postMessage({ id, ...reply }, transfer);
   } catch (err) {
     parentPort!.postMessage({ id, error: err instanceof Error ? err.message : String(err) });

@@ -13,6 +13,8 @@ import { prepareExactKey } from '../operators/task/exact-dedup-prepared.ts';
 import { presign } from '../operators/task/near-dedup-signer.ts';
 import { readText } from '../operators/task/text-fields.ts';
 import type { ChainJob, ChainReply, ChainSetup } from './chain-messages.ts';
+import { unpackChunk } from './jsonl-chunk-pack.ts';
+import { type ChunkJob, type ChunkRows, chunkRows, shiftChunkRows } from './jsonl-chunk-rows.ts';
 import { OrderedPool } from './ordered-pool.ts';
 import { applyTextReply, toTextJob } from './text-job.ts';
 
@@ -23,6 +25,14 @@ export interface StagedBatch {
   mapMs: number;
   rejected: StepRejection<Task>[];
   warnings: Array<{ step: string; message: string }>;
+}
+
+/**
+ * `workers: 'auto'` for a JSONL input read in chunks: the main thread then only orders, dedups and
+ * writes, so workers on every core (measured: see docs/pipelines.md, "Workers").
+ */
+export function autoChunkWorkers(): number {
+  return Math.max(1, availableParallelism());
 }
 
 /** `workers: 'auto'`: one fewer than the cores, at least one. */
@@ -91,6 +101,51 @@ export class RowStage {
     };
     pool.ready.then(settled, settled);
     this.opts.onPoolStart?.(n);
+  }
+
+  /** Workers are asked for and have steps (or dedup hashes) to run: a JSONL input may go to them in chunks. */
+  get takesChunks(): boolean {
+    return this.opts.setup !== null && this.opts.workers !== 0;
+  }
+
+  /** The row-wise steps' names, in chain order. */
+  get stepNames(): string[] {
+    return this.opts.graph.metrics().map((m) => m.step);
+  }
+
+  /** Start `n` workers now, for a chunked read (a number of `workers` has started them already). */
+  startForChunks(n: number): void {
+    if (!this.pool) this.start(n);
+  }
+
+  /**
+   * Read, map and process one chunk of a JSONL file: on a worker once the pool has started, here
+   * until then. The chunk's rows are numbered in the file once the caller knows the lines before
+   * it (`rows(lineOffset)`, called in file order).
+   */
+  async runChunk(
+    job: ChunkJob,
+  ): Promise<{ rows(lineOffset: number): ChunkRows; warnings: Array<{ step: string; message: string }> }> {
+    if (!(this.pool && this.poolReady)) {
+      const here = await chunkRows(job, this.opts.mapping, this.opts.graph);
+      return {
+        rows: (lineOffset) => {
+          shiftChunkRows(here, lineOffset);
+          return here;
+        },
+        warnings: [],
+      };
+    }
+    const reply = await this.pool.run({ jsonl: job }, [job.bytes.buffer as ArrayBuffer]);
+    this.workerTotals.set(reply.worker, reply.metrics);
+    return {
+      rows: (lineOffset) => {
+        const rows = unpackChunk(reply.chunk!, job.file, lineOffset);
+        this.prepare(rows.tasks, reply);
+        return rows;
+      },
+      warnings: reply.warnings,
+    };
   }
 
   /** Hand one batch of raw records (or tasks mapped already) to the stage. */

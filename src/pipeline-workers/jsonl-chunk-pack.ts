@@ -1,0 +1,175 @@
+import type { Task } from '../core/task.ts';
+import { adoptProfile, keptProfile, packProfile } from '../operators/task/text-profile.ts';
+import type { ChunkRows } from './jsonl-chunk-rows.ts';
+
+/**
+ * A chunk's rows on their way from a worker to the main thread. A structured clone of ~8k task
+ * objects costs the main thread ~1.5 µs a row to decode and JSON ~2.5 µs; here the rows of the
+ * usual shape — `{id, taskset, prompt?, answer?, features: {}, meta: {}, source}` in that key order,
+ * the mapping's own — travel as one string of their texts and typed arrays (transferred), and the
+ * main thread builds each task with one object literal. Rows of any other shape (chat messages,
+ * features or meta set, another key order) go as objects in `odd`, in row order.
+ */
+export interface PackedChunk {
+  lines: number;
+  records: number;
+  readRejected: ChunkRows['readRejected'];
+  readBefore: Int32Array;
+  mapRejected: ChunkRows['mapRejected'];
+  mapOrdinal: Int32Array;
+  mapMs: number;
+  rejected: ChunkRows['rejected'];
+  rejectedOrdinal: Int32Array;
+  taskset: string;
+  /** Every usual row's id, prompt and answer, end to end. */
+  text: string;
+  /** Per row: id length (-1: the row is the next one of `odd`), prompt length, answer length (-1: none). */
+  lens: Int32Array;
+  /** Per row, its line in the chunk. */
+  rows: Int32Array;
+  taskOrdinal: Int32Array;
+  /** Per row, the ASCII profile of its prompt the steps made (text-profile.ts), four numbers each. */
+  profiles: Int32Array;
+  odd: Task[];
+}
+
+const USUAL_KEYS = ['id', 'taskset', 'prompt', 'answer', 'features', 'meta', 'source'];
+
+/** True when `t` is a row of the usual shape (see PackedChunk) from `file`, taskset `taskset`. */
+function usual(t: Task, taskset: string, file: string): boolean {
+  let at = 0;
+  for (const key in t) {
+    while (at < USUAL_KEYS.length && USUAL_KEYS[at] !== key && (at === 2 || at === 3)) at++;
+    if (USUAL_KEYS[at] !== key) return false;
+    at++;
+  }
+  if (at !== USUAL_KEYS.length || t.taskset !== taskset || typeof t.id !== 'string') return false;
+  if ('prompt' in t && typeof t.prompt !== 'string') return false;
+  if ('answer' in t && typeof t.answer !== 'string') return false;
+  if (!empty(t.features) || !empty(t.meta)) return false;
+  const s = t.source;
+  if (typeof s !== 'object' || s === null || s.file !== file) return false;
+  let n = 0;
+  for (const key in s) if (key !== (n++ === 0 ? 'file' : 'row')) return false;
+  return n === 2;
+}
+
+function empty(o: object): boolean {
+  if (typeof o !== 'object' || o === null || Object.getPrototypeOf(o) !== Object.prototype) return false;
+  for (const _ in o) return false;
+  return Object.getOwnPropertySymbols(o).length === 0 && Object.getOwnPropertyNames(o).length === 0;
+}
+
+/** The worker's side: `rows` (local line numbers) packed for the main thread. */
+export function packChunk(rows: ChunkRows, taskset: string, file: string): PackedChunk {
+  const n = rows.tasks.length;
+  const lens = new Int32Array(n * 3);
+  const lines = new Int32Array(n);
+  const profiles = new Int32Array(n * 4);
+  const parts: string[] = [];
+  const odd: Task[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = rows.tasks[i]!;
+    if (t.prompt !== undefined) packProfile(keptProfile(t, t.prompt), profiles, i * 4);
+    else profiles[i * 4] = -1;
+    if (!usual(t, taskset, file)) {
+      lens[i * 3] = -1;
+      odd.push(t);
+      continue;
+    }
+    lines[i] = t.source!.row;
+    lens[i * 3] = t.id.length;
+    parts.push(t.id);
+    lens[i * 3 + 1] = t.prompt === undefined ? -1 : t.prompt.length;
+    if (t.prompt !== undefined) parts.push(t.prompt);
+    lens[i * 3 + 2] = t.answer === undefined ? -1 : t.answer.length;
+    if (t.answer !== undefined) parts.push(t.answer);
+  }
+  return {
+    lines: rows.lines,
+    records: rows.records,
+    readRejected: rows.readRejected,
+    readBefore: rows.readBefore,
+    mapRejected: rows.mapRejected,
+    mapOrdinal: rows.mapOrdinal,
+    mapMs: rows.mapMs,
+    rejected: rows.rejected,
+    rejectedOrdinal: rows.rejectedOrdinal,
+    taskset,
+    text: parts.join(''),
+    lens,
+    rows: lines,
+    taskOrdinal: rows.taskOrdinal,
+    profiles,
+    odd,
+  };
+}
+
+/** The buffers of a packed chunk, to transfer instead of copy. */
+export function packedBuffers(p: PackedChunk): ArrayBuffer[] {
+  return [p.readBefore, p.mapOrdinal, p.rejectedOrdinal, p.lens, p.rows, p.taskOrdinal, p.profiles].map(
+    (a) => a.buffer as ArrayBuffer,
+  );
+}
+
+/**
+ * The main thread's side: the chunk's rows as tasks again, numbered in the file (`lineOffset`: the
+ * lines of the chunks before it), each usual row with its prompt's profile kept on it.
+ */
+export function unpackChunk(p: PackedChunk, file: string, lineOffset: number): ChunkRows {
+  const n = p.taskOrdinal.length;
+  const tasks: Task[] = new Array(n);
+  const text = p.text;
+  const lens = p.lens;
+  let at = 0;
+  let nextOdd = 0;
+  for (let i = 0; i < n; i++) {
+    const idLen = lens[i * 3]!;
+    let t: Task;
+    if (idLen < 0) {
+      t = p.odd[nextOdd++]!;
+      if (t.source) t.source = { ...t.source, row: t.source.row + lineOffset };
+    } else {
+      const id = text.slice(at, at + idLen);
+      at += idLen;
+      const pl = lens[i * 3 + 1]!;
+      const al = lens[i * 3 + 2]!;
+      const source = { file, row: p.rows[i]! + lineOffset };
+      // One literal per combination keeps the mapping's key order (absent keys are absent).
+      if (pl >= 0) {
+        const prompt = text.slice(at, at + pl);
+        at += pl;
+        if (al >= 0) {
+          const answer = text.slice(at, at + al);
+          at += al;
+          t = { id, taskset: p.taskset, prompt, answer, features: {}, meta: {}, source };
+        } else t = { id, taskset: p.taskset, prompt, features: {}, meta: {}, source };
+      } else if (al >= 0) {
+        const answer = text.slice(at, at + al);
+        at += al;
+        t = { id, taskset: p.taskset, answer, features: {}, meta: {}, source };
+      } else t = { id, taskset: p.taskset, features: {}, meta: {}, source };
+    }
+    if (t.prompt !== undefined) adoptProfile(t, t.prompt, p.profiles, i * 4);
+    tasks[i] = t;
+  }
+  if (lineOffset !== 0) {
+    for (const r of p.readRejected) r.row += lineOffset;
+    for (const r of p.mapRejected) r.row += lineOffset;
+    for (const r of p.rejected)
+      if (r.row.source) r.row.source = { ...r.row.source, row: r.row.source.row + lineOffset };
+  }
+  return {
+    lines: p.lines,
+    records: p.records,
+    readRejected: p.readRejected,
+    readBefore: p.readBefore,
+    mapRejected: p.mapRejected,
+    mapOrdinal: p.mapOrdinal,
+    mapMs: p.mapMs,
+    tasks,
+    taskOrdinal: p.taskOrdinal,
+    rejected: p.rejected,
+    rejectedOrdinal: p.rejectedOrdinal,
+  };
+}

@@ -1,4 +1,5 @@
 import { ASCII_PUNCTUATION } from './dedup-key.ts';
+import { HiddenSlot } from './hidden-slot.ts';
 
 /**
  * One scan of an ASCII text that answers what the cleaning chain asks of it, row after row:
@@ -7,8 +8,8 @@ import { ASCII_PUNCTUATION } from './dedup-key.ts';
  * alnum_ratio_filter, the run report). Each of those scanned the same text again (~0.3–0.8 µs a
  * row each); now the first one scans and the rest read the answer kept on the task.
  *
- * The profile rides on the task under a non-enumerable symbol (JSON, structured clone, spread and
- * deep-equality never see it) together with the text it describes, so a step that changes the text
+ * The profile rides on the task in a hidden slot (hidden-slot.ts: JSON, structured clone, spread
+ * and deep equality never see it) together with the text it describes, so a step that changes the text
  * gets a fresh profile. Texts with any character ≥ U+0080 have no profile: callers use their full
  * functions. Each flag is property-tested against the function it stands in for
  * (tests/operators/task/text-profile.test.ts).
@@ -180,27 +181,22 @@ export function scanAscii(text: string): AsciiProfile | null {
   };
 }
 
-const PROFILE = Symbol('asciiProfile');
 /** What a task carries: the profile of one of its texts, or `{ text }` alone for a non-ASCII text. */
 type Kept = AsciiProfile | { readonly text: string; readonly words?: undefined };
-type Carrier = { [PROFILE]?: Kept };
 
 /** The profile of `text` (a text of `task`): the one kept on the task when it is for this text, else scanned and kept. */
 export function textProfile(task: object, text: string): AsciiProfile | null {
-  const kept = (task as Carrier)[PROFILE];
+  const kept = HiddenSlot.get(task) as Kept | undefined;
   if (kept !== undefined && kept.text === text)
     return kept.words === undefined ? null : (kept as AsciiProfile);
   const fresh = scanAscii(text);
-  const value: Kept = fresh ?? { text };
-  if (kept !== undefined) (task as Carrier)[PROFILE] = value;
-  else if (Object.isExtensible(task))
-    Object.defineProperty(task, PROFILE, { value, writable: true, enumerable: false, configurable: true });
+  HiddenSlot.set(task, fresh ?? { text });
   return fresh;
 }
 
 /** The profile kept on `task` for `text`, without scanning (undefined when none is kept). */
 export function keptProfile(task: object, text: string): AsciiProfile | null | undefined {
-  const kept = (task as Carrier)[PROFILE];
+  const kept = HiddenSlot.get(task) as Kept | undefined;
   if (kept === undefined || kept.text !== text) return undefined;
   return kept.words === undefined ? null : (kept as AsciiProfile);
 }
@@ -219,7 +215,7 @@ export function packProfile(p: AsciiProfile | null | undefined, out: Int32Array,
 
 /** Keep on `task` the profile another thread packed for `text` (the same characters it scanned). */
 export function adoptProfile(task: object, text: string, packed: Int32Array, at: number): void {
-  if (packed[at]! < 0 || !Object.isExtensible(task) || (task as Carrier)[PROFILE] !== undefined) return;
+  if (packed[at]! < 0 || HiddenSlot.get(task) !== undefined) return;
   const flags = packed[at + 3]!;
   const value: AsciiProfile = {
     text,
@@ -232,5 +228,5 @@ export function adoptProfile(task: object, text: string, packed: Int32Array, at:
     dedupKey: -1,
     dedupCheck: 0,
   };
-  Object.defineProperty(task, PROFILE, { value, writable: true, enumerable: false, configurable: true });
+  HiddenSlot.set(task, value);
 }

@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { Rng } from '../core/rng.ts';
 import type { Operator, OperatorContext, OperatorResult, TokenizerLoader } from './operator.ts';
-import { addMetrics, emptyMetrics, reasonClass, type StepMetrics } from './step-metrics.ts';
+import { ReasonClasses } from './reason-classes.ts';
+import { addMetrics, emptyMetrics, type StepMetrics } from './step-metrics.ts';
 
 /** A dropped row with the step that dropped it. */
 export interface StepRejection<T> {
@@ -54,6 +55,7 @@ export class OperatorGraph<T> {
   readonly nodes: readonly GraphNode<T>[];
   private readonly stats = new Map<string, StepMetrics>();
   private readonly contexts = new Map<string, OperatorContext>();
+  private readonly reasonClasses = new ReasonClasses();
 
   constructor(nodes: readonly GraphNode<T>[], opts: GraphOptions) {
     this.nodes = nodes;
@@ -141,7 +143,7 @@ export class OperatorGraph<T> {
     addMetrics(m.extra, result.metrics);
     for (const d of result.dropped) {
       const reason = d.reason && d.reason.trim() !== '' ? d.reason : 'dropped (operator gave no reason)';
-      const cls = reasonClass(reason);
+      const cls = this.reasonClasses.of(reason);
       m.reasons[cls] = (m.reasons[cls] ?? 0) + 1;
       rejected.push({ step: node.step, row: d.row, reason });
     }

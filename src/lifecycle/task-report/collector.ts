@@ -1,6 +1,6 @@
 import type { Task } from '../../core/task.ts';
 import { taskText } from '../../core/task.ts';
-import { reasonClass } from '../../operators/step-metrics.ts';
+import { ReasonClasses } from '../../operators/reason-classes.ts';
 import { keptProfile } from '../../operators/task/text-profile.ts';
 import { countWords, isSpaceCode } from '../../operators/task/text-stats.ts';
 import { hasUnspacedScript } from '../../operators/task/text-units.ts';
@@ -122,6 +122,7 @@ export class TaskReportCollector {
   private readonly tasksets = new Map<string, number>();
   private rejectedRows = 0;
   private readonly steps = new Map<string, StepState>();
+  private readonly reasonClasses = new ReasonClasses();
 
   /** Tasks written to the table (after dedup on id), in any batch size. */
   landed(tasks: readonly Task[]): void {
@@ -152,7 +153,7 @@ export class TaskReportCollector {
         this.steps.set(r.step, step);
       }
       step.count++;
-      const cls = reasonClass(r.reason);
+      const cls = this.reasonClasses.of(r.reason);
       const key = step.groups.has(cls) || step.groups.size < MAX_REASON_GROUPS ? cls : OTHER_REASONS;
       let group = step.groups.get(key);
       if (!group) {

@@ -3,6 +3,7 @@ import type { EncodedWrite } from './encoded-write.ts';
 import { checkExperience } from './experience-check.ts';
 import type { WriteResult } from './experience-results.ts';
 import type { Sampler } from './samplers/sampler.ts';
+import { rowFactsAt, type WriteFacts } from './write-facts.ts';
 
 /**
  * One `write` call waiting in a commit group, its rows already checked and encoded as Arrow. Both
@@ -11,9 +12,9 @@ import type { Sampler } from './samplers/sampler.ts';
  * concatenates the calls' batches, and a call with a bad row fails at once, alone.
  */
 export interface CheckedWrite {
-  /** As checked: per-token arrays possibly still in the all-tokens layout (`checkRows`). */
-  rows: Experience[];
-  /** `rows` encoded (seq and priority are filled in at commit; ExperienceStorage.encodeWrite). */
+  /** What the index keeps of the call's rows (the checked row objects are not kept: write-facts.ts). */
+  facts: WriteFacts;
+  /** The rows encoded (seq and priority are filled in at commit; ExperienceStorage.encodeWrite). */
   encoded: EncodedWrite;
   /** Settles the call's promise: its result once its commit landed, or why it failed. */
   done: (result: WriteResult | Error) => void;
@@ -55,35 +56,22 @@ export function numberGroup(
   const fixed = ctx.sampler.fixedPriority;
   let seq = ctx.firstSeq;
   return calls.map((call) => {
-    const rows = call.rows;
+    const ids = call.facts.ids;
     const firstSeq = seq;
-    const priorities = fixed === undefined ? new Float64Array(rows.length) : null;
+    const priorities = fixed === undefined ? new Float64Array(ids.length) : null;
     let fresh: number[] | null = null;
     const duplicates: string[] = [];
-    for (let k = 0; k < rows.length; k++) {
-      const exp = rows[k]!;
-      if (grouped.has(exp.id) || ctx.has(exp.id)) {
+    for (let k = 0; k < ids.length; k++) {
+      const id = ids[k]!;
+      if (grouped.has(id) || ctx.has(id)) {
         if (fresh === null) fresh = Array.from({ length: k }, (_, j) => j);
-        duplicates.push(exp.id);
+        duplicates.push(id);
         continue;
       }
-      grouped.add(exp.id);
+      grouped.add(id);
       fresh?.push(k);
       if (priorities !== null)
-        priorities[seq - firstSeq] = ctx.sampler.priority(
-          {
-            id: exp.id,
-            seq,
-            modelVersion: exp.modelVersion,
-            advantage: exp.advantage,
-            reward: exp.reward,
-            taskId: exp.taskId,
-            taskset: exp.taskset,
-            groupId: exp.groupId,
-            exploreStep: exp.exploreStep,
-          },
-          0,
-        );
+        priorities[seq - firstSeq] = ctx.sampler.priority(rowFactsAt(call.facts, k, seq), 0);
       seq++;
     }
     const count = seq - firstSeq;

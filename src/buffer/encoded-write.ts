@@ -4,7 +4,7 @@ import type { Experience } from '../core/experience.ts';
 import type { ColumnSpec } from './arrow-codec.ts';
 import { encodeRowsFast, numericVector } from './experience-arrow.ts';
 import { encodeExperienceRows, isTypedExperienceLayout, responseFrom } from './experience-encoder.ts';
-import type { StoredExperience } from './experience-table.ts';
+import { decodeExperiences, type StoredExperience } from './experience-table.ts';
 
 /**
  * A write call's rows encoded as Arrow when the call is made, so its group commit only numbers the
@@ -40,6 +40,23 @@ export function encodeWrite(
   const batch = encodeRowsFast(stored, columns).batches[0]!;
   const flags = batch.getChild('payload_flags')!.data[0]!.values as Int32Array;
   return { batch, flags };
+}
+
+/**
+ * A call's encoded rows without the duplicates its group commit found (a re-written step): the
+ * kept rows read back from the call's own batch and encoded again. Rare, so the call keeps no row
+ * objects for it (write-facts.ts); what the table stores of a row is what its batch holds.
+ */
+export function keepRows(
+  encoded: EncodedWrite,
+  keep: readonly number[],
+  columns: readonly ColumnSpec<StoredExperience>[],
+): EncodedWrite {
+  const rows = decodeExperiences(new arrow.Table(encoded.batch));
+  return encodeWrite(
+    keep.map((k) => rows[k]!.exp),
+    columns,
+  );
 }
 
 /** One Arrow table of the calls' batches in order, each row given its `seq` and `priority`. */

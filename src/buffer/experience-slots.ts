@@ -1,4 +1,5 @@
 import type { RowFacts } from './samplers/sampler.ts';
+import type { WriteFacts } from './write-facts.ts';
 
 /**
  * The buffer's in-memory index: one slot per stored row, in insertion (seq) order, holding only
@@ -45,12 +46,6 @@ export interface SlotRow {
   lastAt: number;
   consumed: boolean;
 }
-
-/** A row's own facts (an Experience has them all), as opposed to its place and use state. */
-export type SlotFacts = Omit<
-  SlotRow,
-  'seq' | 'rowId' | 'payload' | 'uses' | 'lastStep' | 'lastAt' | 'consumed'
->;
 
 export class ExperienceSlots {
   size = 0;
@@ -152,7 +147,16 @@ export class ExperienceSlots {
 
   /** Append a row; rows must arrive in increasing seq order. */
   append(r: SlotRow): number {
-    const s = this.place(r, r.seq, r.rowId, r.payload);
+    const s = this.place(r.id, r.seq, r.rowId, r.groupId, r.taskId, r.taskset, r.payload);
+    this.modelVersion[s] = r.modelVersion;
+    this.advantage[s] = r.advantage;
+    this.createdAt[s] = r.createdAt;
+    this.runIndex[s] = r.runIndex;
+    this.stepIndex[s] = r.stepIndex;
+    this.exploreStep[s] = r.exploreStep;
+    this.promptLength[s] = r.promptLength;
+    this.reward[s] = r.reward;
+    this.flags[s] = (r.truncated ? 1 : 0) | (r.expert ? 2 : 0);
     this.uses[s] = r.uses;
     this.lastStep[s] = r.lastStep;
     this.lastAt[s] = r.lastAt;
@@ -161,11 +165,20 @@ export class ExperienceSlots {
   }
 
   /**
-   * Append a row just written (never used), its facts read from the checked experience itself: a
-   * write indexes thousands of rows a call, and a SlotRow object per row was garbage at once.
+   * Append row `k` of a write call just committed (never used), from the facts taken when the call
+   * was made (write-facts.ts): no object per row.
    */
-  appendNew(e: SlotFacts, seq: number, rowId: number, payload: number): number {
-    const s = this.place(e, seq, rowId, payload);
+  appendNew(f: WriteFacts, k: number, seq: number, rowId: number, payload: number): number {
+    const s = this.place(f.ids[k]!, seq, rowId, f.groupIds[k]!, f.taskIds[k]!, f.tasksets[k]!, payload);
+    this.modelVersion[s] = f.modelVersion[k]!;
+    this.advantage[s] = f.advantage[k]!;
+    this.createdAt[s] = f.createdAt[k]!;
+    this.runIndex[s] = f.runIndex[k]!;
+    this.stepIndex[s] = f.stepIndex[k]!;
+    this.exploreStep[s] = f.exploreStep[k]!;
+    this.promptLength[s] = f.promptLength[k]!;
+    this.reward[s] = f.reward[k]!;
+    this.flags[s] = f.flags[k]!;
     this.uses[s] = 0;
     this.lastStep[s] = -1;
     this.lastAt[s] = 0;
@@ -173,28 +186,27 @@ export class ExperienceSlots {
     return s;
   }
 
-  /** Store a row's facts at the next slot, with no pending lease. */
-  private place(r: SlotFacts, seq: number, rowId: number, payload: number): number {
+  /** Take the next slot for a row: its keys, place and payload flags, alive, with no pending lease. */
+  private place(
+    id: string,
+    seq: number,
+    rowId: number,
+    groupId: string,
+    taskId: string,
+    taskset: string,
+    payload: number,
+  ): number {
     if (this.size > 0 && !(seq > this.seq[this.size - 1]!))
       throw new Error(`ExperienceSlots.append: seq ${seq} is not after ${this.seq[this.size - 1]}`);
     if (this.size === this.seq.length) this.grow(this.size + 1);
     const s = this.size++;
-    this.ids[s] = r.id;
-    this.idToSlot.set(r.id, s);
+    this.ids[s] = id;
+    this.idToSlot.set(id, s);
     this.seq[s] = seq;
     this.rowId[s] = rowId;
-    this.group[s] = this.groupOf(r.groupId);
-    this.modelVersion[s] = r.modelVersion;
-    this.advantage[s] = r.advantage;
-    this.createdAt[s] = r.createdAt;
-    this.taskIds[s] = r.taskId;
-    this.taskset[s] = this.tasksetOf(r.taskset);
-    this.runIndex[s] = r.runIndex;
-    this.stepIndex[s] = r.stepIndex;
-    this.exploreStep[s] = r.exploreStep;
-    this.promptLength[s] = r.promptLength;
-    this.reward[s] = r.reward;
-    this.flags[s] = (r.truncated ? 1 : 0) | (r.expert ? 2 : 0);
+    this.group[s] = this.groupOf(groupId);
+    this.taskIds[s] = taskId;
+    this.taskset[s] = this.tasksetOf(taskset);
     this.payload[s] = payload;
     this.pending[s] = 0;
     this.pendingStep[s] = -1;

@@ -37,12 +37,11 @@ export async function commitGroup(p: GroupCommitParts, calls: readonly CheckedWr
   let freshRows = 0;
   for (const r of numbered) freshRows += r.count;
   // A call whose rows are all new keeps the batch encoded when it was made; one with duplicates
-  // (a re-written step) is encoded again without them.
+  // (a re-written step) is encoded again without them, from its own batch.
   const parts = numbered.flatMap((r, i) => {
     if (r.count === 0) return [];
     const call = calls[i]!;
-    const encoded =
-      r.fresh === null ? call.encoded : p.storage.encodeWrite(r.fresh.map((k) => call.rows[k]!));
+    const encoded = r.fresh === null ? call.encoded : p.storage.keepRows(call.encoded, r.fresh);
     return [{ encoded, firstSeq: r.firstSeq, priorities: r.priorities, call: i }];
   });
   const settle = (version: number, evicted: EvictedExperience[]) => {
@@ -66,10 +65,10 @@ export async function commitGroup(p: GroupCommitParts, calls: readonly CheckedWr
     let version = await p.storage.appendEncoded(parts);
     for (const { encoded, firstSeq, priorities, call } of parts) {
       const { fresh, count } = numbered[call]!;
-      const rows = calls[call]!.rows;
+      const facts = calls[call]!.facts;
       for (let k = 0; k < count; k++) {
-        const e = rows[fresh === null ? k : fresh[k]!]!;
-        const s = p.slots.appendNew(e, firstSeq + k, p.storage.predictRowId(), encoded.flags[k]!);
+        const row = fresh === null ? k : fresh[k]!;
+        const s = p.slots.appendNew(facts, row, firstSeq + k, p.storage.predictRowId(), encoded.flags[k]!);
         p.use.added(s, typeof priorities === 'number' ? priorities : priorities[k]!);
       }
     }

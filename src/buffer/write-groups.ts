@@ -3,6 +3,7 @@ import { type CheckedWrite, checkRows } from './checked-write.ts';
 import type { EncodedWrite } from './encoded-write.ts';
 import type { WriteResult } from './experience-results.ts';
 import { WriteBehindState } from './write-behind.ts';
+import { writeFacts } from './write-facts.ts';
 
 /**
  * A group stops taking calls at this many rows. Commits of a few thousand rows cost LanceDB little
@@ -62,6 +63,8 @@ export class WriteGroups {
     this.behind.check();
     const rows = checkRows(exps, this.parts.table);
     const encoded = this.parts.encode(rows);
+    // From here on the call keeps columns, not the checked row objects (write-facts.ts).
+    const facts = writeFacts(rows);
     let group = this.forming;
     if (group !== null && this.formingRows >= (this.parts.maxGroupRows ?? MAX_GROUP_ROWS)) group = null;
     if (group === null) {
@@ -80,7 +83,7 @@ export class WriteGroups {
     this.formingRows += rows.length;
     const committed = new Promise<WriteResult>((resolve, reject) => {
       group.push({
-        rows,
+        facts,
         encoded,
         done: (r) => {
           if (!(r instanceof Error)) return resolve(r);

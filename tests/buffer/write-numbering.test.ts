@@ -4,6 +4,7 @@ import { type CheckedWrite, numberGroup } from '../../src/buffer/checked-write.t
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
 import { samplerRegistry } from '../../src/buffer/samplers/registry.ts';
 import { defineSampler, ONCE, type Sampler } from '../../src/buffer/samplers/sampler.ts';
+import { writeFacts } from '../../src/buffer/write-facts.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { exp, freshDb } from './experience-fixtures/make.ts';
 
@@ -36,7 +37,11 @@ samplerRegistry.register(
 
 /** Calls as numberGroup sees them (rows only; nothing encoded, nothing settled). */
 function calls(...ids: string[][]): CheckedWrite[] {
-  return ids.map((c) => ({ rows: c.map((id) => exp(id)), encoded: null as never, done: () => undefined }));
+  return ids.map((c) => ({
+    facts: writeFacts(c.map((id) => exp(id, { advantage: id === 'y' ? 0.5 : 0 }))),
+    encoded: null as never,
+    done: () => undefined,
+  }));
 }
 
 const byAdvantage = { priority: (row: { advantage: number }) => row.advantage * 10 } as unknown as Sampler;
@@ -65,7 +70,6 @@ describe('write numbering (checked-write.ts numberGroup)', () => {
       },
     } as unknown as Sampler;
     const rows = calls(['x', 'y', 'x']);
-    rows[0]!.rows[1]!.advantage = 0.5;
     const [r] = numberGroup(rows, { firstSeq: 3, has: () => false, sampler });
     expect(seen).toEqual([
       ['x', 3, 0],

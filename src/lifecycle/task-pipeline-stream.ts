@@ -12,7 +12,7 @@ import type { OperatorGraph, StepRejection } from '../operators/graph.ts';
 import { countReason as count, type StepMetrics } from '../operators/step-metrics.ts';
 import { ChunkBatcher, type LandingBatch } from '../pipeline-workers/chunk-batches.ts';
 import type { RowStage, StagedBatch } from '../pipeline-workers/row-stage.ts';
-import { autoChunkWorkers } from '../pipeline-workers/row-stage.ts';
+import { autoWorkers } from '../pipeline-workers/row-stage.ts';
 import type { Hooks } from './hooks.ts';
 import type { TaskPipelineConfig } from './task-pipeline-config.ts';
 import { readOptionsOf } from './task-pipeline-inputs.ts';
@@ -146,7 +146,7 @@ async function chunkedInputs(c: StreamContext): Promise<Array<{ file: string; gz
   }
   if (c.config.workers === 'auto') {
     if (bytes < jsonlChunking.autoMinBytes) return null;
-    c.stage.startForChunks(autoChunkWorkers());
+    c.stage.startForChunks(autoWorkers());
   }
   return inputs;
 }

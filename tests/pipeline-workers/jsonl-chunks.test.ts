@@ -16,7 +16,7 @@ import { OperatorGraph } from '../../src/operators/graph.ts';
 import { taskOperatorRegistry } from '../../src/operators/registries.ts';
 import { ChunkBatcher } from '../../src/pipeline-workers/chunk-batches.ts';
 import { chunkRows, shiftChunkRows } from '../../src/pipeline-workers/jsonl-chunk-rows.ts';
-import { autoChunkWorkers, RowStage } from '../../src/pipeline-workers/row-stage.ts';
+import { autoWorkers, RowStage } from '../../src/pipeline-workers/row-stage.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const dir = tempDir('winnow-jsonl-chunks-');
@@ -170,7 +170,7 @@ describe('a pipeline run reading JSONL in chunks on workers lands what one witho
       for (const workers of [1, 2, 'auto'] as const) {
         const db = join(dir, `${name}-${workers}`);
         const got = [await run(workers, [...ops], db, meta), await run(workers, [...ops], db, meta)];
-        expect(got[0]!.workers).toBe(workers === 'auto' ? autoChunkWorkers() : workers);
+        expect(got[0]!.workers).toBe(workers === 'auto' ? autoWorkers() : workers);
         for (const k of [0, 1]) {
           expect(got[k]!.tasks).toEqual(base[k]!.tasks);
           expect(got[k]!.rejected).toEqual(base[k]!.rejected);

@@ -1,5 +1,10 @@
 import type { Task } from '../core/task.ts';
-import { adoptProfile, keptProfile, packProfile } from '../operators/task/text-profile.ts';
+import {
+  adoptProfile,
+  keptProfile,
+  PACKED_PROFILE_INTS,
+  packProfile,
+} from '../operators/task/text-profile.ts';
 import type { ChunkRows } from './jsonl-chunk-rows.ts';
 
 /**
@@ -28,7 +33,7 @@ export interface PackedChunk {
   /** Per row, its line in the chunk. */
   rows: Int32Array;
   taskOrdinal: Int32Array;
-  /** Per row, the ASCII profile of its prompt the steps made (text-profile.ts), four numbers each. */
+  /** Per row, the ASCII profile of its prompt the steps made (text-profile.ts), PACKED_PROFILE_INTS numbers each. */
   profiles: Int32Array;
   odd: Task[];
 }
@@ -69,13 +74,13 @@ export function packChunk(rows: ChunkRows, taskset: string, file: string): Packe
   const n = rows.tasks.length;
   const lens = new Int32Array(n * 3);
   const lines = new Int32Array(n);
-  const profiles = new Int32Array(n * 4);
+  const profiles = new Int32Array(n * PACKED_PROFILE_INTS);
   const parts: string[] = [];
   const odd: Task[] = [];
   for (let i = 0; i < n; i++) {
     const t = rows.tasks[i]!;
-    if (t.prompt !== undefined) packProfile(keptProfile(t, t.prompt), profiles, i * 4);
-    else profiles[i * 4] = -1;
+    if (t.prompt !== undefined) packProfile(keptProfile(t, t.prompt), profiles, i * PACKED_PROFILE_INTS);
+    else profiles[i * PACKED_PROFILE_INTS] = -1;
     if (!usual(t, taskset, file)) {
       lens[i * 3] = -1;
       odd.push(t);
@@ -154,7 +159,7 @@ export function unpackChunk(p: PackedChunk, file: string, lineOffset: number): C
         t = { id, taskset: p.taskset, answer, features: {}, meta: {}, source };
       } else t = { id, taskset: p.taskset, features: {}, meta: {}, source };
     }
-    if (t.prompt !== undefined) adoptProfile(t, t.prompt, p.profiles, i * 4);
+    if (t.prompt !== undefined) adoptProfile(t, t.prompt, p.profiles, i * PACKED_PROFILE_INTS);
     tasks[i] = t;
   }
   if (lineOffset !== 0) {

@@ -12,6 +12,7 @@ import { addStepCounts, type StepMetrics } from '../operators/step-metrics.ts';
 import { prepareExactKey } from '../operators/task/exact-dedup-prepared.ts';
 import { presign } from '../operators/task/near-dedup-signer.ts';
 import { readText } from '../operators/task/text-fields.ts';
+import { keptProfile } from '../operators/task/text-profile.ts';
 import type { ChainJob, ChainReply, ChainSetup } from './chain-messages.ts';
 import { unpackChunk } from './jsonl-chunk-pack.ts';
 import { type ChunkJob, type ChunkRows, chunkRows, shiftChunkRows } from './jsonl-chunk-rows.ts';
@@ -196,13 +197,12 @@ export class RowStage {
       const field = (this.opts.setup.exactDedupParams.field as Parameters<typeof readText>[1]) ?? 'prompt';
       for (let i = 0; i < tasks.length; i++) {
         const t = tasks[i]!;
-        prepareExactKey(
-          t,
-          reply.exactParamsKey,
-          readText(t, field),
-          reply.exactKeys[i]!,
-          reply.exactChecks[i]!,
-        );
+        const text = readText(t, field);
+        // The prompt's profile came back with this very hash (the default key): exact_dedup reads it there.
+        const kept = keptProfile(t, text);
+        if (kept && kept.dedupKey === reply.exactKeys[i] && kept.dedupCheck === reply.exactChecks[i])
+          continue;
+        prepareExactKey(t, reply.exactParamsKey, text, reply.exactKeys[i]!, reply.exactChecks[i]!);
       }
     }
   }

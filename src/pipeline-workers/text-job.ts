@@ -1,6 +1,11 @@
 import type { Task } from '../core/task.ts';
 import type { StepRejection } from '../operators/graph.ts';
-import { adoptProfile, keptProfile, packProfile } from '../operators/task/text-profile.ts';
+import {
+  adoptProfile,
+  keptProfile,
+  PACKED_PROFILE_INTS,
+  packProfile,
+} from '../operators/task/text-profile.ts';
 
 /**
  * The hand-over for a chain of text-only steps (TEXT_ONLY_OPERATORS: they read and write a task's
@@ -32,8 +37,9 @@ export interface TextReply {
   /** Indices of the rows kept, in output order. */
   kept: Int32Array;
   /**
-   * Per kept row, the ASCII profile of its prompt the steps made (text-profile.ts), four numbers
-   * each: the main thread keeps it on its row, so the run report need not count words again.
+   * Per kept row, the ASCII profile of its prompt the steps made (text-profile.ts),
+   * PACKED_PROFILE_INTS numbers each: the main thread keeps it on its row, so the run report need
+   * not count words again nor exact_dedup hash the prompt again.
    */
   profiles: Int32Array;
   changes: TextChange[];
@@ -118,13 +124,17 @@ export function toTextReply(
   out: { rows: readonly Task[]; rejected: readonly StepRejection<Task>[] },
 ): TextReply {
   const kept = new Int32Array(out.rows.length);
-  const profiles = new Int32Array(out.rows.length * 4);
+  const profiles = new Int32Array(out.rows.length * PACKED_PROFILE_INTS);
   const changes: TextChange[] = [];
   for (let k = 0; k < out.rows.length; k++) {
     const row = out.rows[k]!;
     const i = (row as Indexed)[INDEX];
     kept[k] = i;
-    packProfile(row.prompt === undefined ? undefined : keptProfile(row, row.prompt), profiles, k * 4);
+    packProfile(
+      row.prompt === undefined ? undefined : keptProfile(row, row.prompt),
+      profiles,
+      k * PACKED_PROFILE_INTS,
+    );
     if (row !== sent[i]) {
       const c = changeOf(sent[i]!, row, i);
       if (c) changes.push(c);
@@ -159,7 +169,7 @@ export function applyTextReply(
   const out: Task[] = new Array(reply.kept.length);
   for (let k = 0; k < reply.kept.length; k++) {
     const t = at(reply.kept[k]!);
-    if (t.prompt !== undefined) adoptProfile(t, t.prompt, reply.profiles, k * 4);
+    if (t.prompt !== undefined) adoptProfile(t, t.prompt, reply.profiles, k * PACKED_PROFILE_INTS);
     out[k] = t;
   }
   return {

@@ -8,7 +8,14 @@ import { hashDedupKey } from '../../../src/operators/task/dedup-key.ts';
 import { normalizeUnicodeFull } from '../../../src/operators/task/normalize-unicode.ts';
 import { normalizeWhitespaceFull } from '../../../src/operators/task/normalize-whitespace.ts';
 import { stripHtml } from '../../../src/operators/task/strip-html.ts';
-import { keptProfile, scanAscii, textProfile } from '../../../src/operators/task/text-profile.ts';
+import {
+  adoptProfile,
+  keptProfile,
+  PACKED_PROFILE_INTS,
+  packProfile,
+  scanAscii,
+  textProfile,
+} from '../../../src/operators/task/text-profile.ts';
 import { charClassCountsFull, countWordsFull } from '../../../src/operators/task/text-stats.ts';
 
 // Every ASCII class (controls, DEL, markup, whitespace kinds, runs of spaces) and a little non-ASCII.
@@ -73,6 +80,30 @@ describe('ASCII text profile: each flag and count equals the function it stands 
     expect(scanAscii(' a')!.whitespaceNormal).toBe(false);
     expect(scanAscii('a\nb')!.whitespaceNormal).toBe(false);
     expect(scanAscii('a\nb')!.printable).toBe(true);
+  });
+
+  it('packed for another thread and adopted there, equals the scan, dedup hash included', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(text, anyAscii), { maxLength: 8 }), (texts) => {
+        const packed = new Int32Array(texts.length * PACKED_PROFILE_INTS);
+        texts.forEach((t, i) => {
+          packProfile(scanAscii(t), packed, i * PACKED_PROFILE_INTS);
+        });
+        texts.forEach((t, i) => {
+          const task = { id: `t${i}`, prompt: t };
+          adoptProfile(task, t, packed, i * PACKED_PROFILE_INTS);
+          const want = scanAscii(t);
+          expect(keptProfile(task, t)).toEqual(want === null ? undefined : want);
+        });
+      }),
+      { numRuns: 1000, seed: 16 },
+    );
+    // A profile without a hash (dedupKey −1) stays without one.
+    const packed = new Int32Array(PACKED_PROFILE_INTS);
+    packProfile({ ...scanAscii('two words')!, dedupKey: -1, dedupCheck: 0 }, packed, 0);
+    const task = { id: 'x', prompt: 'two words' };
+    adoptProfile(task, 'two words', packed, 0);
+    expect([keptProfile(task, 'two words')!.dedupKey, keptProfile(task, 'two words')!.words]).toEqual([-1, 2]);
   });
 
   it('is kept on the task invisibly and renewed when the text changes', () => {

@@ -103,7 +103,9 @@ describe('ASCII text profile: each flag and count equals the function it stands 
     packProfile({ ...scanAscii('two words')!, dedupKey: -1, dedupCheck: 0 }, packed, 0);
     const task = { id: 'x', prompt: 'two words' };
     adoptProfile(task, 'two words', packed, 0);
-    expect([keptProfile(task, 'two words')!.dedupKey, keptProfile(task, 'two words')!.words]).toEqual([-1, 2]);
+    expect([keptProfile(task, 'two words')!.dedupKey, keptProfile(task, 'two words')!.words]).toEqual([
+      -1, 2,
+    ]);
   });
 
   it('is kept on the task invisibly and renewed when the text changes', () => {

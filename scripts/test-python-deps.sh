@@ -39,14 +39,18 @@ if ! command -v python3 >/dev/null 2>&1; then
   exit 0
 fi
 
-VENV=.cache/python
+VENV="$PWD/.cache/python"
 PY=python3
 if [ -x "$VENV/bin/python" ]; then PY="$VENV/bin/python"; fi
+
+# Checked from / and only a real module counts: from the repository's root, `import datasets`
+# finds our own datasets/ folder as an empty namespace package.
+has_module() { (cd / && "$PY" -c "import $1; assert getattr($1, '__file__', None)") >/dev/null 2>&1; }
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
   mod="${pkg//-/_}"
-  "$PY" -c "import $mod" >/dev/null 2>&1 || missing+=("$pkg")
+  has_module "$mod" || missing+=("$pkg")
 done
 if [ "${#missing[@]}" -eq 0 ]; then
   note "all present (${PACKAGES[*]}) for $PY"
@@ -60,8 +64,16 @@ log=$(mktemp)
 pip_install() {
   if [ "$PY" = python3 ]; then python3 -m pip install --quiet --user "$@"; else "$PY" -m pip install --quiet "$@"; fi
 }
+# The large ones (torch and what needs it) go last, in a call of their own: when the time limit
+# stops a slow download, the small ones are installed already.
+HEAVY=" torch trl transformers peft "
 install_all() {
-  pip_install "${missing[@]}" >"$log" 2>&1 && return 0
+  local light=() heavy=()
+  for pkg in "${missing[@]}"; do
+    if [[ "$HEAVY" == *" $pkg "* ]]; then heavy+=("$pkg"); else light+=("$pkg"); fi
+  done
+  { [ "${#light[@]}" -eq 0 ] || pip_install "${light[@]}"; } >"$log" 2>&1 &&
+    { [ "${#heavy[@]}" -eq 0 ] || pip_install "${heavy[@]}"; } >>"$log" 2>&1 && return 0
   if [ "$PY" = python3 ] &&
     grep -qiE "externally-managed-environment|can not perform a '--user' install|user site-packages are not visible" "$log"; then
     # This Python refuses user installs (Debian's PEP 668, or a virtualenv): a venv of our own.

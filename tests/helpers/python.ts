@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
@@ -36,9 +37,15 @@ export function pythonHas(module: string): boolean {
   const known = importable.get(module);
   if (known !== undefined) return known;
   const bin = pythonBin();
+  // Run from a neutral folder and ask for a real module: from the repository's root, `import
+  // datasets` finds our own datasets/ folder as an empty namespace package.
   const ok =
     bin !== null &&
-    spawnSync(bin, ['-c', `import ${module}`], { encoding: 'utf8', timeout: 120_000 }).status === 0;
+    spawnSync(bin, ['-c', `import ${module}; assert getattr(${module}, '__file__', None)`], {
+      encoding: 'utf8',
+      timeout: 120_000,
+      cwd: tmpdir(),
+    }).status === 0;
   importable.set(module, ok);
   return ok;
 }

@@ -10,9 +10,8 @@ import { type SlotKeys, TaggedSlotTable } from './tagged-slot-table.ts';
  * A row's text key and its id share one slot number, so the first id a duplicate text names is the
  * slot itself (no per-key value), ids are stored once and front-coded (FrontCodedStrings), and the
  * two tables hold 4-byte slot numbers with a hash tag (TaggedSlotTable): ~28 bytes a kept row at
- * 10M rows (+4 for each id's hash, kept for rebuilds), where a key table with inline keys plus a
- * separate id set took ~45. Ids are compared exactly, code unit by code unit; texts by their 85-bit
- * hash, as before.
+ * 10M rows, where a key table with inline keys plus a separate id set took ~45. Ids are compared
+ * exactly, code unit by code unit; texts by their 85-bit hash, as before.
  */
 export class ExactDedupIndex {
   private readonly texts = new TextKeys();
@@ -33,10 +32,8 @@ export class ExactDedupIndex {
   /** The slot of a kept row with this id, or −1 (always −1 without `indexIds`). */
   findId(id: string): number {
     if (this.byId === undefined) return -1;
-    const h = hashString(id);
     this.ids.query = id;
-    this.ids.queryHash = h;
-    return this.byId.find(h);
+    return this.byId.find(hashString(id));
   }
 
   /** The slot of a kept row whose text has this key and check, or −1. */
@@ -49,12 +46,10 @@ export class ExactDedupIndex {
 
   /** Keep a row (its id and text not kept before): its slot. */
   add(id: string, key: number, check: number): number {
-    // The id `findId` just looked up (exact_dedup's order) is not hashed again.
-    const h = this.byId === undefined ? 0 : this.ids.query === id ? this.ids.queryHash : hashString(id);
-    const slot = this.ids.push(id, h);
+    const slot = this.ids.strings.push(id);
     this.texts.push(key, check);
     this.byText.insert(key >>> 0, slot);
-    this.byId?.insert(h, slot);
+    this.byId?.insert(hashString(id), slot);
     return slot;
   }
 
@@ -64,34 +59,26 @@ export class ExactDedupIndex {
   }
 }
 
-/**
- * Kept ids, front-coded, with each one's hash beside it (4 bytes a row): a table rebuild reads the
- * hashes instead of decoding and hashing every id again (~0.25 s of a 1M-row run).
- */
+/** The same hash over code units `units[0..n)`. */
+function hashUnits(units: Uint16Array, n: number): number {
+  let h = 0x811c9dc5 ^ n;
+  for (let i = 0; i < n; i++) h = Math.imul(h ^ units[i]!, 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return h >>> 0;
+}
+
 class IdKeys implements SlotKeys {
   readonly strings = new FrontCodedStrings();
-  private readonly hashMemory = new GrowableBuffer(4 << 10, 2 ** 33);
-  private hashes = new Uint32Array(this.hashMemory.memory, 0, this.hashMemory.byteLength / 4);
   query = '';
-  queryHash = 0;
-
-  push(id: string, hash: number): number {
-    const slot = this.strings.push(id);
-    if (slot >= this.hashes.length) {
-      this.hashMemory.grow((slot + 1) * 4);
-      this.hashes = new Uint32Array(this.hashMemory.memory, 0, this.hashMemory.byteLength / 4);
-    }
-    this.hashes[slot] = hash;
-    return slot;
-  }
 
   matches(slot: number): boolean {
     return this.strings.equals(slot, this.query);
   }
 
   eachHash(count: number, take: (hash: number, slot: number) => void): void {
-    const h = this.hashes;
-    for (let slot = 0; slot < count; slot++) take(h[slot]!, slot);
+    this.strings.forEach(count, (units, n, slot) => take(hashUnits(units, n), slot));
   }
 }
 

@@ -83,6 +83,17 @@ export class FrontCodedStrings {
     return true;
   }
 
+  /** Each of slots 0…count−1 in order, decoded into `units[0..n)` (valid during the call only). */
+  forEach(count: number, visit: (units: Uint16Array, n: number, slot: number) => void): void {
+    this.cursor = 0;
+    let n = 0;
+    for (let slot = 0; slot < count; slot++) {
+      if ((slot & BLOCK_MASK) === 0) this.cursor = this.starts[slot >>> BLOCK_BITS]!;
+      n = this.decodeNext();
+      visit(this.units, n, slot);
+    }
+  }
+
   /** Decode `slot` into `units`: its length. Walks its block from the start (at most 15 strings before it). */
   private decode(slot: number): number {
     const first = slot & ~BLOCK_MASK;

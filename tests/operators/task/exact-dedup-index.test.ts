@@ -49,10 +49,12 @@ describe('FrontCodedStrings', () => {
     expect(list.equals(2, `${long}z`)).toBe(false);
     let wrong = 0;
     let seen = 0;
-    for (let slot = 0; slot < strings.length; slot++) {
-      if (list.at(slot) !== strings[slot]) wrong++;
+    list.forEach(strings.length, (units, n, slot) => {
+      const s = strings[slot]!;
+      if (n !== s.length || (n > 0 && (units[n - 1] !== s.charCodeAt(n - 1) || units[0] !== s.charCodeAt(0))))
+        wrong++;
       seen++;
-    }
+    });
     expect([seen, wrong]).toEqual([strings.length, 0]);
   });
 });

@@ -32,8 +32,10 @@ export class ExactDedupIndex {
   /** The slot of a kept row with this id, or −1 (always −1 without `indexIds`). */
   findId(id: string): number {
     if (this.byId === undefined) return -1;
+    const h = hashString(id);
     this.ids.query = id;
-    return this.byId.find(hashString(id));
+    this.ids.queryHash = h;
+    return this.byId.find(h);
   }
 
   /** The slot of a kept row whose text has this key and check, or −1. */
@@ -49,7 +51,8 @@ export class ExactDedupIndex {
     const slot = this.ids.strings.push(id);
     this.texts.push(key, check);
     this.byText.insert(key >>> 0, slot);
-    this.byId?.insert(hashString(id), slot);
+    // The id `findId` just looked up (exact_dedup's order) is not hashed again.
+    this.byId?.insert(this.ids.query === id ? this.ids.queryHash : hashString(id), slot);
     return slot;
   }
 
@@ -72,6 +75,7 @@ function hashUnits(units: Uint16Array, n: number): number {
 class IdKeys implements SlotKeys {
   readonly strings = new FrontCodedStrings();
   query = '';
+  queryHash = 0;
 
   matches(slot: number): boolean {
     return this.strings.equals(slot, this.query);

@@ -38,6 +38,24 @@ export interface StreamContext {
   afterBatch(file: string, rowsRead: number): void;
 }
 
+/**
+ * A batch after the row-wise steps (on a worker or here), the same whichever way it was read: its
+ * warnings and drops recorded, the rest of the graph run, its rows landed, progress reported.
+ */
+async function landStaged(
+  c: StreamContext,
+  staged: Pick<StagedBatch, 'warnings' | 'rejected' | 'tasks'>,
+  file: string,
+  rowsRead: number,
+): Promise<void> {
+  for (const w of staged.warnings) c.warn(`${w.step}: ${w.message}`);
+  for (const r of staged.rejected) c.rejectTask(r.step, r.row, r.reason);
+  const out = await c.graph.process(staged.tasks);
+  for (const r of out.rejected) c.rejectTask(r.step, r.row, r.reason);
+  await c.land(out.rows);
+  c.afterBatch(file, rowsRead);
+}
+
 /** One batch between its read and its landing. */
 interface Queued {
   file: string;
@@ -86,12 +104,7 @@ export async function streamInputs(c: StreamContext): Promise<{ rowsRead: number
       count(c.steps.hooks, r.reason);
       c.rejectTask(r.step, r.row, r.reason);
     }
-    for (const w of staged.warnings) c.warn(`${w.step}: ${w.message}`);
-    for (const r of staged.rejected) c.rejectTask(r.step, r.row, r.reason);
-    const out = await c.graph.process(staged.tasks);
-    for (const r of out.rejected) c.rejectTask(r.step, r.row, r.reason);
-    await c.land(out.rows);
-    c.afterBatch(q.file, rowsRead);
+    await landStaged(c, staged, q.file, rowsRead);
   };
 
   for (const file of c.files) {
@@ -181,12 +194,7 @@ async function streamChunks(
     c.steps.map.rowsIn += b.records;
     c.steps.map.rowsOut += b.records - b.mapRejected.length;
     c.steps.map.ms += b.mapMs;
-    for (const w of b.warnings) c.warn(`${w.step}: ${w.message}`);
-    for (const r of b.rejected) c.rejectTask(r.step, r.row, r.reason);
-    const out = await c.graph.process(b.tasks);
-    for (const r of out.rejected) c.rejectTask(r.step, r.row, r.reason);
-    await c.land(out.rows);
-    c.afterBatch(b.file, rowsRead);
+    await landStaged(c, b, b.file, rowsRead);
   };
   for (const { file, gzip } of inputs) {
     const readBefore = rowsRead;

@@ -58,8 +58,7 @@ async function handle(job: ChainJob): Promise<Omit<ChainReply, 'id'>> {
   else tasks = fromTextJob(job.texts);
   const mapMs = performance.now() - t0;
   const out = await graph.process(tasks);
-  const signatures = signer ? signer.signAll(out.rows) : null;
-  const exact = keyer ? keyer.hashAll(out.rows) : null;
+  const hashes = dedupHashes(out.rows);
   const batchWarnings = warnings.splice(0);
   const text = 'texts' in job ? toTextReply(tasks, out) : null;
   return {
@@ -71,7 +70,17 @@ async function handle(job: ChainJob): Promise<Omit<ChainReply, 'id'>> {
     warnings: batchWarnings,
     metrics: graph.metrics(),
     worker: threadId,
-    signatures,
+    ...hashes,
+  };
+}
+
+/** The near/exact dedup hashes of rows leaving the chain (null fields where the run has no such step). */
+function dedupHashes(
+  rows: readonly Task[],
+): Pick<ChainReply, 'signatures' | 'signerKey' | 'exactKeys' | 'exactChecks' | 'exactParamsKey'> {
+  const exact = keyer ? keyer.hashAll(rows) : null;
+  return {
+    signatures: signer ? signer.signAll(rows) : null,
     signerKey: signer ? signer.key : null,
     exactKeys: exact ? exact.keys : null,
     exactChecks: exact ? exact.checks : null,
@@ -82,8 +91,7 @@ async function handle(job: ChainJob): Promise<Omit<ChainReply, 'id'>> {
 /** Read, map and process one chunk of a JSONL file; its rows go back packed (jsonl-chunk-pack.ts). */
 async function handleChunk(job: { jsonl: Parameters<typeof chunkRows>[0] }): Promise<Omit<ChainReply, 'id'>> {
   const rows = await chunkRows(job.jsonl, mapping, graph);
-  const signatures = signer ? signer.signAll(rows.tasks) : null;
-  const exact = keyer ? keyer.hashAll(rows.tasks) : null;
+  const hashes = dedupHashes(rows.tasks);
   return {
     tasks: null,
     tasksJson: null,
@@ -95,11 +103,7 @@ async function handleChunk(job: { jsonl: Parameters<typeof chunkRows>[0] }): Pro
     warnings: warnings.splice(0),
     metrics: graph.metrics(),
     worker: threadId,
-    signatures,
-    signerKey: signer ? signer.key : null,
-    exactKeys: exact ? exact.keys : null,
-    exactChecks: exact ? exact.checks : null,
-    exactParamsKey: keyer ? keyer.key : null,
+    ...hashes,
   };
 }
 

@@ -4,7 +4,7 @@ import type { Experience } from '../core/experience.ts';
 import type { ColumnSpec } from './arrow-codec.ts';
 import { encodeRowsFast, numericVector } from './experience-arrow.ts';
 import { encodeExperienceRows, isTypedExperienceLayout, responseFrom } from './experience-encoder.ts';
-import { decodeExperiences, type StoredExperience } from './experience-table.ts';
+import type { StoredExperience } from './experience-table.ts';
 
 /**
  * A write call's rows encoded as Arrow when the call is made, so its group commit only numbers the
@@ -43,20 +43,29 @@ export function encodeWrite(
 }
 
 /**
- * A call's encoded rows without the duplicates its group commit found (a re-written step): the
- * kept rows read back from the call's own batch and encoded again. Rare, so the call keeps no row
- * objects for it (write-facts.ts); what the table stores of a row is what its batch holds.
+ * A call's encoded rows without the duplicates its group commit found (a re-written step): each run
+ * of consecutive kept rows `keep` (indexes into the call, increasing) as a slice of the call's own
+ * batch, with the index of its first row in `keep`. Nothing is decoded or encoded again, so what the
+ * table stores of a row is exactly what its batch holds.
  */
-export function keepRows(
+export function keptRuns(
   encoded: EncodedWrite,
   keep: readonly number[],
-  columns: readonly ColumnSpec<StoredExperience>[],
-): EncodedWrite {
-  const rows = decodeExperiences(new arrow.Table(encoded.batch));
-  return encodeWrite(
-    keep.map((k) => rows[k]!.exp),
-    columns,
-  );
+): Array<{ encoded: EncodedWrite; at: number; firstRow: number }> {
+  const runs: Array<{ encoded: EncodedWrite; at: number; firstRow: number }> = [];
+  let at = 0;
+  while (at < keep.length) {
+    const from = keep[at]!;
+    let to = from + 1;
+    while (at + (to - from) < keep.length && keep[at + (to - from)] === to) to++;
+    runs.push({
+      encoded: { batch: encoded.batch.slice(from, to), flags: encoded.flags.subarray(from, to) },
+      at,
+      firstRow: from,
+    });
+    at += to - from;
+  }
+  return runs;
 }
 
 /** One Arrow table of the calls' batches in order, each row given its `seq` and `priority`. */

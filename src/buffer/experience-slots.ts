@@ -47,6 +47,10 @@ export interface SlotRow {
   consumed: boolean;
 }
 
+/** A row's `flags` in the index: bit 0 truncated, bit 1 expert. */
+export const slotFlags = (truncated: boolean, expert: boolean): number =>
+  (truncated ? 1 : 0) | (expert ? 2 : 0);
+
 export class ExperienceSlots {
   size = 0;
   live = 0;
@@ -156,7 +160,7 @@ export class ExperienceSlots {
     this.exploreStep[s] = r.exploreStep;
     this.promptLength[s] = r.promptLength;
     this.reward[s] = r.reward;
-    this.flags[s] = (r.truncated ? 1 : 0) | (r.expert ? 2 : 0);
+    this.flags[s] = slotFlags(r.truncated, r.expert);
     this.uses[s] = r.uses;
     this.lastStep[s] = r.lastStep;
     this.lastAt[s] = r.lastAt;

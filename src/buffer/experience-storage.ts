@@ -5,13 +5,7 @@ import { DataError, WinnowError } from '../core/errors.ts';
 import type { Experience } from '../core/experience.ts';
 import type { ColumnSpec } from './arrow-codec.ts';
 import { connect, DEFAULT_DB_DIR, openListedTable } from './connection.ts';
-import {
-  type EncodedWrite,
-  encodeWrite,
-  keepRows,
-  type NumberedWrite,
-  numberedTable,
-} from './encoded-write.ts';
+import { type EncodedWrite, encodeWrite, type NumberedWrite, numberedTable } from './encoded-write.ts';
 import { encodeRowsFast } from './experience-arrow.ts';
 import { UseJournal } from './experience-journal.ts';
 import type { ExperienceSlots } from './experience-slots.ts';
@@ -152,11 +146,6 @@ export class ExperienceStorage {
   /** Encode a write call's checked rows as this table stores them, when the call is made (encoded-write.ts). */
   encodeWrite(rows: readonly Experience[]): EncodedWrite {
     return encodeWrite(rows, this.columns);
-  }
-
-  /** An encoded call without its duplicate rows: only `keep` (indexes into the call, in order). */
-  keepRows(encoded: EncodedWrite, keep: readonly number[]): EncodedWrite {
-    return keepRows(encoded, keep, this.columns);
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { CapacityGuard } from './capacity-guard.ts';
 import { type CheckedWrite, numberGroup } from './checked-write.ts';
+import { keptRuns } from './encoded-write.ts';
 import type { EvictedExperience } from './experience-results.ts';
 import type { ExperienceSlots } from './experience-slots.ts';
 import type { ExperienceStorage } from './experience-storage.ts';
@@ -37,12 +38,23 @@ export async function commitGroup(p: GroupCommitParts, calls: readonly CheckedWr
   let freshRows = 0;
   for (const r of numbered) freshRows += r.count;
   // A call whose rows are all new keeps the batch encoded when it was made; one with duplicates
-  // (a re-written step) is encoded again without them, from its own batch.
+  // (a re-written step) goes as slices of that batch, one per run of new rows.
   const parts = numbered.flatMap((r, i) => {
     if (r.count === 0) return [];
     const call = calls[i]!;
-    const encoded = r.fresh === null ? call.encoded : p.storage.keepRows(call.encoded, r.fresh);
-    return [{ encoded, firstSeq: r.firstSeq, priorities: r.priorities, call: i }];
+    if (r.fresh === null)
+      return [
+        { encoded: call.encoded, firstSeq: r.firstSeq, priorities: r.priorities, call: i, firstRow: 0 },
+      ];
+    const priorities = r.priorities;
+    return keptRuns(call.encoded, r.fresh).map(({ encoded, at, firstRow }) => ({
+      encoded,
+      firstSeq: r.firstSeq + at,
+      priorities:
+        typeof priorities === 'number' ? priorities : priorities.subarray(at, at + encoded.flags.length),
+      call: i,
+      firstRow,
+    }));
   });
   const settle = (version: number, evicted: EvictedExperience[]) => {
     const last = numbered.length - 1;
@@ -63,12 +75,16 @@ export async function commitGroup(p: GroupCommitParts, calls: readonly CheckedWr
       return;
     }
     let version = await p.storage.appendEncoded(parts);
-    for (const { encoded, firstSeq, priorities, call } of parts) {
-      const { fresh, count } = numbered[call]!;
+    for (const { encoded, firstSeq, priorities, call, firstRow } of parts) {
       const facts = calls[call]!.facts;
-      for (let k = 0; k < count; k++) {
-        const row = fresh === null ? k : fresh[k]!;
-        const s = p.slots.appendNew(facts, row, firstSeq + k, p.storage.predictRowId(), encoded.flags[k]!);
+      for (let k = 0; k < encoded.flags.length; k++) {
+        const s = p.slots.appendNew(
+          facts,
+          firstRow + k,
+          firstSeq + k,
+          p.storage.predictRowId(),
+          encoded.flags[k]!,
+        );
         p.use.added(s, typeof priorities === 'number' ? priorities : priorities[k]!);
       }
     }

@@ -1,4 +1,5 @@
 import type { Experience } from '../core/experience.ts';
+import { slotFlags } from './experience-slots.ts';
 import type { RowFacts } from './samplers/sampler.ts';
 
 /**
@@ -21,7 +22,7 @@ export interface WriteFacts {
   reward: Float64Array;
   advantage: Float64Array;
   createdAt: Float64Array;
-  /** Bit 0: truncated, bit 1: expert (as ExperienceSlots.flags). */
+  /** As ExperienceSlots.flags (slotFlags). */
   flags: Uint8Array;
 }
 
@@ -57,7 +58,7 @@ export function writeFacts(rows: readonly Experience[]): WriteFacts {
     f.reward[k] = e.reward;
     f.advantage[k] = e.advantage;
     f.createdAt[k] = e.createdAt;
-    f.flags[k] = (e.truncated ? 1 : 0) | (e.expert ? 2 : 0);
+    f.flags[k] = slotFlags(e.truncated, e.expert);
   }
   return f;
 }

@@ -2,7 +2,7 @@ import * as arrow from 'apache-arrow';
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { columnValues } from '../../src/buffer/arrow-codec.ts';
-import { encodeWrite } from '../../src/buffer/encoded-write.ts';
+import { encodeWrite, keptRuns } from '../../src/buffer/encoded-write.ts';
 import { encodeRowsFast } from '../../src/buffer/experience-arrow.ts';
 import { checkExperience } from '../../src/buffer/experience-check.ts';
 import { encodeExperienceRows, isTypedExperienceLayout } from '../../src/buffer/experience-encoder.ts';
@@ -200,4 +200,49 @@ describe('encodeExperienceRows', () => {
       { numRuns: 150, seed: 15 },
     );
   });
+
+  it('keptRuns: a call without its duplicates is slices of its own batch, cell for cell what encoding only the kept rows gives, through IPC too', () => {
+    const fitted = fitColumns(EXPERIENCE_COLUMNS, LEGACY);
+    // As a write call holds them: all-tokens arrays left whole (checkRows).
+    const rows = CASES.map((e, i) => checkExperience(e, i, 'w', false));
+    for (const columns of [EXPERIENCE_COLUMNS, fitted])
+      for (const keep of [[0, 2, 3, 5, 6], [1, 4], [6], [0, 1, 2, 3, 4, 5, 6], []]) {
+        const runs = keptRuns(encodeWrite(rows, columns), keep);
+        expect(runs.map((r) => [r.at, r.firstRow, r.encoded.flags.length])).toEqual(expectedRuns(keep));
+        const direct = encodeWrite(
+          keep.map((k) => rows[k]!),
+          columns,
+        );
+        expect(runs.flatMap((r) => [...r.encoded.flags])).toEqual([...direct.flags]);
+        if (keep.length === 0) continue;
+        const sliced = new arrow.Table(runs.map((r) => r.encoded.batch));
+        // What LanceDB is handed: the slices serialized (their offsets rebased by the writer).
+        const read = arrow.tableFromIPC(arrow.tableToIPC(sliced, 'file'));
+        const ref = new arrow.Table(direct.batch.schema, [direct.batch]);
+        for (const f of ref.schema.fields) {
+          expect(cells(sliced, f.name), `${f.name} keep ${keep}`).toEqual(cells(ref, f.name));
+          expect(cells(read, f.name), `${f.name} keep ${keep} via IPC`).toEqual(cells(ref, f.name));
+        }
+      }
+  });
 });
+
+/** A column's cells; times as their 64-bit words (beyond 2^53 ms they cannot be read as numbers). */
+function cells(t: arrow.Table, name: string): unknown[] {
+  if (name !== 'created_at') return columnValues(t, name);
+  const v = t.getChild(name)!;
+  return v.data.flatMap((d) =>
+    Array.from({ length: d.length }, (_, i) => (d.getValid(i) ? (d.values as BigInt64Array)[i] : null)),
+  );
+}
+
+/** [index in keep, first call row, rows] of each run of consecutive rows. */
+function expectedRuns(keep: number[]): number[][] {
+  const out: number[][] = [];
+  keep.forEach((k, i) => {
+    const last = out[out.length - 1];
+    if (last && last[1]! + last[2]! === k) last[2]!++;
+    else out.push([i, k, 1]);
+  });
+  return out;
+}

@@ -121,4 +121,52 @@ describe('ExperienceBuffer.write: rows encoded when each call is made', () => {
     ]);
     await buf.close();
   });
+
+  it('a call with duplicates lands its other rows exactly as written, whatever their cells (runs of its own batch)', async () => {
+    const buf = await ExperienceBuffer.open(freshDb(root), { sampler: { type: 'fifo' } });
+    await buf.write([exp('d1'), exp('d3')]);
+    const odd = [
+      exp('d0', { createdAt: 1_700_000_000_123, info: { k: [1, 'x'] } }),
+      exp('d1'),
+      exp('d2', {
+        messages: [{ role: 'user', content: 'é 😀' }],
+        advantages: [0.5, -0.25, 1],
+        actionMask: [0, 1, 1],
+      }),
+      exp('d3'),
+      exp('d4', { truncated: true, expert: true, reward: Number.NaN }),
+      exp('d5'),
+    ];
+    const r = await buf.write(odd);
+    expect([r.written, r.duplicates]).toEqual([4, ['d1', 'd3']]);
+    const read = (await buf.read()).filter((e) => ['d0', 'd2', 'd4', 'd5'].includes(e.id));
+    const pick = (e: (typeof odd)[number]) => [
+      e.id,
+      e.createdAt,
+      e.info,
+      e.messages ?? null,
+      e.advantages ?? null,
+      e.actionMask,
+      e.truncated,
+      e.expert,
+      e.reward,
+    ];
+    expect(read.map(pick)).toEqual([odd[0]!, odd[2]!, odd[4]!, odd[5]!].map(pick));
+    // Sampled too (rows the row store did not copy are taken from LanceDB): the same payloads.
+    const sampled = (await buf.sample(6, { step: 1 })).experiences.filter(
+      (e) => !['d1', 'd3'].includes(e.id),
+    );
+    expect(sampled.map((e) => [...pick(e), e.tokens, e.logprobs, e.prompt])).toEqual(
+      [odd[0]!, odd[2]!, odd[4]!, odd[5]!].map((e) => [...pick(e), e.tokens, e.logprobs, e.prompt]),
+    );
+    expect(buf.bookkeeping().map((b) => [b.id, b.seq])).toEqual([
+      ['d1', 0],
+      ['d3', 1],
+      ['d0', 2],
+      ['d2', 3],
+      ['d4', 4],
+      ['d5', 5],
+    ]);
+    await buf.close();
+  });
 });

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import * as arrow from 'apache-arrow';
-import { plainNested, typedColumnData } from './typed-columns.ts';
+import { plainNested, timeReader, typedColumnData } from './typed-columns.ts';
 
 /**
  * A column of a row type: its Arrow name/type and how to read it from a JS row.
@@ -123,6 +123,11 @@ export function encodeRows<R>(rows: readonly R[], columns: readonly ColumnSpec<R
 export function columnValues(table: arrow.Table, name: string): unknown[] {
   const vec = table.getChild(name);
   if (!vec) return new Array(table.numRows).fill(undefined);
+  // A time no Date can hold reads as NaN instead of throwing (timeReader).
+  if (arrow.DataType.isTimestamp(vec.type)) {
+    const read = timeReader(vec);
+    return Array.from({ length: table.numRows }, (_, i) => read(i));
+  }
   const out = new Array<unknown>(table.numRows);
   let i = 0;
   for (const v of vec) out[i++] = plainValue(v);

@@ -1,5 +1,5 @@
 import { DataError } from '../core/errors.ts';
-import type { Experience, ExperienceInput } from '../core/experience.ts';
+import { type Experience, type ExperienceInput, MAX_TIME_MS } from '../core/experience.ts';
 import { layoutProblem } from '../core/token-alignment.ts';
 
 /**
@@ -50,7 +50,7 @@ export function checkExperience(
           : fail(e, row, where, 'info', 'a JSON object', e.info),
     useCount: int(e, 'useCount', 0, row, where),
     priority: num(e, 'priority', row, where),
-    createdAt: num(e, 'createdAt', row, where),
+    createdAt: time(e, row, where),
     expert:
       e.expert === undefined
         ? false
@@ -138,6 +138,14 @@ function num(
   const v = e[k] ?? 0;
   if (typeof v !== 'number') fail(e, row, where, k, 'a number', v);
   return v as number;
+}
+
+/** `createdAt`: epoch ms inside the Date range (0, the default, is "not set"). */
+function time(e: ExperienceInput, row: number, where: string): number {
+  const v = num(e, 'createdAt', row, where);
+  if (!(Math.abs(v) <= MAX_TIME_MS))
+    fail(e, row, where, 'createdAt', `epoch milliseconds within ±${MAX_TIME_MS} (a JS Date's range)`, v);
+  return v;
 }
 
 // One loop per element rule (not a callback per element): these arrays are most of a row's values.

@@ -1,13 +1,15 @@
 import type * as arrow from 'apache-arrow';
+import { MAX_TIME_MS } from '../core/experience.ts';
 import type { ExperienceSlots, Lease } from './experience-slots.ts';
 import type { ExperienceStorage } from './experience-storage.ts';
 import type { RejectedStore } from './rejected-store.ts';
+import { BAD_TIME } from './typed-columns.ts';
 
 /** Rows on open that the buffer did not write as they are (another writer's): what became of them. */
 export interface Reconciled {
   /** Ids indexed under a fresh seq (their seq was missing, invalid or already taken). */
   reseq: string[];
-  /** Ids moved to the rejected table (`buffer:foreign-row`): their id was already taken. */
+  /** Ids moved to the rejected table (`buffer:foreign-row`): their id was already taken, or a time cell no Date can hold. */
   quarantined: string[];
 }
 
@@ -22,7 +24,8 @@ export interface LoadedIndex {
  *
  * The index needs every row to have a unique id and a unique seq. Rows appended by another
  * connection or tool may break that: a row whose id another row already has (the earlier-written
- * one keeps it) is quarantined into the rejected table and deleted; a row whose seq is missing,
+ * one keeps it), or with a time no JS Date can hold, is quarantined into the rejected table and
+ * deleted; a row whose seq is missing,
  * not a non-negative integer or already taken is given a fresh seq (one commit). Neither crashes
  * the open, and neither is silent.
  */
@@ -46,8 +49,15 @@ export async function loadIndex(
   const seenIds = new Set<string>();
   const dupIds: number[] = [];
   const unique: number[] = [];
+  // A time no Date can hold (another tool's row) could not be read back: quarantined like a taken id.
+  const created = num('created_at', 0);
+  const lastAt = num('last_used_at', 0);
+  const outside = (ms: number) => Math.abs(ms) > MAX_TIME_MS;
+  const badTime = (i: number) => outside(created[i]!) || outside(lastAt[i]!);
+  const badTimes: number[] = [];
   for (const i of byWrite) {
-    if (seenIds.has(ids[i]!)) dupIds.push(i);
+    if (badTime(i)) badTimes.push(i);
+    else if (seenIds.has(ids[i]!)) dupIds.push(i);
     else {
       seenIds.add(ids[i]!);
       unique.push(i);
@@ -65,12 +75,19 @@ export async function loadIndex(
   const fresh = new Map<number, number>();
   for (const i of [...reseq].sort((a, b) => rowId[a]! - rowId[b]!)) fresh.set(i, nextSeq++);
 
-  if (dupIds.length > 0) await quarantine(storage, rejected, runId, dupIds, ids, seq, rowId);
+  const taken = (i: number) =>
+    `table '${storage.name}': column id: id '${ids[i]}' (seq ${seq[i]}) is already held by an earlier row; another writer appended it`;
+  const time = (i: number) =>
+    `table '${storage.name}': row '${ids[i]}': column ${outside(created[i]!) ? 'created_at' : 'last_used_at'}: ${BAD_TIME}; another writer appended it`;
+  const out = [
+    ...dupIds.map((i) => ({ i, reason: taken(i) })),
+    ...badTimes.map((i) => ({ i, reason: time(i) })),
+  ];
+  if (out.length > 0) await quarantine(storage, rejected, runId, out, ids, seq, rowId);
   await storage.reseq([...fresh].map(([i, s]) => ({ id: ids[i]!, seq: s })));
 
   const mv = num('model_version', 0);
   const adv = num('advantage', 0);
-  const created = num('created_at', 0);
   const runIndex = num('run_index', 0);
   const stepIndex = num('step_index', 0);
   const exploreStep = num('explore_step', 0);
@@ -78,7 +95,6 @@ export async function loadIndex(
   const reward = num('reward', Number.NaN);
   const uses = num('use_count', 0);
   const lastStep = num('last_used_step', -1);
-  const lastAt = num('last_used_at', 0);
   const payload = num('payload_flags', 0);
   const taskVec = str('task_id');
   const tasksetVec = str('taskset');
@@ -118,7 +134,10 @@ export async function loadIndex(
   return {
     nextSeq,
     lastAcked,
-    reconciled: { reseq: [...fresh.keys()].map((i) => ids[i]!), quarantined: dupIds.map((i) => ids[i]!) },
+    reconciled: {
+      reseq: [...fresh.keys()].map((i) => ids[i]!),
+      quarantined: out.map(({ i }) => ids[i]!),
+    },
   };
 }
 
@@ -157,19 +176,19 @@ async function quarantine(
   storage: ExperienceStorage,
   rejected: RejectedStore,
   runId: string,
-  rows: readonly number[],
+  rows: readonly { i: number; reason: string }[],
   ids: readonly string[],
   seq: ArrayLike<number>,
   rowId: ArrayLike<number>,
 ): Promise<void> {
-  const rids = rows.map((i) => rowId[i]!);
+  const rids = rows.map(({ i }) => rowId[i]!);
   const full = await storage.readRowIds(rids);
   rejected.add(
-    rows.map((i) => {
+    rows.map(({ i, reason }) => {
       const r = full.get(rowId[i]!);
       return {
         step: 'buffer:foreign-row',
-        reason: `table '${storage.name}': column id: id '${ids[i]}' (seq ${seq[i]}) is already held by an earlier row; another writer appended it`,
+        reason,
         file: storage.name,
         rowId: ids[i]!,
         payload: JSON.stringify(r ? { ...r.exp, seq: r.seq } : { id: ids[i], seq: seq[i] }),

@@ -4,6 +4,7 @@ import * as arrow from 'apache-arrow';
 import { DataError, WinnowError } from '../core/errors.ts';
 import type { Experience } from '../core/experience.ts';
 import type { ColumnSpec } from './arrow-codec.ts';
+import type { BadCell } from './bad-cell.ts';
 import { connect, DEFAULT_DB_DIR, openListedTable } from './connection.ts';
 import { type EncodedWrite, encodeWrite, type NumberedWrite, numberedTable } from './encoded-write.ts';
 import { encodeRowsFast } from './experience-arrow.ts';
@@ -343,8 +344,16 @@ export class ExperienceStorage {
   async readRowIds(rowIds: readonly number[]): Promise<Map<number, StoredExperience>> {
     const t = await this.table.takeRowIds(rowIds).withRowId().toArrow();
     const rids = t.getChild('_rowid');
-    const rows = decodeExperiences(t);
-    return new Map(rows.map((r, i) => [Number(rids?.get(i)), r]));
+    const bad: BadCell[] = [];
+    const rows = decodeExperiences(t, { bad });
+    if (bad.length === 0) return new Map(rows.map((r, i) => [Number(rids?.get(i)), r]));
+    // Some row cannot be decoded: row by row, leaving it out (its record names only its id and seq).
+    const out = new Map<number, StoredExperience>();
+    for (let i = 0; i < t.numRows; i++) {
+      const [r] = decodeExperiences(t.slice(i, i + 1), { bad: [] });
+      if (r) out.set(Number(rids?.get(i)), r);
+    }
+    return out;
   }
 
   /** Give rows (matched by id, which must be unique in the table) new seqs, in one commit. */

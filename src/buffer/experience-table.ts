@@ -5,7 +5,14 @@ import type { JsonObject, Message } from '../core/task.ts';
 import { type ColumnSpec, schemaOf } from './arrow-codec.ts';
 import { type BadCell, describeBadRow, parseJsonCell } from './bad-cell.ts';
 import { encodeRowsFast } from './experience-arrow.ts';
-import { JSON_EXTENSION, MESSAGES_TYPE, plainNested, TIMESTAMP_MS } from './typed-columns.ts';
+import {
+  BAD_TIME,
+  JSON_EXTENSION,
+  MESSAGES_TYPE,
+  plainNested,
+  TIMESTAMP_MS,
+  timeReader,
+} from './typed-columns.ts';
 
 /**
  * An experience as stored: the Experience plus the buffer's bookkeeping. `seq` is the insertion
@@ -220,6 +227,21 @@ function jsonPayload<T>(
   return { ok: false };
 }
 
+/** False (and the cells recorded, or a one-line DataError without `bad`) when a time cell is NaN (timeReader). */
+function timeCells(
+  at: (column: string) => { table: string; id: string; column: string },
+  bad: BadCell[] | undefined,
+  times: Record<string, number>,
+): boolean {
+  const cells: BadCell[] = [];
+  for (const [column, ms] of Object.entries(times))
+    if (Number.isNaN(ms)) cells.push({ ...at(column), reason: BAD_TIME });
+  if (cells.length === 0) return true;
+  if (!bad) throw new DataError({ message: describeBadRow(cells) });
+  bad.push(...cells);
+  return false;
+}
+
 const isObject = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Row i of a List<number> column as a plain array (reads the Arrow buffers directly). */
@@ -353,6 +375,8 @@ export function decodeExperiences(
   const logprobs = listReader(c.logprobs);
   const actionMask = listReader(c.actionMask);
   const advantagesOf = listReader(c.advantages);
+  const createdAt = timeReader(c.createdAt);
+  const lastUsedAt = timeReader(c.lastUsedAt);
   const out: StoredExperience[] = [];
   for (let i = 0; i < table.numRows; i++) {
     const id = String(c.id?.get(i));
@@ -369,7 +393,12 @@ export function decodeExperiences(
       rawMessages === null || rawMessages === undefined
         ? null
         : jsonPayload<Message[]>(rawMessages, at('messages'), opts.bad, Array.isArray, 'a JSON array');
-    if (!info.ok || messages?.ok === false) continue;
+    const created = createdAt(i) ?? 0;
+    const lastAt = lastUsedAt(i) ?? 0;
+    const times =
+      !(Number.isNaN(created) || Number.isNaN(lastAt)) ||
+      timeCells(at, opts.bad, { created_at: created, last_used_at: lastAt });
+    if (!info.ok || messages?.ok === false || !times) continue;
     const exp: Experience = {
       id,
       taskId: String(c.taskId?.get(i)),
@@ -390,7 +419,7 @@ export function decodeExperiences(
       info: info.value,
       useCount: Number(c.useCount?.get(i) ?? 0),
       priority: Number(c.priority?.get(i) ?? 0),
-      createdAt: Number(c.createdAt?.get(i) ?? 0),
+      createdAt: created,
       expert: Boolean(c.expert?.get(i)),
     };
     exp.actionMask = storedMask(actionMask(i) ?? [], exp.tokens.length, exp.promptLength);
@@ -405,7 +434,7 @@ export function decodeExperiences(
       useCount: exp.useCount,
       priority: exp.priority,
       lastUsedStep: Number(c.lastUsedStep?.get(i) ?? -1),
-      lastUsedAt: Number(c.lastUsedAt?.get(i) ?? 0),
+      lastUsedAt: lastAt,
       consumed: Boolean(c.consumed?.get(i)),
     });
   }

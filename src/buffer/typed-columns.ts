@@ -1,4 +1,5 @@
 import * as arrow from 'apache-arrow';
+import { MAX_TIME_MS } from '../core/experience.ts';
 
 /**
  * The typed column layouts Winnow's LanceDB tables use for their nested and time columns, and
@@ -161,6 +162,29 @@ export function timestampData(values: readonly unknown[]): arrow.Data {
     ...validity(n, unset),
   });
 }
+
+/**
+ * Read a time column (`timestamp[ms]`, or the old layout's float milliseconds) cell by cell: null
+ * for an unset cell, NaN for one no JS Date can hold (|ms| > MAX_TIME_MS; apache-arrow's own
+ * `get` throws a TypeError on an int64 past 2^53). Such a cell can only come from another tool.
+ */
+export function timeReader(vec: arrow.Vector | null | undefined): (i: number) => number | null {
+  if (!vec) return () => null;
+  return (i) => {
+    let v: unknown;
+    try {
+      v = vec.get(i);
+    } catch {
+      return Number.NaN;
+    }
+    if (v === null || v === undefined) return null;
+    const ms = Number(v);
+    return Math.abs(ms) <= MAX_TIME_MS ? ms : Number.NaN;
+  };
+}
+
+/** Why a time cell `timeReader` read as NaN is bad, for a BadCell or a one-line error. */
+export const BAD_TIME = `not a time a JS Date can hold (epoch milliseconds within ±${MAX_TIME_MS})`;
 
 /** The builder for a typed column, or undefined when the generic builders handle its type. */
 export function typedColumnData(type: arrow.DataType, values: readonly unknown[]): arrow.Data | undefined {

@@ -3,6 +3,12 @@ import { JsonObjectSchema, MessageSchema } from './task.ts';
 import { alignTokenArrays } from './token-alignment.ts';
 
 /**
+ * The range of epoch milliseconds a JS Date holds (±100,000,000 days). A stored time outside it
+ * cannot be read back as a number (Arrow refuses int64 past 2^53), so no boundary accepts one.
+ */
+export const MAX_TIME_MS = 8.64e15;
+
+/**
  * One rollout of one task. `groupId` names the GRPO group (one task in one explorer step);
  * `runIndex` is the rollout's index within its group.
  */
@@ -36,7 +42,8 @@ export const ExperienceFieldsSchema = z.object({
   info: JsonObjectSchema.default({}),
   useCount: z.number().int().nonnegative().default(0),
   priority: z.number().default(0),
-  createdAt: z.number().default(0),
+  /** Epoch milliseconds (0: not set), within the range a JS Date can hold. */
+  createdAt: z.number().min(-MAX_TIME_MS).max(MAX_TIME_MS).default(0),
   /** Set by mix sampling: 1 when the row came from an expert/SFT table. */
   expert: z.boolean().default(false),
 });

@@ -46,6 +46,13 @@ describe('checkExperience agrees with ExperienceSchema', () => {
       { messages: [{ role: 'user', content: 'x' }] },
       { advantages: [1, 'a'] },
       { expert: 1 },
+      { createdAt: 1_700_000_000_000 },
+      { createdAt: 8.64e15 },
+      { createdAt: -8.64e15 },
+      { createdAt: 8.64e15 + 1 },
+      { createdAt: 2 ** 60 },
+      { createdAt: Number.POSITIVE_INFINITY },
+      { createdAt: Number.NaN },
     ];
     for (const m of mutations) {
       const row = { ...base, ...m };

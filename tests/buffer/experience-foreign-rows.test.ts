@@ -1,7 +1,12 @@
 import * as lancedb from '@lancedb/lancedb';
 import { describe, expect, it } from 'vitest';
+import type { BadCell } from '../../src/buffer/bad-cell.ts';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
-import { encodeExperiences, type StoredExperience } from '../../src/buffer/experience-table.ts';
+import {
+  decodeExperiences,
+  encodeExperiences,
+  type StoredExperience,
+} from '../../src/buffer/experience-table.ts';
 import { RejectedStore } from '../../src/buffer/rejected-store.ts';
 import { WinnowError } from '../../src/core/errors.ts';
 import type { Experience } from '../../src/core/experience.ts';
@@ -164,6 +169,64 @@ describe('rows appended to a live experience table by a second connection', () =
     );
     expect(JSON.parse(String(q[0]!.payload)).response).toBe('an impostor');
     expect(await again.table.countRows()).toBe(5);
+    await again.close();
+  });
+
+  it('a foreign row with a time no Date can hold is quarantined on open, named; a decode records its cell', async () => {
+    const db = freshDb(root);
+    const config = { table: 'times', sampler: { type: 'fifo' }, runId: 'r8' } as const;
+    const buf = await ExperienceBuffer.open(db, config);
+    await buf.write([ours(0), ours(1)]);
+    await buf.close();
+    // Another tool writes int64 milliseconds past 2^53 (apache-arrow's own read throws a TypeError on them).
+    const far = encodeExperiences([
+      stored(exp('t1', { createdAt: 2 ** 60 }), 2),
+      { ...stored(exp('t2'), 3), lastUsedAt: -(2 ** 61) },
+      stored(exp('t3', { createdAt: 1_700_000_000_000 }), 4),
+    ]);
+    const bad: BadCell[] = [];
+    const decoded = decodeExperiences(far, { bad, tableName: 'times' });
+    expect(decoded.map((r) => [r.exp.id, r.exp.createdAt])).toEqual([['t3', 1_700_000_000_000]]);
+    expect(bad.map((c) => [c.id, c.column])).toEqual([
+      ['t1', 'created_at'],
+      ['t2', 'last_used_at'],
+    ]);
+    expect(() => decodeExperiences(far, { tableName: 'times' })).toThrow(
+      /^table 'times' row 't1': created_at: not a time a JS Date can hold \(epoch milliseconds within ±8640000000000000\)$/,
+    );
+    const other = await lancedb.connect(db, { readConsistencyInterval: 0 });
+    await (await other.openTable('times')).add(far);
+
+    const again = await ExperienceBuffer.open(db, config);
+    expect(again.reconciled).toEqual({ reseq: [], quarantined: ['t1', 't2'] });
+    expect((await again.sample(10, { step: 1 })).experiences.map((e) => [e.id, e.createdAt])).toEqual([
+      ['w0', 0],
+      ['w1', 0],
+      ['t3', 1_700_000_000_000],
+    ]);
+    expect((await again.read()).map((e) => e.id)).toEqual(['w0', 'w1', 't3']);
+    const rejected = (await (await RejectedStore.open(db)).table.query().toArray()) as Record<
+      string,
+      unknown
+    >[];
+    const q = rejected.filter((r) => r.step === 'buffer:foreign-row');
+    expect(q.map((r) => [r.file, r.row_id, r.run_id, r.reason])).toEqual([
+      [
+        'times',
+        't1',
+        'r8',
+        "table 'times': row 't1': column created_at: not a time a JS Date can hold (epoch milliseconds within ±8640000000000000); another writer appended it",
+      ],
+      [
+        'times',
+        't2',
+        'r8',
+        "table 'times': row 't2': column last_used_at: not a time a JS Date can hold (epoch milliseconds within ±8640000000000000); another writer appended it",
+      ],
+    ]);
+    // The record names the row by id and seq (its payload cannot be decoded).
+    expect(JSON.parse(String(q[0]!.payload))).toEqual({ id: 't1', seq: 2 });
+    expect(await again.table.countRows()).toBe(3);
     await again.close();
   });
 

@@ -1,5 +1,5 @@
 import { DataError } from '../core/errors.ts';
-import { type Experience, type ExperienceInput, MAX_TIME_MS } from '../core/experience.ts';
+import { type Experience, type ExperienceInput, INT32_MAX, MAX_TIME_MS } from '../core/experience.ts';
 import { layoutProblem } from '../core/token-alignment.ts';
 
 /**
@@ -123,8 +123,8 @@ function int(
   where: string,
 ): number {
   const v = e[k] ?? def;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
-    fail(e, row, where, k, 'a non-negative integer', v);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > INT32_MAX)
+    fail(e, row, where, k, 'a non-negative integer below 2^31', v);
   return v as number;
 }
 
@@ -185,13 +185,14 @@ function aligned(
   });
 }
 
-const EXPECTED = { integer: 'an integer', number: 'a number', bit: '0 or 1' } as const;
+const EXPECTED = { integer: 'a 32-bit integer', number: 'a number', bit: '0 or 1' } as const;
 
 /** Index of the first element that breaks `rule`, or −1. */
 function firstBad(arr: readonly unknown[], rule: 'integer' | 'number' | 'bit'): number {
   const n = arr.length;
   if (rule === 'integer') {
-    for (let i = 0; i < n; i++) if (!Number.isInteger(arr[i])) return i;
+    // `x | 0` is x only for an integer in the int32 range the table stores token ids in.
+    for (let i = 0; i < n; i++) if (((arr[i] as number) | 0) !== arr[i]) return i;
   } else if (rule === 'number') {
     for (let i = 0; i < n; i++) if (typeof arr[i] !== 'number') return i;
   } else {

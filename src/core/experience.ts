@@ -2,6 +2,16 @@ import { z } from 'zod';
 import { JsonObjectSchema, MessageSchema } from './task.ts';
 import { alignTokenArrays } from './token-alignment.ts';
 
+/** The int32 range the table stores counters and token ids in (a wider value would wrap silently). */
+export const INT32_MAX = 2 ** 31 - 1;
+const count = () => z.number().int().nonnegative().max(INT32_MAX);
+const tokenId = () =>
+  z
+    .number()
+    .int()
+    .min(-(2 ** 31))
+    .max(INT32_MAX);
+
 /**
  * The range of epoch milliseconds a JS Date holds (±100,000,000 days). A stored time outside it
  * cannot be read back as a number (Arrow refuses int64 past 2^53), so no boundary accepts one.
@@ -21,26 +31,26 @@ export const ExperienceFieldsSchema = z.object({
   taskId: z.string().min(1),
   taskset: z.string().min(1),
   groupId: z.string().min(1),
-  runIndex: z.number().int().nonnegative(),
-  stepIndex: z.number().int().nonnegative().default(0),
-  modelVersion: z.number().int().nonnegative(),
-  exploreStep: z.number().int().nonnegative(),
+  runIndex: count(),
+  stepIndex: count().default(0),
+  modelVersion: count(),
+  exploreStep: count(),
   prompt: z.string().optional(),
   messages: z.array(MessageSchema).optional(),
   response: z.string(),
-  tokens: z.array(z.number().int()).default([]),
+  tokens: z.array(tokenId()).default([]),
   logprobs: z.array(z.number()).default([]),
   /** Per response token: 1 where the policy produced it (trained on), 0 for environment tokens of later turns. */
   actionMask: z.array(z.number().int().min(0).max(1)).default([]),
   /** Length of the prompt part of `tokens` (the response starts there). */
-  promptLength: z.number().int().nonnegative().default(0),
+  promptLength: count().default(0),
   /** NaN is allowed here on purpose: invalid-reward filters must see it. */
   reward: z.number().or(z.nan()),
   advantage: z.number().default(0),
   advantages: z.array(z.number()).optional(),
   truncated: z.boolean().default(false),
   info: JsonObjectSchema.default({}),
-  useCount: z.number().int().nonnegative().default(0),
+  useCount: count().default(0),
   priority: z.number().default(0),
   /** Epoch milliseconds (0: not set), within the range a JS Date can hold. */
   createdAt: z.number().min(-MAX_TIME_MS).max(MAX_TIME_MS).default(0),

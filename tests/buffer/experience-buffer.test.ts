@@ -156,7 +156,7 @@ describe('ExperienceBuffer: queue disciplines', () => {
     const bad = { ...exp('x'), modelVersion: -1 };
     await expect(buf.write([exp('ok'), bad])).rejects.toThrow(DataError);
     await expect(buf.write([exp('ok'), bad])).rejects.toThrow(
-      "buffer 'bad' write:row 1: experience (id x): modelVersion must be a non-negative integer, got -1",
+      "buffer 'bad' write:row 1: experience (id x): modelVersion must be a non-negative integer below 2^31, got -1",
     );
     expect(buf.size).toBe(0);
   });

@@ -53,6 +53,16 @@ describe('checkExperience agrees with ExperienceSchema', () => {
       { createdAt: 2 ** 60 },
       { createdAt: Number.POSITIVE_INFINITY },
       { createdAt: Number.NaN },
+      // The table stores these as int32: a wider value would wrap silently.
+      { modelVersion: 2 ** 31 - 1 },
+      { modelVersion: 2 ** 31 },
+      { runIndex: 2 ** 31 + 5 },
+      { exploreStep: 2 ** 40 },
+      { useCount: 2 ** 31 },
+      { tokens: [1, 2 ** 31 - 1, -(2 ** 31)] },
+      { tokens: [1, 2 ** 31] },
+      { tokens: [-(2 ** 31) - 1] },
+      { tokens: [true] },
     ];
     for (const m of mutations) {
       const row = { ...base, ...m };
@@ -87,7 +97,10 @@ describe('checkExperience agrees with ExperienceSchema', () => {
 
   it('names the row, the id and the field', () => {
     expect(() => checkExperience({ ...exp('q'), tokens: [1, 0.5] }, 7, 'here')).toThrow(
-      'here:row 7: experience (id q): tokens[1] must be an integer, got 0.5',
+      'here:row 7: experience (id q): tokens[1] must be a 32-bit integer, got 0.5',
+    );
+    expect(() => checkExperience({ ...exp('q'), modelVersion: 2 ** 31 + 5 }, 2, 'here')).toThrow(
+      'here:row 2: experience (id q): modelVersion must be a non-negative integer below 2^31, got 2147483653',
     );
   });
 });

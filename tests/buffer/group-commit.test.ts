@@ -47,7 +47,7 @@ describe('ExperienceBuffer.write: group commit', () => {
     const good = buf.write([exp('d')]);
     expect((await first).written).toBe(1);
     await expect(bad).rejects.toThrow(DataError);
-    await expect(bad).rejects.toThrow(/runIndex must be a non-negative integer, got -1/);
+    await expect(bad).rejects.toThrow(/runIndex must be a non-negative integer below 2\^31, got -1/);
     expect((await good).written).toBe(1);
     expect(buf.bookkeeping().map((r) => [r.id, r.seq])).toEqual([
       ['a', 0],

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Table } from '@lancedb/lancedb';
 import * as arrow from 'apache-arrow';
 import { z } from 'zod';
+import { WinnowError } from '../core/errors.ts';
 import { type ColumnSpec, decodeRows, encodeRows, schemaOf } from './arrow-codec.ts';
 import { connect, openOrCreateTable } from './connection.ts';
 import { sqlString } from './sql.ts';
@@ -29,7 +30,8 @@ const COLUMNS: ColumnSpec<RunRecord>[] = [
   { name: 'kind', type: utf8, get: (r) => r.kind },
   { name: 'name', type: utf8, get: (r) => r.name },
   { name: 'config_hash', type: utf8, get: (r) => r.configHash },
-  { name: 'seed', type: new arrow.Int32(), get: (r) => r.seed },
+  // float64 holds every seed a config takes (any safe integer) exactly; tables made before kept int32.
+  { name: 'seed', type: new arrow.Float64(), get: (r) => r.seed },
   { name: 'status', type: utf8, get: (r) => r.status },
   { name: 'started_at', type: TIMESTAMP_MS, nullable: true, get: (r) => r.startedAt },
   { name: 'finished_at', type: TIMESTAMP_MS, nullable: true, get: (r) => r.finishedAt },
@@ -53,6 +55,7 @@ export class RunRecorder {
     identity: RunIdentity,
     opts: { startedAt?: number; fixed?: Record<string, unknown> } = {},
   ) {
+    table.checkSeed(identity.seed);
     this.table = table;
     this.identity = identity;
     this.startedAt = opts.startedAt ?? Date.now();
@@ -96,8 +99,22 @@ export class RunTable {
     return new RunTable(table, await table.schema());
   }
 
+  /**
+   * Refuse a seed this table cannot record exactly: a `runs` table made before seeds were float64
+   * stores them as int32, where a wider seed would be recorded wrapped (and `winnow runs` would show
+   * a seed that does not reproduce the run).
+   */
+  checkSeed(seed: number): void {
+    const column = this.columns.find((c) => c.name === 'seed');
+    if (!column || !arrow.DataType.isInt(column.type) || (seed | 0) === seed) return;
+    throw new WinnowError(
+      `table 'runs' stores seeds as 32-bit integers (made by an older Winnow): seed ${seed} would be recorded wrapped; use a seed within ±2^31, or another database folder (--db)`,
+    );
+  }
+
   /** Insert or replace the record of a run. */
   async put(record: RunRecord): Promise<void> {
+    this.checkSeed(record.seed);
     await this.table
       .mergeInsert('run_id')
       .whenMatchedUpdateAll()

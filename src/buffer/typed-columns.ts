@@ -245,6 +245,15 @@ export function fitColumns<C extends AdaptableColumn>(columns: readonly C[], sto
     }
     if (arrow.DataType.isFloat(field.type) && arrow.DataType.isTimestamp(c.type))
       return { ...c, type: new arrow.Float64(), get: (row: unknown) => Number(get(row) ?? 0) };
+    // A number column a table made earlier stores as an integer: written as that integer type.
+    if (arrow.DataType.isInt(field.type) && arrow.DataType.isFloat(c.type)) {
+      // A type of this module's apache-arrow (LanceDB's schema comes from its CommonJS build).
+      const { isSigned, bitWidth } = field.type as arrow.Int;
+      return {
+        ...c,
+        type: isSigned && bitWidth === 32 ? new arrow.Int32() : new arrow.Int(isSigned, bitWidth),
+      };
+    }
     return c;
   });
 }

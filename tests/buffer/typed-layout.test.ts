@@ -4,7 +4,7 @@ import * as arrow from 'apache-arrow';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
-import { RunTable } from '../../src/buffer/run-table.ts';
+import { RunRecorder, RunTable } from '../../src/buffer/run-table.ts';
 import { TaskStore } from '../../src/buffer/task-store.ts';
 import { TASK_COLUMNS } from '../../src/buffer/task-table.ts';
 import { fitColumns, hasLegacyLayout, timeLiteral } from '../../src/buffer/typed-columns.ts';
@@ -224,5 +224,47 @@ describe('the typed experience and run tables', () => {
       summary: JSON.parse(record.summary),
     });
     expect(back!.summary).toBe('{"steps":[{"reward":0.5,"step":1}]}');
+  });
+
+  it('runs: any seed a config takes is recorded exactly; a table that kept int32 seeds refuses a wider one', async () => {
+    const record = (runId: string, seed: number) => ({
+      runId,
+      kind: 'tasks',
+      name: 'demo',
+      configHash: 'h',
+      seed,
+      status: 'completed' as const,
+      startedAt: Date.UTC(2026, 10, 27),
+      finishedAt: Date.UTC(2026, 10, 27, 1),
+      tableVersion: 2,
+      summary: '{}',
+    });
+    const db = join(root, 'seeds');
+    const runs = await RunTable.open(db);
+    const seeds = [0, -1, 2 ** 31, -(2 ** 31) - 1, 2 ** 53 - 1, -(2 ** 53 - 1)];
+    for (const [i, seed] of seeds.entries()) await runs.put(record(`r${i}`, seed));
+    expect(typesOf(await (await rawTable(db, 'runs')).schema())).toMatchObject({ seed: 'Float64' });
+    expect((await runs.list()).map((r) => r.seed).sort((a, b) => a - b)).toEqual(
+      [...seeds].sort((a, b) => a - b),
+    );
+
+    // A runs table made before (seed int32) keeps its layout: seeds within int32 as before, a wider one refused.
+    const old = join(root, 'seeds-int32');
+    const schema = (await (await rawTable(db, 'runs')).schema()).fields.map((f) =>
+      f.name === 'seed' ? new arrow.Field('seed', new arrow.Int32(), f.nullable) : f,
+    );
+    await (await lancedb.connect(old)).createEmptyTable('runs', new arrow.Schema(schema));
+    const oldRuns = await RunTable.open(old);
+    await oldRuns.put(record('a', 2 ** 31 - 1));
+    await oldRuns.put(record('b', -(2 ** 31)));
+    const wide =
+      "table 'runs' stores seeds as 32-bit integers (made by an older Winnow): seed 2147483648 would be recorded wrapped; use a seed within ±2^31, or another database folder (--db)";
+    await expect(oldRuns.put(record('c', 2 ** 31))).rejects.toThrow(wide);
+    expect(() => new RunRecorder(oldRuns, record('c', 2 ** 31))).toThrow(wide);
+    expect(typesOf(await (await rawTable(old, 'runs')).schema())).toMatchObject({ seed: 'Int32' });
+    expect((await oldRuns.list()).map((r) => [r.runId, r.seed])).toEqual([
+      ['a', 2 ** 31 - 1],
+      ['b', -(2 ** 31)],
+    ]);
   });
 });

@@ -93,6 +93,19 @@ export class RunTable {
     return new RunTable(table, await table.schema()).list();
   }
 
+  /**
+   * Validation before a run acts: throws (checkSeed) when the database's `runs` table cannot record
+   * `seed` exactly. Reads only: a missing table or folder is created later, with float64 seeds.
+   */
+  static async checkSeedIn(dbDir: string, seed: number): Promise<void> {
+    if ((seed | 0) === seed) return; // fits either layout
+    if (!dbDir.includes('://') && !existsSync(dbDir)) return; // no database yet
+    const conn = await connect(dbDir);
+    if (!(await conn.tableNames()).includes('runs')) return;
+    const table = await conn.openTable('runs');
+    new RunTable(table, await table.schema()).checkSeed(seed);
+  }
+
   static async open(dbDir?: string): Promise<RunTable> {
     const conn = await connect(dbDir);
     const table = await openOrCreateTable(conn, 'runs', SCHEMA);

@@ -179,6 +179,7 @@ async function runRftLeased(
     config,
     seed,
   });
+  await RunTable.checkSeedIn(dbDir, seed);
   // ---- validated: from here on, act. A second process on this run or table is refused first.
   if (!opts.coordinator) held.lease = FileLease.acquire({ dbDir, runId, bufferTable: plan.bufferTable });
   log(`database: ${dbDir}`);

@@ -124,6 +124,7 @@ async function runTaskPipelineLeased(
   const graph = new OperatorGraph<Task>(nodes.slice(plan.workerSteps.length), graphOptions);
   const mapping = compileMapping(config.mapping);
   await checkMappingAgainstInputs(files, config, mapping, opts.configFile);
+  await RunTable.checkSeedIn(dbDir, seed);
   const hooks = opts.hooks ?? new Hooks<TaskPipelineEvents>();
 
   opts.onStart?.({ runId, dbDir, runsDir });

@@ -110,6 +110,7 @@ export async function startServe(o: StartServeOptions): Promise<ServeRun> {
       log,
     },
   );
+  await RunTable.checkSeedIn(dbDir, seed);
   const http = new ServeHttpServer({
     maxBodyBytes: o.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     token: o.token,

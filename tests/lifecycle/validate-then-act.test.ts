@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import * as arrow from 'apache-arrow';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { closeAllConnections, connect } from '../../src/buffer/connection.ts';
 import { RunTable } from '../../src/buffer/run-table.ts';
@@ -209,4 +210,30 @@ describe('a workflow, a trainer and a reward from user modules', () => {
       expect([0, 1]).toContain(e.reward);
     }
   }, 240_000);
+});
+
+describe('a seed the runs table cannot record exactly', () => {
+  it('is refused before anything is written, in one line, by a runs table that kept int32 seeds', async () => {
+    const dir = tempDir('winnow-seed-');
+    const db = join(dir, 'db');
+    const pipeline = writeYaml(join(dir, 'tasks.yaml'), shippedPipeline('gsm8k-tasks.yaml'));
+    // A runs table as an older Winnow made it: seed int32.
+    const fields = (await RunTable.open(join(dir, 'probe'))).table.schema();
+    const schema = (await fields).fields.map((f) =>
+      f.name === 'seed' ? new arrow.Field('seed', new arrow.Int32(), f.nullable) : f,
+    );
+    await (await connect(db)).createEmptyTable('runs', new arrow.Schema(schema));
+    closeAllConnections();
+    const before = treeHashes(db);
+    const r = winnow(['run', pipeline, '--db', db, '--seed', String(2 ** 31)]);
+    expect([r.code, r.stderr.trim().split('\n').length]).toEqual([1, 1]);
+    expect(r.stderr).toContain(
+      "table 'runs' stores seeds as 32-bit integers (made by an older Winnow): seed 2147483648 would be recorded wrapped",
+    );
+    expect(treeHashes(db)).toEqual(before);
+    // A seed within int32 runs and is recorded as given.
+    const ok = winnow(['run', pipeline, '--db', db, '--seed', String(2 ** 31 - 1), '--quiet']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect((await RunTable.readAll(db)).map((x) => x.seed)).toEqual([2 ** 31 - 1]);
+  }, 120_000);
 });

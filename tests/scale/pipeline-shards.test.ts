@@ -135,10 +135,24 @@ describe.skipIf(noRedis)('task pipeline shards over the queue (winnow worker --r
     const [victim, survivor] = procs as [Proc, Proc];
     const logs: string[] = [];
     const records: ShardRecord[] = [];
+    // Killed the moment a job's start line arrives (not at the next poll): shards are small, and on
+    // a busy machine a poll could find the victim between two jobs, with nothing to reclaim. Its
+    // first job of a run also builds the pipeline, so it is mid-job then.
+    const killed = new Promise<void>((resolve) => {
+      const onData = (chunk: Buffer) => {
+        if (!/job \S+ start/.test(String(chunk))) return;
+        victim.child.kill('SIGKILL');
+        victim.child.stderr?.off('data', onData);
+        resolve();
+      };
+      victim.child.stderr?.on('data', onData);
+    });
     const queued = run('killed', redis.url, logs, records);
-    // Its first job of a run also builds the pipeline: it is mid-job when its start line appears.
-    await waitFor(() => /job \S+ start/.test(victim.err), 30_000, 'the victim to take a shard');
-    victim.child.kill('SIGKILL');
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('timed out waiting for the victim to take a shard')), 30_000);
+    });
+    await Promise.race([killed, late]).finally(() => clearTimeout(timer));
     // A fresh worker joins during the run, for the next test.
     procs.push(startPipelineWorker(redis.url));
     const out = await queued;

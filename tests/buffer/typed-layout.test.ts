@@ -3,11 +3,12 @@ import * as lancedb from '@lancedb/lancedb';
 import * as arrow from 'apache-arrow';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { columnValues } from '../../src/buffer/arrow-codec.ts';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
 import { RunRecorder, RunTable } from '../../src/buffer/run-table.ts';
 import { TaskStore } from '../../src/buffer/task-store.ts';
 import { TASK_COLUMNS } from '../../src/buffer/task-table.ts';
-import { fitColumns, hasLegacyLayout, timeLiteral } from '../../src/buffer/typed-columns.ts';
+import { fitColumns, hasLegacyLayout, timeLiteral, timeReader } from '../../src/buffer/typed-columns.ts';
 import type { JsonValue, Task } from '../../src/core/task.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { exp } from './experience-fixtures/make.ts';
@@ -120,6 +121,28 @@ describe('the typed task table', () => {
       ),
       { numRuns: 25, seed: 13 },
     );
+  });
+});
+
+describe('time cells no Date can hold (another tool wrote them)', () => {
+  it('read as NaN, not a TypeError: timestamps past 2^53 ms and float milliseconds past the Date range', () => {
+    const ms = arrow.makeData({
+      type: new arrow.TimestampMillisecond('UTC'),
+      length: 4,
+      nullCount: 1,
+      nullBitmap: Uint8Array.of(0b1011),
+      data: BigInt64Array.of(2n ** 60n, 5n, 0n, -(2n ** 61n)) as unknown as Int32Array,
+    });
+    const float = arrow.makeData({
+      type: new arrow.Float64(),
+      length: 4,
+      data: Float64Array.of(1e300, 7, 0, -1),
+    });
+    const table = new arrow.Table({ at: arrow.makeVector(ms), old_at: arrow.makeVector(float) });
+    expect(columnValues(table, 'at')).toEqual([Number.NaN, 5, null, Number.NaN]);
+    const read = timeReader(table.getChild('old_at'));
+    expect([0, 1, 2, 3].map(read)).toEqual([Number.NaN, 7, 0, -1]);
+    expect(timeReader(null)(0)).toBeNull();
   });
 });
 

@@ -1,5 +1,11 @@
 import { DataError } from '../core/errors.ts';
-import { type Experience, type ExperienceInput, INT32_MAX, MAX_TIME_MS } from '../core/experience.ts';
+import {
+  type Experience,
+  type ExperienceInput,
+  INT32_MAX,
+  MAX_TIME_MS,
+  outsideTimeRange,
+} from '../core/experience.ts';
 import { layoutProblem } from '../core/token-alignment.ts';
 
 /**
@@ -143,7 +149,7 @@ function num(
 /** `createdAt`: epoch ms inside the Date range (0, the default, is "not set"). */
 function time(e: ExperienceInput, row: number, where: string): number {
   const v = num(e, 'createdAt', row, where);
-  if (!(Math.abs(v) <= MAX_TIME_MS))
+  if (Number.isNaN(v) || outsideTimeRange(v))
     fail(e, row, where, 'createdAt', `epoch milliseconds within ±${MAX_TIME_MS} (a JS Date's range)`, v);
   return v;
 }

@@ -1,5 +1,5 @@
 import type * as arrow from 'apache-arrow';
-import { MAX_TIME_MS } from '../core/experience.ts';
+import { outsideTimeRange } from '../core/experience.ts';
 import type { ExperienceSlots, Lease } from './experience-slots.ts';
 import type { ExperienceStorage } from './experience-storage.ts';
 import type { RejectedStore } from './rejected-store.ts';
@@ -52,8 +52,7 @@ export async function loadIndex(
   // A time no Date can hold (another tool's row) could not be read back: quarantined like a taken id.
   const created = num('created_at', 0);
   const lastAt = num('last_used_at', 0);
-  const outside = (ms: number) => Math.abs(ms) > MAX_TIME_MS;
-  const badTime = (i: number) => outside(created[i]!) || outside(lastAt[i]!);
+  const badTime = (i: number) => outsideTimeRange(created[i]!) || outsideTimeRange(lastAt[i]!);
   const badTimes: number[] = [];
   for (const i of byWrite) {
     if (badTime(i)) badTimes.push(i);
@@ -78,7 +77,7 @@ export async function loadIndex(
   const taken = (i: number) =>
     `table '${storage.name}': column id: id '${ids[i]}' (seq ${seq[i]}) is already held by an earlier row; another writer appended it`;
   const time = (i: number) =>
-    `table '${storage.name}': row '${ids[i]}': column ${outside(created[i]!) ? 'created_at' : 'last_used_at'}: ${BAD_TIME}; another writer appended it`;
+    `table '${storage.name}': row '${ids[i]}': column ${outsideTimeRange(created[i]!) ? 'created_at' : 'last_used_at'}: ${BAD_TIME}; another writer appended it`;
   const out = [
     ...dupIds.map((i) => ({ i, reason: taken(i) })),
     ...badTimes.map((i) => ({ i, reason: time(i) })),

@@ -55,7 +55,6 @@ export class RunRecorder {
     identity: RunIdentity,
     opts: { startedAt?: number; fixed?: Record<string, unknown> } = {},
   ) {
-    table.checkSeed(identity.seed);
     this.table = table;
     this.identity = identity;
     this.startedAt = opts.startedAt ?? Date.now();
@@ -86,11 +85,16 @@ export class RunTable {
 
   /** Every run recorded in `dbDir`, without creating anything (an empty list where there is no table). */
   static async readAll(dbDir: string): Promise<RunRecord[]> {
-    if (!existsSync(dbDir)) return [];
+    return (await RunTable.existing(dbDir))?.list() ?? [];
+  }
+
+  /** The database's `runs` table, or null where there is none; creates nothing. */
+  private static async existing(dbDir: string): Promise<RunTable | null> {
+    if (!dbDir.includes('://') && !existsSync(dbDir)) return null;
     const conn = await connect(dbDir);
-    if (!(await conn.tableNames()).includes('runs')) return [];
+    if (!(await conn.tableNames()).includes('runs')) return null;
     const table = await conn.openTable('runs');
-    return new RunTable(table, await table.schema()).list();
+    return new RunTable(table, await table.schema());
   }
 
   /**
@@ -99,11 +103,7 @@ export class RunTable {
    */
   static async checkSeedIn(dbDir: string, seed: number): Promise<void> {
     if ((seed | 0) === seed) return; // fits either layout
-    if (!dbDir.includes('://') && !existsSync(dbDir)) return; // no database yet
-    const conn = await connect(dbDir);
-    if (!(await conn.tableNames()).includes('runs')) return;
-    const table = await conn.openTable('runs');
-    new RunTable(table, await table.schema()).checkSeed(seed);
+    (await RunTable.existing(dbDir))?.checkSeed(seed);
   }
 
   static async open(dbDir?: string): Promise<RunTable> {

@@ -1,5 +1,5 @@
 import * as arrow from 'apache-arrow';
-import { MAX_TIME_MS } from '../core/experience.ts';
+import { MAX_TIME_MS, outsideTimeRange } from '../core/experience.ts';
 
 /**
  * The typed column layouts Winnow's LanceDB tables use for their nested and time columns, and
@@ -179,7 +179,7 @@ export function timeReader(vec: arrow.Vector | null | undefined): (i: number) =>
     }
     if (v === null || v === undefined) return null;
     const ms = Number(v);
-    return Math.abs(ms) <= MAX_TIME_MS ? ms : Number.NaN;
+    return outsideTimeRange(ms) ? Number.NaN : ms;
   };
 }
 

@@ -18,6 +18,9 @@ const tokenId = () =>
  */
 export const MAX_TIME_MS = 8.64e15;
 
+/** True for epoch milliseconds no JS Date can hold (NaN is not judged here: callers decide). */
+export const outsideTimeRange = (ms: number): boolean => Math.abs(ms) > MAX_TIME_MS;
+
 /**
  * One rollout of one task. `groupId` names the GRPO group (one task in one explorer step);
  * `runIndex` is the rollout's index within its group.

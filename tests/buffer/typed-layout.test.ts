@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { columnValues } from '../../src/buffer/arrow-codec.ts';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
-import { RunRecorder, RunTable } from '../../src/buffer/run-table.ts';
+import { RunTable } from '../../src/buffer/run-table.ts';
 import { TaskStore } from '../../src/buffer/task-store.ts';
 import { TASK_COLUMNS } from '../../src/buffer/task-table.ts';
 import { fitColumns, hasLegacyLayout, timeLiteral, timeReader } from '../../src/buffer/typed-columns.ts';
@@ -283,7 +283,10 @@ describe('the typed experience and run tables', () => {
     const wide =
       "table 'runs' stores seeds as 32-bit integers (made by an older Winnow): seed 2147483648 would be recorded wrapped; use a seed within ±2^31, or another database folder (--db)";
     await expect(oldRuns.put(record('c', 2 ** 31))).rejects.toThrow(wide);
-    expect(() => new RunRecorder(oldRuns, record('c', 2 ** 31))).toThrow(wide);
+    await expect(RunTable.checkSeedIn(old, 2 ** 31)).rejects.toThrow(wide);
+    await expect(RunTable.checkSeedIn(old, 2 ** 31 - 1)).resolves.toBeUndefined();
+    await expect(RunTable.checkSeedIn(db, 2 ** 40)).resolves.toBeUndefined();
+    await expect(RunTable.checkSeedIn(join(root, 'no-such-db'), 2 ** 40)).resolves.toBeUndefined();
     expect(typesOf(await (await rawTable(old, 'runs')).schema())).toMatchObject({ seed: 'Int32' });
     expect((await oldRuns.list()).map((r) => [r.runId, r.seed])).toEqual([
       ['a', 2 ** 31 - 1],

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Rng } from '../core/rng.ts';
-import type { Operator, OperatorContext, OperatorResult, TokenizerLoader } from './operator.ts';
+import type { Operator, OperatorContext, OperatorResult, ProfilePass, TokenizerLoader } from './operator.ts';
 import { ReasonClasses } from './reason-classes.ts';
 import { addMetrics, emptyMetrics, type StepMetrics } from './step-metrics.ts';
 
@@ -99,6 +99,34 @@ export class OperatorGraph<T> {
     const rejected: StepRejection<T>[] = [];
     const rows = await this.runNodes(this.nodes, 0, [], rejected, true);
     return { rows, rejected };
+  }
+
+  /**
+   * The profile passes of a graph that is one chain of steps that all have one (Operator.profilePass),
+   * in step order; null when a step has none or the graph branches.
+   */
+  profilePasses(): ProfilePass[] | null {
+    const passes: ProfilePass[] = [];
+    for (const node of this.nodes) {
+      if (node.type !== 'op' || node.operator.profilePass === undefined) return null;
+      passes.push(node.operator.profilePass);
+    }
+    return passes;
+  }
+
+  /**
+   * Count `rows` rows that every step passed on untouched, as their profile passes judged without
+   * running the steps: each step's totals grow as `process` would have grown them (not its time:
+   * the reader that judged them counts that as its own).
+   */
+  countProfilePassed(rows: number): void {
+    if (this.profilePasses() === null) throw new Error('countProfilePassed: a step has no profile pass');
+    for (const node of this.nodes as readonly OpNode<T>[]) {
+      const m = this.stats.get(node.step)!;
+      m.rowsIn += rows;
+      m.rowsOut += rows;
+      if (rows > 0) addMetrics(m.extra, node.operator.profilePass!.metrics);
+    }
   }
 
   metrics(): StepMetrics[] {

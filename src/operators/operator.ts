@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Rng } from '../core/rng.ts';
 import type { Tokenizer, TokenizerSpec } from '../models/tokenizer.ts';
+import type { AsciiProfile } from './task/text-profile.ts';
 
 /** Loads a model tokenizer; relative `path` specs resolve against `baseDir`. */
 export type TokenizerLoader = (spec: TokenizerSpec, opts: { baseDir: string }) => Promise<Tokenizer>;
@@ -43,6 +44,23 @@ export interface Operator<T> {
   process(batch: readonly T[], ctx: OperatorContext): OperatorResult<T> | Promise<OperatorResult<T>>;
   /** For operators that hold rows back across batches: emit what is left at the end of the stream. */
   flush?(ctx: OperatorContext): OperatorResult<T> | Promise<OperatorResult<T>>;
+  /**
+   * For a row-wise step over a task's prompt: which rows it passes on untouched, judged from the
+   * prompt's ASCII profile alone. A worker reading a JSONL file uses it to keep such rows as bytes,
+   * never building them as objects (pipeline-workers/jsonl-fast-rows.ts).
+   */
+  readonly profilePass?: ProfilePass;
+}
+
+/** See `Operator.profilePass`. */
+export interface ProfilePass {
+  /**
+   * True only when `process` would return a task whose prompt (plain ASCII) has this profile as it
+   * is: not dropped, not changed, no warning.
+   */
+  passes(profile: AsciiProfile): boolean;
+  /** What `process` reports in `metrics` for a batch of such rows (zeros), so the step's totals match. */
+  readonly metrics: Readonly<Record<string, number>>;
 }
 
 /**

@@ -15,6 +15,7 @@ import { NearDedupSigner } from '../operators/task/near-dedup-signer.ts';
 import type { ChainJob, ChainReply, ChainSetup } from './chain-messages.ts';
 import { packChunk, packedBuffers } from './jsonl-chunk-pack.ts';
 import { chunkRows } from './jsonl-chunk-rows.ts';
+import { FastChunkReader } from './jsonl-fast-rows.ts';
 import { fromTextJob, toTextReply } from './text-job.ts';
 
 const setup = workerData as ChainSetup;
@@ -88,8 +89,31 @@ function dedupHashes(
   };
 }
 
+// Plain rows of a chunk read from their bytes when the mapping and every step allow (jsonl-fast-rows.ts).
+const fastReader = signer === null ? FastChunkReader.of(mapping, graph, keyer) : null;
+
 /** Read, map and process one chunk of a JSONL file; its rows go back packed (jsonl-chunk-pack.ts). */
 async function handleChunk(job: { jsonl: Parameters<typeof chunkRows>[0] }): Promise<Omit<ChainReply, 'id'>> {
+  if (fastReader !== null) {
+    const fast = await fastReader.read(job.jsonl);
+    return {
+      tasks: null,
+      tasksJson: null,
+      text: null,
+      chunk: fast.chunk,
+      mapRejected: [],
+      mapMs: fast.chunk.mapMs,
+      rejected: [],
+      warnings: warnings.splice(0),
+      metrics: graph.metrics(),
+      worker: threadId,
+      signatures: null,
+      signerKey: null,
+      exactKeys: fast.exactKeys,
+      exactChecks: fast.exactChecks,
+      exactParamsKey: keyer ? keyer.key : null,
+    };
+  }
   const rows = await chunkRows(job.jsonl, mapping, graph);
   const hashes = dedupHashes(rows.tasks);
   return {

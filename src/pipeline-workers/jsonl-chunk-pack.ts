@@ -69,49 +69,89 @@ function empty(o: object): boolean {
   return true;
 }
 
+/**
+ * Builds a PackedChunk row by row: rows as tasks (`task`), or rows of the usual shape whose texts
+ * the caller adds itself (`usualRow` + `text`: the fast path of jsonl-fast-rows.ts keeps them as bytes).
+ */
+export class PackedChunkWriter {
+  readonly lens: Int32Array;
+  readonly lines: Int32Array;
+  readonly profiles: Int32Array;
+  private readonly parts: string[] = [];
+  private readonly odd: Task[] = [];
+  private n = 0;
+  private readonly taskset: string;
+  private readonly file: string;
+
+  constructor(rows: number, taskset: string, file: string) {
+    this.lens = new Int32Array(rows * 3);
+    this.lines = new Int32Array(rows);
+    this.profiles = new Int32Array(rows * PACKED_PROFILE_INTS);
+    this.taskset = taskset;
+    this.file = file;
+  }
+
+  /** A row as a task: usual ones travel as their texts, others as objects. */
+  task(t: Task): void {
+    const i = this.n++;
+    if (t.prompt !== undefined) packProfile(keptProfile(t, t.prompt), this.profiles, i * PACKED_PROFILE_INTS);
+    else this.profiles[i * PACKED_PROFILE_INTS] = -1;
+    if (!usual(t, this.taskset, this.file)) {
+      this.lens[i * 3] = -1;
+      this.odd.push(t);
+      return;
+    }
+    this.lines[i] = t.source!.row;
+    this.lens[i * 3] = t.id.length;
+    this.parts.push(t.id);
+    this.lens[i * 3 + 1] = t.prompt === undefined ? -1 : t.prompt.length;
+    if (t.prompt !== undefined) this.parts.push(t.prompt);
+    this.lens[i * 3 + 2] = t.answer === undefined ? -1 : t.answer.length;
+    if (t.answer !== undefined) this.parts.push(t.answer);
+  }
+
+  /** A usual row given by the lengths of its texts (−1: none) and its line; its profile goes at the index returned. */
+  usualRow(idLen: number, promptLen: number, answerLen: number, line: number): number {
+    const i = this.n++;
+    this.lens[i * 3] = idLen;
+    this.lens[i * 3 + 1] = promptLen;
+    this.lens[i * 3 + 2] = answerLen;
+    this.lines[i] = line;
+    return i * PACKED_PROFILE_INTS;
+  }
+
+  /** Texts of `usualRow` rows, in row order (any number of rows at once). */
+  text(s: string): void {
+    this.parts.push(s);
+  }
+
+  finish(rows: Omit<ChunkRows, 'tasks'>): PackedChunk {
+    return {
+      lines: rows.lines,
+      records: rows.records,
+      readRejected: rows.readRejected,
+      readBefore: rows.readBefore,
+      mapRejected: rows.mapRejected,
+      mapOrdinal: rows.mapOrdinal,
+      mapMs: rows.mapMs,
+      rejected: rows.rejected,
+      rejectedOrdinal: rows.rejectedOrdinal,
+      taskset: this.taskset,
+      text: this.parts.join(''),
+      lens: this.lens,
+      rows: this.lines,
+      taskOrdinal: rows.taskOrdinal,
+      profiles: this.profiles,
+      odd: this.odd,
+    };
+  }
+}
+
 /** The worker's side: `rows` (local line numbers) packed for the main thread. */
 export function packChunk(rows: ChunkRows, taskset: string, file: string): PackedChunk {
-  const n = rows.tasks.length;
-  const lens = new Int32Array(n * 3);
-  const lines = new Int32Array(n);
-  const profiles = new Int32Array(n * PACKED_PROFILE_INTS);
-  const parts: string[] = [];
-  const odd: Task[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = rows.tasks[i]!;
-    if (t.prompt !== undefined) packProfile(keptProfile(t, t.prompt), profiles, i * PACKED_PROFILE_INTS);
-    else profiles[i * PACKED_PROFILE_INTS] = -1;
-    if (!usual(t, taskset, file)) {
-      lens[i * 3] = -1;
-      odd.push(t);
-      continue;
-    }
-    lines[i] = t.source!.row;
-    lens[i * 3] = t.id.length;
-    parts.push(t.id);
-    lens[i * 3 + 1] = t.prompt === undefined ? -1 : t.prompt.length;
-    if (t.prompt !== undefined) parts.push(t.prompt);
-    lens[i * 3 + 2] = t.answer === undefined ? -1 : t.answer.length;
-    if (t.answer !== undefined) parts.push(t.answer);
-  }
-  return {
-    lines: rows.lines,
-    records: rows.records,
-    readRejected: rows.readRejected,
-    readBefore: rows.readBefore,
-    mapRejected: rows.mapRejected,
-    mapOrdinal: rows.mapOrdinal,
-    mapMs: rows.mapMs,
-    rejected: rows.rejected,
-    rejectedOrdinal: rows.rejectedOrdinal,
-    taskset,
-    text: parts.join(''),
-    lens,
-    rows: lines,
-    taskOrdinal: rows.taskOrdinal,
-    profiles,
-    odd,
-  };
+  const writer = new PackedChunkWriter(rows.tasks.length, taskset, file);
+  for (const t of rows.tasks) writer.task(t);
+  return writer.finish(rows);
 }
 
 /** The buffers of a packed chunk, to transfer instead of copy. */

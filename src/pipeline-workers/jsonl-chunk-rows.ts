@@ -47,6 +47,15 @@ export async function chunkRows(
   mapping: CompiledMapping,
   graph: OperatorGraph<Task>,
 ): Promise<ChunkRows> {
+  return (await chunkRowsAndLines(job, mapping, graph)).rows;
+}
+
+/** `chunkRows`, with the line of each record (by ordinal) beside. */
+export async function chunkRowsAndLines(
+  job: ChunkJob,
+  mapping: CompiledMapping,
+  graph: OperatorGraph<Task>,
+): Promise<{ rows: ChunkRows; recordLines: Int32Array }> {
   const out = new BatchBuilder(Number.MAX_SAFE_INTEGER);
   const parser = new JsonlParser(
     {
@@ -86,7 +95,7 @@ export async function chunkRows(
     if (k < 0) throw new Error(`a row-wise step changed the source of a row from ${job.file}`);
     return k;
   };
-  return {
+  const rows: ChunkRows = {
     lines,
     records: records.length,
     readRejected: batch.rejected,
@@ -99,6 +108,7 @@ export async function chunkRows(
     rejected: done.rejected,
     rejectedOrdinal: Int32Array.from(done.rejected, (r) => place(r.row)),
   };
+  return { rows, recordLines: Int32Array.from(records, (r) => r.source.row) };
 }
 
 /** Renumber a chunk's rows by `lineOffset` (the lines of the chunks before it). Copies each source. */

@@ -144,6 +144,8 @@ describe('a pipeline run reading JSONL in chunks on workers lands what one witho
       { op: 'special_char_ratio_filter', params: { maxRatio: 0.3 } },
       { op: 'exact_dedup' },
     ];
+    // Every step judges the prompt: plain rows are read from their bytes (jsonl-fast-rows.ts).
+    const prompt = [{ op: 'strip_html' }, ...text.slice(1)];
     const records = [
       { op: 'map_fields', params: { answer: '{answer}!' } },
       { op: 'chunk_text', params: { maxLen: 30 } },
@@ -160,6 +162,7 @@ describe('a pipeline run reading JSONL in chunks on workers lands what one witho
     for (const [name, ops, meta] of [
       ['text', text, false],
       ['text-meta', text, true],
+      ['prompt', prompt, false],
       ['records', records, true],
     ] as const) {
       const base = [await run(0, [...ops], join(dir, `${name}-0`), meta)];

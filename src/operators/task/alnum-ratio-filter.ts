@@ -1,8 +1,14 @@
 import { z } from 'zod';
 import type { Task } from '../../core/task.ts';
 import { defineOperator, filterRows } from '../operator.ts';
-import { readText, TextFieldSchema } from './text-fields.ts';
-import { type CharClassCounts, charClassCounts, charClassCountsOf, fmtRatio } from './text-stats.ts';
+import { filterPass, readText, TextFieldSchema } from './text-fields.ts';
+import {
+  type CharClassCounts,
+  charClassCounts,
+  charClassCountsOf,
+  fmtRatio,
+  profileCounts,
+} from './text-stats.ts';
 
 /** Share of characters that are letters, digits or combining marks: alnum / total; 0 for empty text. */
 export function alnumRatio(text: string): number {
@@ -25,6 +31,7 @@ export const alnumRatioFilterOp = defineOperator<Task, typeof Params>({
     return {
       name: 'alnum_ratio_filter',
       kind: 'filter',
+      profilePass: filterPass(p.field, (profile) => alnumShare(profileCounts(profile)) >= p.minRatio),
       process(batch) {
         return filterRows(batch, (task) => {
           const r = alnumShare(charClassCountsOf(task, readText(task, p.field)));

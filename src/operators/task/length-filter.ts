@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Task } from '../../core/task.ts';
 import { defineOperator, filterRows } from '../operator.ts';
-import { readText, TextFieldSchema } from './text-fields.ts';
+import { filterPass, readText, TextFieldSchema } from './text-fields.ts';
 import { textProfile } from './text-profile.ts';
 import { countChars, countWords } from './text-stats.ts';
 
@@ -31,29 +31,33 @@ export const lengthFilterOp = defineOperator<Task, typeof Params>({
     'Keep tasks whose text has between min and max characters and/or words (any subset of limits).',
   params: Params,
   create(p) {
+    /** Why a text of `chars` characters and `words` words is dropped, or null. */
+    const verdict = (chars: number, words: number): string | null => {
+      if (p.minChars !== undefined && chars < p.minChars)
+        return `too short: ${chars} chars < minChars ${p.minChars}`;
+      if (p.maxChars !== undefined && chars > p.maxChars)
+        return `too long: ${chars} chars > maxChars ${p.maxChars}`;
+      if (p.minWords !== undefined && words < p.minWords)
+        return `too few words: ${words} < minWords ${p.minWords}`;
+      if (p.maxWords !== undefined && words > p.maxWords)
+        return `too many words: ${words} > maxWords ${p.maxWords}`;
+      return null;
+    };
+    const countsChars = p.minChars !== undefined || p.maxChars !== undefined;
+    const countsWords = p.minWords !== undefined || p.maxWords !== undefined;
     return {
       name: 'length_filter',
       kind: 'filter',
+      profilePass: filterPass(p.field, (profile) => verdict(profile.text.length, profile.words) === null),
       process(batch) {
         return filterRows(batch, (task) => {
           const text = readText(task, p.field);
           // An ASCII text's counts come from the profile the chain keeps on the task.
           const profile = textProfile(task, text);
-          if (p.minChars !== undefined || p.maxChars !== undefined) {
-            const chars = profile !== null ? text.length : countChars(text);
-            if (p.minChars !== undefined && chars < p.minChars)
-              return `too short: ${chars} chars < minChars ${p.minChars}`;
-            if (p.maxChars !== undefined && chars > p.maxChars)
-              return `too long: ${chars} chars > maxChars ${p.maxChars}`;
-          }
-          if (p.minWords !== undefined || p.maxWords !== undefined) {
-            const words = profile !== null ? profile.words : countWords(text);
-            if (p.minWords !== undefined && words < p.minWords)
-              return `too few words: ${words} < minWords ${p.minWords}`;
-            if (p.maxWords !== undefined && words > p.maxWords)
-              return `too many words: ${words} > maxWords ${p.maxWords}`;
-          }
-          return null;
+          // Only what a limit asks for is counted (the counts of a non-ASCII text take a scan each).
+          const chars = !countsChars ? 0 : profile !== null ? text.length : countChars(text);
+          const words = !countsWords ? 0 : profile !== null ? profile.words : countWords(text);
+          return verdict(chars, words);
         });
       },
     };

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Task } from '../../core/task.ts';
 import { defineOperator } from '../operator.ts';
-import { mapTextBatch, TextFieldSchema } from './text-fields.ts';
+import { keepsPass, mapTextBatch, TextFieldSchema } from './text-fields.ts';
+import type { AsciiProfile } from './text-profile.ts';
 
 /**
  * Invisible characters that only get in the way of matching: zero-width space/joiners, word
@@ -84,16 +85,14 @@ export const normalizeUnicodeOp = defineOperator<Task, typeof Params>({
     'Unicode normal form (NFC/NFKC/NFD/NFKD), strip zero-width and control characters, optional ASCII quotes and dashes.',
   params: Params,
   create(params) {
+    // An ASCII prompt this step leaves as it is, known from its profile.
+    const keeps = (p: AsciiProfile) => p.printable;
     return {
       name: 'normalize_unicode',
       kind: 'map',
+      profilePass: keepsPass(params.field, keeps),
       process(batch) {
-        return mapTextBatch(
-          batch,
-          params.field,
-          (t) => normalizeUnicode(t, params),
-          (p) => p.printable,
-        );
+        return mapTextBatch(batch, params.field, (t) => normalizeUnicode(t, params), keeps);
       },
     };
   },

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Task } from '../../core/task.ts';
 import { defineOperator } from '../operator.ts';
-import { mapTextBatch, TextFieldSchema } from './text-fields.ts';
+import { keepsPass, mapTextBatch, TextFieldSchema } from './text-fields.ts';
+import type { AsciiProfile } from './text-profile.ts';
 
 /** Horizontal whitespace: tab, vertical tab, form feed, space and the Unicode space separators. */
 const HSPACE = /[\t\v\f \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]+/g;
@@ -115,16 +116,14 @@ export const normalizeWhitespaceOp = defineOperator<Task, typeof Params>({
     'Collapse runs of spaces, trim lines and text, normalise line breaks (optionally keep paragraphs).',
   params: Params,
   create(params) {
+    // An ASCII prompt this step leaves as it is, known from its profile.
+    const keeps = (p: AsciiProfile) => p.whitespaceNormal;
     return {
       name: 'normalize_whitespace',
       kind: 'map',
+      profilePass: keepsPass(params.field, keeps),
       process(batch) {
-        return mapTextBatch(
-          batch,
-          params.field,
-          (t) => normalizeWhitespace(t, params.newlines),
-          (p) => p.whitespaceNormal,
-        );
+        return mapTextBatch(batch, params.field, (t) => normalizeWhitespace(t, params.newlines), keeps);
       },
     };
   },

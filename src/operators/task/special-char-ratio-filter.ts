@@ -1,8 +1,14 @@
 import { z } from 'zod';
 import type { Task } from '../../core/task.ts';
 import { defineOperator, filterRows } from '../operator.ts';
-import { readText, TextFieldSchema } from './text-fields.ts';
-import { type CharClassCounts, charClassCounts, charClassCountsOf, fmtRatio } from './text-stats.ts';
+import { filterPass, readText, TextFieldSchema } from './text-fields.ts';
+import {
+  type CharClassCounts,
+  charClassCounts,
+  charClassCountsOf,
+  fmtRatio,
+  profileCounts,
+} from './text-stats.ts';
 
 /**
  * Share of characters that are neither letters/digits/marks nor whitespace:
@@ -28,6 +34,7 @@ export const specialCharRatioFilterOp = defineOperator<Task, typeof Params>({
     return {
       name: 'special_char_ratio_filter',
       kind: 'filter',
+      profilePass: filterPass(p.field, (profile) => specialShare(profileCounts(profile)) <= p.maxRatio),
       process(batch) {
         return filterRows(batch, (task) => {
           const text = readText(task, p.field);

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { Task } from '../../core/task.ts';
 import { defineOperator } from '../operator.ts';
 import { decodeHtmlEntities } from './html-entities.ts';
-import { mapTextBatch, TextFieldSchema } from './text-fields.ts';
+import { keepsPass, mapTextBatch, TextFieldSchema } from './text-fields.ts';
+import type { AsciiProfile } from './text-profile.ts';
 
 /** Tags that end a paragraph-like block: they become a blank line. */
 const BLOCK_TAGS = new Set(
@@ -89,16 +90,14 @@ export const stripHtmlOp = defineOperator<Task, typeof Params>({
     'Remove HTML tags (block tags and <br> become line breaks), drop script/style contents, decode entities.',
   params: Params,
   create(params) {
+    // An ASCII prompt this step leaves as it is, known from its profile.
+    const keeps = (p: AsciiProfile) => p.noMarkup;
     return {
       name: 'strip_html',
       kind: 'map',
+      profilePass: keepsPass(params.field, keeps),
       process(batch) {
-        return mapTextBatch(
-          batch,
-          params.field,
-          (t) => stripHtml(t, params),
-          (p) => p.noMarkup,
-        );
+        return mapTextBatch(batch, params.field, (t) => stripHtml(t, params), keeps);
       },
     };
   },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Task } from '../../core/task.ts';
 import { taskText } from '../../core/task.ts';
+import type { ProfilePass } from '../operator.ts';
 import { type AsciiProfile, textProfile } from './text-profile.ts';
 
 /**
@@ -68,4 +69,23 @@ export function mapTextBatch(
     return out;
   });
   return { rows, dropped: [], metrics: { changed } };
+}
+
+/**
+ * The profile pass of a text map step built on `mapTextBatch` with `keeps`: the rows it keeps as
+ * they are (its `changed` metric counts none of them). Only a step over the prompt has one.
+ */
+export function keepsPass(
+  field: TextField,
+  keeps: (profile: AsciiProfile) => boolean,
+): ProfilePass | undefined {
+  return field === 'prompt' ? { passes: keeps, metrics: { changed: 0 } } : undefined;
+}
+
+/** The profile pass of a filter over the prompt: rows `keeps` says it keeps (filters report no metrics). */
+export function filterPass(
+  field: TextField,
+  keeps: (profile: AsciiProfile) => boolean,
+): ProfilePass | undefined {
+  return field === 'prompt' ? { passes: keeps, metrics: {} } : undefined;
 }

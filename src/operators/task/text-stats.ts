@@ -3,7 +3,7 @@
  * run of non-whitespace (whitespace is what `\s` matches), split further inside CJK and Thai runs
  * (see text-units.ts).
  */
-import { textProfile } from './text-profile.ts';
+import { type AsciiProfile, textProfile } from './text-profile.ts';
 import { countWordUnits } from './text-units.ts';
 
 export function isSpaceCode(c: number): boolean {
@@ -114,8 +114,13 @@ export function charClassCountsFull(text: string): CharClassCounts {
  */
 export function charClassCountsOf(task: object, text: string): CharClassCounts {
   const p = textProfile(task, text);
-  if (p === null) return charClassCounts(text);
-  return { total: text.length, alnum: p.alnum, space: p.space, special: text.length - p.alnum - p.space };
+  return p === null ? charClassCounts(text) : profileCounts(p);
+}
+
+/** `charClassCounts` of an ASCII text, read from its profile. */
+export function profileCounts(p: AsciiProfile): CharClassCounts {
+  const total = p.text.length;
+  return { total, alnum: p.alnum, space: p.space, special: total - p.alnum - p.space };
 }
 
 /** Format a ratio for a drop reason: three decimals. */

@@ -200,3 +200,63 @@ describe('ASCII text profile: each flag and count equals the function it stands 
     });
   });
 });
+
+describe("a step's profile pass (Operator.profilePass) never claims a row its process would change or drop", () => {
+  const steps = [
+    { op: 'strip_html' },
+    { op: 'strip_html', params: { knownTagsOnly: false, collapseWhitespace: false } },
+    { op: 'normalize_unicode', params: { form: 'NFKC', asciiQuotes: true, asciiDashes: true } },
+    { op: 'normalize_unicode', params: { form: 'NFD' } },
+    { op: 'normalize_whitespace', params: { newlines: 'keep' } },
+    { op: 'normalize_whitespace', params: { newlines: 'collapse' } },
+    { op: 'length_filter', params: { minWords: 2, maxWords: 6, minChars: 3, maxChars: 30 } },
+    { op: 'length_filter', params: { maxChars: 12 } },
+    { op: 'special_char_ratio_filter', params: { maxRatio: 0.2 } },
+    { op: 'alnum_ratio_filter', params: { minRatio: 0.6 } },
+  ];
+
+  it('passes(profile) ⇒ process keeps the very task, drops nothing, and reports the pass metrics', async () => {
+    const reg = taskOperatorRegistry();
+    for (const step of steps) {
+      const [node] = await buildGraph<Task>([step], { registry: reg, baseDir: '.' });
+      if (node?.type !== 'op') throw new Error('expected an operator');
+      const op = node.operator;
+      const pass = op.profilePass!;
+      expect(pass).toBeDefined();
+      let passed = 0;
+      let refused = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.oneof(text, anyAscii), async (t) => {
+          const profile = scanAscii(t);
+          if (profile === null) return;
+          const task: Task = { id: 'x', taskset: 's', prompt: t, features: {}, meta: {} };
+          const out = await op.process([task], {} as never);
+          if (!pass.passes(profile)) {
+            refused++;
+            return;
+          }
+          passed++;
+          expect(out.rows).toHaveLength(1);
+          expect(out.rows[0]).toBe(task);
+          expect(out.dropped).toEqual([]);
+          expect(out.metrics ?? {}).toEqual(pass.metrics);
+        }),
+        { numRuns: 400, seed: 11 },
+      );
+      // Both answers occur for each step (the property is not vacuous).
+      expect([step.op, passed > 0, refused > 0]).toEqual([step.op, true, true]);
+    }
+  });
+
+  it('only steps over the prompt have one', async () => {
+    const reg = taskOperatorRegistry();
+    for (const step of [
+      { op: 'strip_html', params: { field: 'answer' } },
+      { op: 'length_filter', params: { field: 'all', minWords: 1 } },
+      { op: 'remove_urls_emails' },
+    ]) {
+      const [node] = await buildGraph<Task>([step], { registry: reg, baseDir: '.' });
+      expect(node?.type === 'op' && node.operator.profilePass).toBeFalsy();
+    }
+  });
+});

@@ -115,7 +115,20 @@ export function scanAscii(text: string): AsciiProfile | null {
       a = Math.imul(a ^ c, 0x01000193);
       b = Math.imul(b ^ c, 0x5bd1e995);
       h = Math.imul(h ^ c, 0x27d4eb2d);
-      len++;
+      // The rest of the word: letters and digits only count and enter the key (folded), so they
+      // skip every other test (about half the scan's time on prose).
+      let j = i + 1;
+      for (; j < n; j++) {
+        let d = text.charCodeAt(j);
+        if (d >= 97 ? d > 122 : d < 48 || (d > 57 && (d < 65 || d > 90))) break;
+        if (d <= 90 && d >= 65) d += 32;
+        a = Math.imul(a ^ d, 0x01000193);
+        b = Math.imul(b ^ d, 0x5bd1e995);
+        h = Math.imul(h ^ d, 0x27d4eb2d);
+      }
+      alnum += j - i - 1;
+      len += j - i;
+      i = j - 1;
       lastAlnum = 1;
     } else if (c === 32) {
       space++;

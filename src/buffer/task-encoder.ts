@@ -102,24 +102,11 @@ function isEmptyPlain(v: unknown): boolean {
 
 const jsonOf = (v: unknown) => JSON.stringify(v ?? null);
 
-/** `map<string, double>` as `numberMapData` builds it, without per-row arrays for empty maps. */
-function featuresData(tasks: readonly Task[]): arrow.Data {
-  const n = tasks.length;
-  const offsets = new Int32Array(n + 1);
-  const keys: string[] = [];
-  const nums: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const v = tasks[i]!.features as unknown;
-    if (v !== null && typeof v === 'object' && !isEmptyPlain(v))
-      for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-        keys.push(k);
-        nums.push(typeof x === 'number' ? x : Number.NaN);
-      }
-    offsets[i + 1] = keys.length;
-  }
-  const keyCol = new Utf8Builder(keys.length, keys.length * 12);
-  for (const k of keys) keyCol.push(k);
-  return numberMapFromEntries(keyCol.data(false), nums, offsets);
+/** Encode tasks as the typed `tasks` table, each with `runId`, `updatedAt` and its content hash. */
+export function encodeTasks(tasks: readonly Task[], runId: string, updatedAt: number): arrow.Table {
+  const encoder = new TaskRowsEncoder(runId, tasks.length, tasks);
+  for (const task of tasks) encoder.push(task);
+  return encoder.finish(updatedAt);
 }
 
 /** True when `columns` are the typed layout this encoder writes (not an older table's fitted layout). */
@@ -127,107 +114,169 @@ export function isTypedTaskLayout(columns: readonly ColumnSpec<StoredTask>[]): b
   return columns.length === TASK_COLUMNS.length && columns.every((c, i) => c === TASK_COLUMNS[i]);
 }
 
-/** Encode tasks as the typed `tasks` table, each with `runId`, `updatedAt` and its content hash. */
-export function encodeTasks(tasks: readonly Task[], runId: string, updatedAt: number): arrow.Table {
-  const n = tasks.length;
-  let textHint = 0;
-  for (let i = 0; i < Math.min(n, 64); i++) textHint += tasks[i]!.prompt?.length ?? 64;
-  textHint = Math.ceil((textHint / Math.max(1, Math.min(n, 64))) * n * 1.1) + 64;
-  const id = new Utf8Builder(n, n * 12);
-  const taskset = new Utf8Builder(n, n * 8);
-  const prompt = new Utf8Builder(n, textHint);
-  const answer = new Utf8Builder(n, n * 8);
-  const meta = new Utf8Builder(n, n * 2);
-  const sourceFile = new Utf8Builder(n, n * 16);
-  const runIds = new Utf8Builder(n, n * runId.length);
-  const hash = new Utf8Builder(n, n * 16);
-  const sourceRow = new Int32Array(n);
-  const messages = new Array<unknown>(n);
-  let lastSet: string | undefined;
-  let lastSetJson = '';
-  let setFrom = 0;
-  let setTo = 0;
-  let lastFile: string | undefined;
-  let fileFrom = 0;
-  let fileTo = 0;
-  const runFrom = 0;
-  let runTo = 0;
-  for (let i = 0; i < n; i++) {
-    const task = tasks[i]!;
-    id.push(task.id);
+/**
+ * The typed `tasks` table built one task at a time. A pipeline run encodes each task as it lands,
+ * so the tasks of a large commit (50k) die young instead of living, promoted to the old generation,
+ * until the commit: with a worker that cost the run's GC ~1 CPU s per 1M rows.
+ */
+export class TaskRowsEncoder {
+  private readonly runId: string;
+  private readonly id: Utf8Builder;
+  private readonly taskset: Utf8Builder;
+  private readonly prompt: Utf8Builder;
+  private readonly answer: Utf8Builder;
+  private readonly meta: Utf8Builder;
+  private readonly sourceFile: Utf8Builder;
+  private readonly runIds: Utf8Builder;
+  private readonly hash: Utf8Builder;
+  private sourceRow: Int32Array;
+  private readonly messages: unknown[] = [];
+  /** `features` as map entries: keys and values, and per row where its entries end. */
+  private readonly featureKeys: string[] = [];
+  private readonly featureValues: number[] = [];
+  private featureEnds: Int32Array;
+  private n = 0;
+  private lastSet: string | undefined;
+  private lastSetJson = '';
+  private setFrom = 0;
+  private setTo = 0;
+  private lastFile: string | undefined;
+  private fileFrom = 0;
+  private fileTo = 0;
+  private runTo = 0;
+
+  /** `rows`: how many tasks to expect (a hint); `sample`: some of them, to size the prompt bytes. */
+  constructor(runId: string, rows: number, sample: readonly Task[] = []) {
+    this.runId = runId;
+    const n = Math.max(1, rows);
+    let textHint = 0;
+    const k = Math.min(sample.length, 64);
+    for (let i = 0; i < k; i++) textHint += sample[i]!.prompt?.length ?? 64;
+    textHint = Math.ceil((k > 0 ? textHint / k : 64) * n * 1.1) + 64;
+    this.id = new Utf8Builder(n, n * 12);
+    this.taskset = new Utf8Builder(n, n * 8);
+    this.prompt = new Utf8Builder(n, textHint);
+    this.answer = new Utf8Builder(n, n * 8);
+    this.meta = new Utf8Builder(n, n * 2);
+    this.sourceFile = new Utf8Builder(n, n * 16);
+    this.runIds = new Utf8Builder(n, n * runId.length);
+    this.hash = new Utf8Builder(n, n * 16);
+    this.sourceRow = new Int32Array(n);
+    this.featureEnds = new Int32Array(n + 1);
+  }
+
+  /** Tasks pushed so far. */
+  get length(): number {
+    return this.n;
+  }
+
+  push(task: Task): void {
+    const i = this.n++;
+    if (i >= this.sourceRow.length) this.growRows();
+    this.id.push(task.id);
     h1 = 0xdeadbeef;
     h2 = 0x41c6ce57;
     hashChar(91); // [
     const set = task.taskset;
-    if (i > 0 && set === lastSet) {
-      taskset.repeat(setFrom, setTo);
+    if (i > 0 && set === this.lastSet) {
+      this.taskset.repeat(this.setFrom, this.setTo);
     } else {
-      setFrom = taskset.pos;
-      taskset.push(set);
-      setTo = taskset.pos;
-      lastSet = set;
-      lastSetJson = String(JSON.stringify(set));
+      this.setFrom = this.taskset.pos;
+      this.taskset.push(set);
+      this.setTo = this.taskset.pos;
+      this.lastSet = set;
+      this.lastSetJson = String(JSON.stringify(set));
     }
-    hashText(lastSetJson);
+    hashText(this.lastSetJson);
     hashChar(44);
-    if (typeof task.prompt === 'string') prompt.pushHashed(task.prompt);
+    if (typeof task.prompt === 'string') this.prompt.pushHashed(task.prompt);
     else {
-      prompt.push(task.prompt ?? null);
+      this.prompt.push(task.prompt ?? null);
       hashText(jsonOf(task.prompt));
     }
     hashChar(44);
-    messages[i] = task.messages ?? null;
+    this.messages.push(task.messages ?? null);
     hashText(task.messages === undefined ? 'null' : jsonOf(task.messages));
     hashChar(44);
-    if (typeof task.answer === 'string') answer.pushHashed(task.answer);
+    if (typeof task.answer === 'string') this.answer.pushHashed(task.answer);
     else {
-      answer.push(task.answer ?? null);
+      this.answer.push(task.answer ?? null);
       hashText(jsonOf(task.answer));
     }
     hashChar(44);
-    hashText(isEmptyPlain(task.features) ? '{}' : jsonOf(task.features));
+    const features = task.features as unknown;
+    const noFeatures = isEmptyPlain(features);
+    hashText(noFeatures ? '{}' : jsonOf(features));
+    // `map<string, double>` entries, without per-row arrays for empty maps.
+    if (!noFeatures && features !== null && typeof features === 'object')
+      for (const [k, x] of Object.entries(features as Record<string, unknown>)) {
+        this.featureKeys.push(k);
+        this.featureValues.push(typeof x === 'number' ? x : Number.NaN);
+      }
+    this.featureEnds[i + 1] = this.featureKeys.length;
     hashChar(44);
     const metaJson = isEmptyPlain(task.meta) ? '{}' : jsonOf(task.meta);
     hashText(metaJson);
     hashChar(93); // ]
-    meta.push(metaJson);
-    hash.pushHash();
+    this.meta.push(metaJson);
+    this.hash.pushHash();
     const file = task.source?.file ?? '';
-    if (i > 0 && file === lastFile) sourceFile.repeat(fileFrom, fileTo);
+    if (i > 0 && file === this.lastFile) this.sourceFile.repeat(this.fileFrom, this.fileTo);
     else {
-      fileFrom = sourceFile.pos;
-      sourceFile.push(file);
-      fileTo = sourceFile.pos;
-      lastFile = file;
+      this.fileFrom = this.sourceFile.pos;
+      this.sourceFile.push(file);
+      this.fileTo = this.sourceFile.pos;
+      this.lastFile = file;
     }
-    sourceRow[i] = task.source?.row ?? -1;
+    this.sourceRow[i] = task.source?.row ?? -1;
     if (i === 0) {
-      runIds.push(runId);
-      runTo = runIds.pos;
-    } else runIds.repeat(runFrom, runTo);
+      this.runIds.push(this.runId);
+      this.runTo = this.runIds.pos;
+    } else this.runIds.repeat(0, this.runTo);
   }
-  const unset = updatedAt === 0 || !Number.isFinite(updatedAt);
-  const times = new BigInt64Array(n);
-  if (!unset) times.fill(BigInt(Math.round(updatedAt)));
-  let timeNulls: { nullBitmap?: Uint8Array; nullCount: number } = { nullCount: 0 };
-  if (unset && n > 0) timeNulls = { nullBitmap: new Uint8Array((n + 7) >> 3), nullCount: n };
-  const children: arrow.Data[] = [
-    id.data(false),
-    taskset.data(false),
-    prompt.data(false),
-    messagesData(messages),
-    answer.data(false),
-    featuresData(tasks),
-    meta.data(false),
-    sourceFile.data(false),
-    arrow.makeData({ type: new arrow.Int32(), length: n, nullCount: 0, data: sourceRow }),
-    runIds.data(false),
-    hash.data(false),
-    arrow.makeData({ type: TIMESTAMP_MS, length: n, data: times as unknown as Int32Array, ...timeNulls }),
-  ];
-  const batch = new arrow.RecordBatch(
-    TASK_SCHEMA,
-    arrow.makeData({ type: new arrow.Struct(TASK_SCHEMA.fields), length: n, nullCount: 0, children }),
-  );
-  return new arrow.Table(TASK_SCHEMA, [batch]);
+
+  /** The table of every task pushed, each updated at `updatedAt` (0 or not finite: null). */
+  finish(updatedAt: number): arrow.Table {
+    const n = this.n;
+    const unset = updatedAt === 0 || !Number.isFinite(updatedAt);
+    const times = new BigInt64Array(n);
+    if (!unset) times.fill(BigInt(Math.round(updatedAt)));
+    let timeNulls: { nullBitmap?: Uint8Array; nullCount: number } = { nullCount: 0 };
+    if (unset && n > 0) timeNulls = { nullBitmap: new Uint8Array((n + 7) >> 3), nullCount: n };
+    const keys = new Utf8Builder(this.featureKeys.length, this.featureKeys.length * 12);
+    for (const k of this.featureKeys) keys.push(k);
+    const children: arrow.Data[] = [
+      this.id.data(false),
+      this.taskset.data(false),
+      this.prompt.data(false),
+      messagesData(this.messages),
+      this.answer.data(false),
+      numberMapFromEntries(keys.data(false), this.featureValues, this.featureEnds.subarray(0, n + 1)),
+      this.meta.data(false),
+      this.sourceFile.data(false),
+      arrow.makeData({
+        type: new arrow.Int32(),
+        length: n,
+        nullCount: 0,
+        data: this.sourceRow.subarray(0, n),
+      }),
+      this.runIds.data(false),
+      this.hash.data(false),
+      arrow.makeData({ type: TIMESTAMP_MS, length: n, data: times as unknown as Int32Array, ...timeNulls }),
+    ];
+    const batch = new arrow.RecordBatch(
+      TASK_SCHEMA,
+      arrow.makeData({ type: new arrow.Struct(TASK_SCHEMA.fields), length: n, nullCount: 0, children }),
+    );
+    return new arrow.Table(TASK_SCHEMA, [batch]);
+  }
+
+  private growRows(): void {
+    const rows = new Int32Array(this.sourceRow.length * 2);
+    rows.set(this.sourceRow);
+    this.sourceRow = rows;
+    const ends = new Int32Array(rows.length + 1);
+    ends.set(this.featureEnds);
+    this.featureEnds = ends;
+  }
 }

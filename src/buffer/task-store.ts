@@ -4,7 +4,7 @@ import type { Task } from '../core/task.ts';
 import { type ColumnSpec, encodeRows } from './arrow-codec.ts';
 import { connect, openOrCreateTable } from './connection.ts';
 import { sqlString } from './sql.ts';
-import { encodeTasks, isTypedTaskLayout } from './task-encoder.ts';
+import { encodeTasks, isTypedTaskLayout, TaskRowsEncoder } from './task-encoder.ts';
 import {
   type DecodedTasks,
   decodeTaskRows,
@@ -68,9 +68,32 @@ export class TaskStore {
           tasks.map((task) => storedTask(task, runId, now)),
           this.columns,
         );
+    return this.writeData(data, tasks.length, opts);
+  }
+
+  /**
+   * An encoder for `writeEncoded` when this table has the typed layout (tasks encoded as they
+   * come, one commit later); null for a table an older Winnow made (its columns are fitted per row).
+   */
+  encoder(runId: string, rows: number): TaskRowsEncoder | null {
+    return isTypedTaskLayout(this.columns) ? new TaskRowsEncoder(runId, rows) : null;
+  }
+
+  /** `write` of the tasks pushed to `encoder` (from `this.encoder`), updated now. */
+  async writeEncoded(encoder: TaskRowsEncoder, opts: { append?: boolean } = {}): Promise<TaskWriteResult> {
+    if (encoder.length === 0)
+      return { inserted: 0, updated: 0, unchanged: 0, version: await this.table.version() };
+    return this.writeData(encoder.finish(Date.now()), encoder.length, opts);
+  }
+
+  private async writeData(
+    data: arrow.Table,
+    rows: number,
+    opts: { append?: boolean },
+  ): Promise<TaskWriteResult> {
     if (opts.append || (await this.table.countRows()) === 0) {
       await this.table.add(data);
-      return { inserted: tasks.length, updated: 0, unchanged: 0, version: await this.table.version() };
+      return { inserted: rows, updated: 0, unchanged: 0, version: await this.table.version() };
     }
     const result = await this.table
       .mergeInsert('id')
@@ -80,7 +103,7 @@ export class TaskStore {
     return {
       inserted: result.numInsertedRows,
       updated: result.numUpdatedRows,
-      unchanged: tasks.length - result.numInsertedRows - result.numUpdatedRows,
+      unchanged: rows - result.numInsertedRows - result.numUpdatedRows,
       version: result.version,
     };
   }

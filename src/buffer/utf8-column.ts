@@ -5,10 +5,10 @@ import * as arrow from 'apache-arrow';
 
 const utf8Encoder = new TextEncoder();
 
-/** Offsets, bytes, and a validity bitmap once a null arrives. */
+/** Offsets, bytes, and a validity bitmap once a null arrives; rows past the hint grow both. */
 export class Utf8Column {
   private bytes: Uint8Array;
-  private readonly offsets: Int32Array;
+  private offsets: Int32Array;
   private bitmap: Uint8Array | undefined;
   private nulls = 0;
   private row = 0;
@@ -32,15 +32,33 @@ export class Utf8Column {
 
   /** Close the current row (its bytes were written at `pos`). */
   end(): void {
+    this.roomForRow();
     this.offsets[++this.row] = this.pos;
+  }
+
+  /** Offsets (and bitmap bits) for the current row. */
+  private roomForRow(): void {
+    if (this.row + 1 < this.offsets.length) return;
+    const offsets = new Int32Array(this.offsets.length * 2);
+    offsets.set(this.offsets);
+    this.offsets = offsets;
+    if (this.bitmap) {
+      const bitmap = new Uint8Array((offsets.length - 1 + 7) >> 3);
+      bitmap.set(this.bitmap);
+      this.bitmap = bitmap;
+    }
   }
 
   /** Mark the current row valid (only needed once a null has started the bitmap). */
   markValid(): void {
-    if (this.bitmap) this.bitmap[this.row >> 3]! |= 1 << (this.row & 7);
+    if (this.bitmap) {
+      this.roomForRow();
+      this.bitmap[this.row >> 3]! |= 1 << (this.row & 7);
+    }
   }
 
   pushNull(): void {
+    this.roomForRow();
     if (!this.bitmap) {
       // Every earlier row was valid.
       this.bitmap = new Uint8Array((this.offsets.length - 1 + 7) >> 3);
@@ -90,8 +108,9 @@ export class Utf8Column {
       type: new arrow.Utf8(),
       length: this.row,
       nullCount: this.nulls,
-      nullBitmap: this.nulls > 0 ? this.bitmap : undefined,
-      valueOffsets: this.offsets,
+      nullBitmap: this.nulls > 0 ? this.bitmap!.subarray(0, (this.row + 7) >> 3) : undefined,
+      valueOffsets:
+        this.offsets.length === this.row + 1 ? this.offsets : this.offsets.subarray(0, this.row + 1),
       data: copy ? this.bytes.slice(0, this.pos) : this.bytes.subarray(0, this.pos),
     });
   }

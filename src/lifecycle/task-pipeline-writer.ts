@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { RejectedStore } from '../buffer/rejected-store.ts';
+import type { TaskRowsEncoder } from '../buffer/task-encoder.ts';
 import type { TaskStore } from '../buffer/task-store.ts';
 import type { Task } from '../core/task.ts';
 import type { StepMetrics } from '../operators/step-metrics.ts';
@@ -23,7 +24,7 @@ interface CommitterOptions {
  */
 export class TaskCommitter {
   readonly totals = { inserted: 0, updated: 0, unchanged: 0 };
-  private pending: Task[] = [];
+  private pending = new PendingTasks();
   private inFlight: Promise<void> = Promise.resolve();
 
   private readonly w: CommitterOptions;
@@ -32,9 +33,12 @@ export class TaskCommitter {
     this.w = w;
   }
 
-  /** Queue one landed task. */
+  /** Queue one landed task (encoded at once where the table allows: it need not stay alive). */
   push(task: Task): void {
-    this.pending.push(task);
+    if (this.pending.encoder === undefined)
+      this.pending.encoder = this.w.store.encoder(this.w.runId, Math.min(this.w.commitRows, 1 << 16));
+    if (this.pending.encoder) this.pending.encoder.push(task);
+    else this.pending.tasks.push(task);
   }
 
   /** Start a commit when `commitRows` tasks are queued (waits only for the previous commit). */
@@ -47,7 +51,7 @@ export class TaskCommitter {
     await this.inFlight;
     if (this.pending.length > 0 || this.w.rejectedStore.pendingCount > 0) {
       const batch = this.pending;
-      this.pending = [];
+      this.pending = new PendingTasks();
       this.inFlight = this.commitNow(batch);
     }
     if (wait) await this.inFlight;
@@ -55,7 +59,7 @@ export class TaskCommitter {
 
   /** Drop what is queued (a failed run) and wait for the commit in flight. */
   async abandon(): Promise<void> {
-    this.pending = [];
+    this.pending = new PendingTasks();
     await this.inFlight;
   }
 
@@ -64,9 +68,12 @@ export class TaskCommitter {
     return this.inFlight.catch(() => undefined);
   }
 
-  private async commitNow(batch: Task[]): Promise<void> {
+  private async commitNow(batch: PendingTasks): Promise<void> {
     const t = performance.now();
-    const res = await this.w.store.write(batch, this.w.runId, { append: this.w.appendOnly });
+    const opts = { append: this.w.appendOnly };
+    const res = batch.encoder
+      ? await this.w.store.writeEncoded(batch.encoder, opts)
+      : await this.w.store.write(batch.tasks, this.w.runId, opts);
     this.totals.inserted += res.inserted;
     this.totals.updated += res.updated;
     this.totals.unchanged += res.unchanged;
@@ -79,5 +86,16 @@ export class TaskCommitter {
       updated: res.updated,
       version: res.version,
     });
+  }
+}
+
+/** One commit's tasks: encoded as they came (the typed layout), or kept as tasks (an older table's). */
+class PendingTasks {
+  /** Set at the first push: null when the table needs the tasks themselves. */
+  encoder: TaskRowsEncoder | null | undefined = undefined;
+  readonly tasks: Task[] = [];
+
+  get length(): number {
+    return this.encoder ? this.encoder.length : this.tasks.length;
   }
 }

@@ -69,21 +69,95 @@ function empty(o: object): boolean {
   return true;
 }
 
+/** Where a packed chunk's texts collect, end to end, until they become its one `text`. */
+export interface ChunkText {
+  add(s: string): void;
+  finish(): string;
+}
+
+/** Texts kept as they are and joined at the end. */
+class JoinedText implements ChunkText {
+  private readonly parts: string[] = [];
+  add(s: string): void {
+    this.parts.push(s);
+  }
+  finish(): string {
+    return this.parts.join('');
+  }
+}
+
+/**
+ * Texts written as bytes into one buffer and decoded once (no string per piece, no join): ASCII
+ * bytes as they come (`bytes`), strings when they are ASCII. A string that is not (its UTF-8 is
+ * longer) closes the bytes so far as one piece and is kept as it is.
+ */
+export class ByteText implements ChunkText {
+  private buf: Buffer;
+  private at = 0;
+  private from = 0;
+  private readonly parts: string[] = [];
+
+  /** `buf`: where to write (grown as needed; a reader keeps `buffer` for its next chunk). */
+  constructor(buf: Buffer) {
+    this.buf = buf;
+  }
+
+  get buffer(): Buffer {
+    return this.buf;
+  }
+
+  /** ASCII bytes src[from, to). */
+  bytes(src: Buffer, from: number, to: number): void {
+    this.room(to - from);
+    this.at += src.copy(this.buf, this.at, from, to);
+  }
+
+  add(s: string): void {
+    this.room(s.length * 3);
+    const written = this.buf.write(s, this.at, 'utf8');
+    if (written === s.length) {
+      this.at += written;
+      return;
+    }
+    this.close();
+    this.parts.push(s);
+  }
+
+  finish(): string {
+    this.close();
+    return this.parts.length === 1 ? this.parts[0]! : this.parts.join('');
+  }
+
+  private close(): void {
+    if (this.at > this.from) this.parts.push(this.buf.toString('latin1', this.from, this.at));
+    this.from = this.at;
+  }
+
+  private room(more: number): void {
+    if (this.at + more <= this.buf.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + more, 64));
+    this.buf.copy(grown, 0, 0, this.at);
+    this.buf = grown;
+  }
+}
+
 /**
  * Builds a PackedChunk row by row: rows as tasks (`task`), or rows of the usual shape whose texts
- * the caller adds itself (`usualRow` + `text`: the fast path of jsonl-fast-rows.ts keeps them as bytes).
+ * the caller adds itself (`usualRow`, then their texts to `text`: the fast path of
+ * jsonl-fast-rows.ts keeps them as bytes).
  */
 export class PackedChunkWriter {
   readonly lens: Int32Array;
   readonly lines: Int32Array;
   readonly profiles: Int32Array;
-  private readonly parts: string[] = [];
   private readonly odd: Task[] = [];
   private n = 0;
   private readonly taskset: string;
   private readonly file: string;
+  readonly text: ChunkText;
 
-  constructor(rows: number, taskset: string, file: string) {
+  constructor(rows: number, taskset: string, file: string, text: ChunkText = new JoinedText()) {
+    this.text = text;
     this.lens = new Int32Array(rows * 3);
     this.lines = new Int32Array(rows);
     this.profiles = new Int32Array(rows * PACKED_PROFILE_INTS);
@@ -103,11 +177,11 @@ export class PackedChunkWriter {
     }
     this.lines[i] = t.source!.row;
     this.lens[i * 3] = t.id.length;
-    this.parts.push(t.id);
+    this.text.add(t.id);
     this.lens[i * 3 + 1] = t.prompt === undefined ? -1 : t.prompt.length;
-    if (t.prompt !== undefined) this.parts.push(t.prompt);
+    if (t.prompt !== undefined) this.text.add(t.prompt);
     this.lens[i * 3 + 2] = t.answer === undefined ? -1 : t.answer.length;
-    if (t.answer !== undefined) this.parts.push(t.answer);
+    if (t.answer !== undefined) this.text.add(t.answer);
   }
 
   /** A usual row given by the lengths of its texts (−1: none) and its line; its profile goes at the index returned. */
@@ -118,11 +192,6 @@ export class PackedChunkWriter {
     this.lens[i * 3 + 2] = answerLen;
     this.lines[i] = line;
     return i * PACKED_PROFILE_INTS;
-  }
-
-  /** Texts of `usualRow` rows, in row order (any number of rows at once). */
-  text(s: string): void {
-    this.parts.push(s);
   }
 
   finish(rows: Omit<ChunkRows, 'tasks'>): PackedChunk {
@@ -137,7 +206,7 @@ export class PackedChunkWriter {
       rejected: rows.rejected,
       rejectedOrdinal: rows.rejectedOrdinal,
       taskset: this.taskset,
-      text: this.parts.join(''),
+      text: this.text.finish(),
       lens: this.lens,
       rows: this.lines,
       taskOrdinal: rows.taskOrdinal,

@@ -11,7 +11,7 @@ import {
   scanAscii,
 } from '../operators/task/text-profile.ts';
 import { type FlatColumns, FlatLine, flatColumnsOf } from './flat-json-line.ts';
-import { type PackedChunk, PackedChunkWriter } from './jsonl-chunk-pack.ts';
+import { ByteText, type PackedChunk, PackedChunkWriter } from './jsonl-chunk-pack.ts';
 import { type ChunkJob, type ChunkRows, chunkRowsAndLines } from './jsonl-chunk-rows.ts';
 
 /**
@@ -35,6 +35,9 @@ export class FastChunkReader {
   private readonly graph: OperatorGraph<Task>;
   private readonly keyer: ExactDedupKeyer | null;
   private readonly taskset: string;
+  private readonly fast = new FastRows();
+  private slow: Buffer = Buffer.alloc(0);
+  private text: Buffer = Buffer.alloc(0);
 
   /** A reader for this run, or null when its mapping, chain or dedup keys need the usual path for every row. */
   static of(
@@ -75,9 +78,12 @@ export class FastChunkReader {
     // At most one fast row a line.
     let lines = 1;
     for (let p = bytes.indexOf(10); p !== -1; p = bytes.indexOf(10, p + 1)) lines++;
-    const fast = new FastRows(n, lines);
+    // Buffers are kept from chunk to chunk: fresh ones (~5 MB a chunk) made the worker's GC run
+    // on external memory pressure.
+    const fast = this.fast.reset(n, lines);
     // The lines the usual path reads: every byte of the chunk but the fast lines (left blank).
-    const slow = Buffer.allocUnsafe(n);
+    if (this.slow.length < n) this.slow = Buffer.allocUnsafe(n);
+    const slow = this.slow;
     let slowAt = 0;
     let slowLines = 0;
     let line = 0;
@@ -164,12 +170,13 @@ export class FastChunkReader {
     }
     const slowOrdinal = (k: number) => ordinalOf[recordLines[k]!]!;
     const total = fast.count + rows.tasks.length;
-    const writer = new PackedChunkWriter(total, this.taskset, file);
+    const text = new ByteText(this.text);
+    const writer = new PackedChunkWriter(total, this.taskset, file, text);
     const taskOrdinal = new Int32Array(total);
     const exactKeys = new Float64Array(total);
     const exactChecks = new Uint32Array(total);
     const slowKeys = this.keyer?.hashAll(rows.tasks);
-    const fastText = fast.bytes.toString('latin1', 0, fast.at);
+    // Fast rows between two usual-path rows: their texts lie end to end in `fast.bytes`.
     let runFrom = -1;
     let textAt = 0;
     let f = 0;
@@ -187,7 +194,7 @@ export class FastChunkReader {
         exactChecks[i] = fast.profiles[f * INTS + 6]! >>> 0;
         f++;
       } else {
-        if (runFrom >= 0) writer.text(fastText.slice(runFrom, textAt));
+        if (runFrom >= 0) text.bytes(fast.bytes, runFrom, textAt);
         runFrom = -1;
         writer.task(task);
         taskOrdinal[i] = slowOrdinal(rows.taskOrdinal[s]!);
@@ -198,7 +205,7 @@ export class FastChunkReader {
         s++;
       }
     }
-    if (runFrom >= 0) writer.text(fastText.slice(runFrom, textAt));
+    if (runFrom >= 0) text.bytes(fast.bytes, runFrom, textAt);
     // Records on the lines before each line.
     const before = new Int32Array(rows.lines + 2);
     for (let l = 1; l <= rows.lines; l++) before[l + 1] = before[l]! + (ordinalOf[l]! >= 0 ? 1 : 0);
@@ -212,6 +219,7 @@ export class FastChunkReader {
       rejectedOrdinal: rows.rejectedOrdinal.map(slowOrdinal),
       taskOrdinal,
     });
+    this.text = text.buffer;
     return this.keyer === null
       ? { chunk, exactKeys: null, exactChecks: null }
       : { chunk, exactKeys, exactChecks };
@@ -246,22 +254,27 @@ function emptyRows(lines: number): ChunkRows {
 
 /** The fast rows of a chunk: their texts (id, prompt, answer) end to end as bytes, lengths, lines, profiles. */
 class FastRows {
-  bytes: Buffer;
+  bytes: Buffer = Buffer.alloc(0);
   at = 0;
   count = 0;
-  lines: Int32Array;
-  lens: Int32Array;
+  lines = new Int32Array(0);
+  lens = new Int32Array(0);
   /** Where each row's texts end in `bytes`. */
-  ends: Int32Array;
-  profiles: Int32Array;
+  ends = new Int32Array(0);
+  profiles = new Int32Array(0);
 
-  constructor(chunkBytes: number, rows: number) {
-    // Texts are never longer than their lines.
-    this.bytes = Buffer.allocUnsafe(chunkBytes);
-    this.lines = new Int32Array(rows);
-    this.lens = new Int32Array(rows * 3);
-    this.ends = new Int32Array(rows);
-    this.profiles = new Int32Array(rows * INTS);
+  /** Empty, with room for the rows of a chunk of `chunkBytes` bytes and `rows` lines (texts are never longer than their lines). */
+  reset(chunkBytes: number, rows: number): this {
+    this.at = 0;
+    this.count = 0;
+    if (this.bytes.length < chunkBytes) this.bytes = Buffer.allocUnsafe(chunkBytes);
+    if (this.lines.length < rows) {
+      this.lines = new Int32Array(rows);
+      this.lens = new Int32Array(rows * 3);
+      this.ends = new Int32Array(rows);
+      this.profiles = new Int32Array(rows * INTS);
+    }
+    return this;
   }
 
   add(

@@ -1,7 +1,7 @@
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { columnValues, encodeRows } from '../../src/buffer/arrow-codec.ts';
-import { encodeTasks } from '../../src/buffer/task-encoder.ts';
+import { encodeTasks, TaskRowsEncoder } from '../../src/buffer/task-encoder.ts';
 import { storedTask, TASK_COLUMNS, taskContentHash } from '../../src/buffer/task-table.ts';
 import type { Task } from '../../src/core/task.ts';
 
@@ -12,8 +12,15 @@ const reference = (tasks: Task[], runId: string, at: number) =>
     TASK_COLUMNS,
   );
 
-function expectSameTable(tasks: Task[], runId = 'run-1', at = 1_700_000_000_123) {
-  const fast = encodeTasks(tasks, runId, at);
+function expectSameTable(tasks: Task[], runId = 'run-1', at = 1_700_000_000_123, hint?: number) {
+  let fast = encodeTasks(tasks, runId, at);
+  if (hint !== undefined) {
+    // One task at a time into an encoder told to expect `hint` (its columns grow past it).
+    const encoder = new TaskRowsEncoder(runId, hint);
+    for (const t of tasks) encoder.push(t);
+    expect(encoder.length).toBe(tasks.length);
+    fast = encoder.finish(at);
+  }
   const ref = reference(tasks, runId, at);
   expect(fast.numRows).toBe(tasks.length);
   expect(fast.schema.fields.map((f) => [f.name, String(f.type), f.nullable])).toEqual(
@@ -98,5 +105,15 @@ describe('encodeTasks', () => {
       }),
       { numRuns: 150, seed: 15 },
     );
+  });
+
+  it('TaskRowsEncoder, fed one task at a time past the rows it was told to expect, writes the same table', () => {
+    // Nulls after the columns grew (prompt, answer), features and messages on rows past the hint.
+    const many = Array.from({ length: 40 }, (_, i) => ({ ...TASKS[i % TASKS.length]!, id: `t${i}` }));
+    for (const hint of [0, 1, 3, 40, 100]) {
+      expectSameTable(many, 'run-2', 1_700_000_000_000, hint);
+      expectSameTable([], 'run-2', 1_700_000_000_000, hint);
+    }
+    expectSameTable(many, 'run-2', 0, 2);
   });
 });

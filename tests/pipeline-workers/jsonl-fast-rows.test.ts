@@ -202,6 +202,38 @@ describe('a JSONL chunk read from its bytes (the fast path)', () => {
     );
   });
 
+  it('one reader over many chunks (its buffers kept from chunk to chunk) packs each as the usual path does', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(LINE, { minLength: 1, maxLength: 50 }), { minLength: 2, maxLength: 5 }),
+        async (chunks) => {
+          const mapping = compileMapping(MAPPING);
+          const usualGraph = await graphOf(CHAIN);
+          const fastGraph = await graphOf(CHAIN);
+          const reader = FastChunkReader.of(mapping, fastGraph, keyer())!;
+          for (const lines of chunks) {
+            const job = () => ({
+              bytes: new TextEncoder().encode(`${lines.join('\n')}\n`),
+              file: 'f.jsonl',
+              maxLineBytes: 200,
+              maxDepth: 8,
+            });
+            const { mapMs: _a, ...usual } = packChunk(
+              await chunkRows(job(), mapping, usualGraph),
+              't',
+              'f.jsonl',
+            );
+            const { mapMs: _b, ...fast } = (await reader.read(job())).chunk;
+            expect(fast).toEqual(usual);
+          }
+          const totals = (g: OperatorGraph<Task>) => g.metrics().map(({ ms: _ms, ...m }) => m);
+          expect(totals(fastGraph)).toEqual(totals(usualGraph));
+        },
+      ),
+      { numRuns: 60, seed: 9 },
+    );
+  });
+
   it('reads plain rows without the usual path, and gives each its line, ordinal and texts', async () => {
     const lines = [
       '{"id":"s1","q":"apple basket carries dozen eggs","a":"5"}',

@@ -223,6 +223,7 @@ export const PACKED_PROFILE_INTS = 7;
 /** A profile as PACKED_PROFILE_INTS numbers, to hand to another thread; words −1: none. */
 export function packProfile(p: AsciiProfile | null | undefined, out: Int32Array, at: number): void {
   if (!p) {
+    out.fill(0, at, at + PACKED_PROFILE_INTS);
     out[at] = -1;
     return;
   }
@@ -230,8 +231,11 @@ export function packProfile(p: AsciiProfile | null | undefined, out: Int32Array,
   out[at + 1] = p.alnum;
   out[at + 2] = p.space;
   out[at + 3] = (p.noMarkup ? 1 : 0) | (p.printable ? 2 : 0) | (p.whitespaceNormal ? 4 : 0);
-  if (p.dedupKey < 0) out[at + 5] = -1;
-  else {
+  if (p.dedupKey < 0) {
+    out[at + 4] = 0;
+    out[at + 5] = -1;
+    out[at + 6] = 0;
+  } else {
     const hi = Math.floor(p.dedupKey / 4294967296);
     out[at + 4] = p.dedupKey - hi * 4294967296;
     out[at + 5] = hi;

@@ -14,6 +14,7 @@ import { ChunkBatcher, type LandingBatch } from '../pipeline-workers/chunk-batch
 import type { RowStage, StagedBatch } from '../pipeline-workers/row-stage.ts';
 import { autoWorkers } from '../pipeline-workers/row-stage.ts';
 import type { Hooks } from './hooks.ts';
+import type { RowsEstimate } from './rows-estimate.ts';
 import type { TaskPipelineConfig } from './task-pipeline-config.ts';
 import { readOptionsOf } from './task-pipeline-inputs.ts';
 import type { TaskPipelineEvents } from './task-pipeline-types.ts';
@@ -36,6 +37,8 @@ export interface StreamContext {
   warn(message: string): void;
   /** After each batch is landed (progress). */
   afterBatch(file: string, rowsRead: number): void;
+  /** Rows the run expects, learnt while reading (operators see it as OperatorContext.expectedRows). */
+  rowsEstimate?: RowsEstimate;
 }
 
 /**
@@ -161,6 +164,7 @@ async function chunkedInputs(c: StreamContext): Promise<Array<{ file: string; gz
     if (bytes < jsonlChunking.autoMinBytes) return null;
     c.stage.startForChunks(autoWorkers());
   }
+  if (inputs.every((i) => !i.gzip)) c.rowsEstimate?.setInputBytes(bytes);
   return inputs;
 }
 
@@ -199,16 +203,20 @@ async function streamChunks(
   for (const { file, gzip } of inputs) {
     const readBefore = rowsRead;
     const batcher = new ChunkBatcher(file, read.batchSize, c.stage.stepNames);
-    const queue: Array<ReturnType<StreamContext['stage']['runChunk']>> = [];
+    const queue: Array<{ job: ReturnType<StreamContext['stage']['runChunk']>; bytes: number }> = [];
     const takeOldest = async () => {
-      const done = await queue.shift()!;
-      for (const b of batcher.add(done.rows(batcher.lines), done.warnings)) await land(b);
+      const { job, bytes } = queue.shift()!;
+      const done = await job;
+      const rows = done.rows(batcher.lines);
+      c.rowsEstimate?.sample(rows.lines, bytes);
+      for (const b of batcher.add(rows, done.warnings)) await land(b);
     };
     for await (const { bytes } of jsonlChunks(file, gzip)) {
+      const size = bytes.length;
       const job = c.stage.runChunk({ bytes, file, maxLineBytes: read.maxLineBytes, maxDepth: read.maxDepth });
       // A failed chunk fails the run when it is taken; until then its failure is not unhandled.
       job.catch(() => undefined);
-      queue.push(job);
+      queue.push({ job, bytes: size });
       while (queue.length >= c.stage.window) await takeOldest();
     }
     while (queue.length > 0) await takeOldest();

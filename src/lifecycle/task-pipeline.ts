@@ -19,6 +19,7 @@ import { RowStage } from '../pipeline-workers/row-stage.ts';
 import { planRowWise } from '../pipeline-workers/row-wise-plan.ts';
 import { FileLease } from './file-lease.ts';
 import { Hooks } from './hooks.ts';
+import { RowsEstimate } from './rows-estimate.ts';
 import { withRunResources } from './run-resources.ts';
 import { tokenBudgetOf, usageOf } from './run-usage.ts';
 import { type TaskPipelineConfig, taskPipelineConfigSchema } from './task-pipeline-config.ts';
@@ -114,11 +115,13 @@ async function runTaskPipelineLeased(
   // The leading row-wise steps may run on worker threads; the rest (dedups, augmenters, user
   // modules…) run here, in order. Step names and seeded streams do not depend on the split.
   const plan = planRowWise(config.operators, opts.registry);
+  const rowsEstimate = new RowsEstimate();
   const graphOptions = {
     seed,
     runId,
     baseDir: opts.baseDir,
     onWarn: (step: string, m: string) => warn(`${step}: ${m}`),
+    expectedRows: () => rowsEstimate.expected,
   };
   const rowGraph = new OperatorGraph<Task>(nodes.slice(0, plan.workerSteps.length), graphOptions);
   const graph = new OperatorGraph<Task>(nodes.slice(plan.workerSteps.length), graphOptions);
@@ -270,6 +273,7 @@ async function runTaskPipelineLeased(
       rejectTask,
       land,
       warn,
+      rowsEstimate,
       afterBatch: (file, read) =>
         opts.onProgress?.({
           file,

@@ -44,6 +44,7 @@ export interface GraphOptions {
   /** Handed to every operator's context (see OperatorContext). */
   baseDir?: string;
   loadTokenizer?: TokenizerLoader;
+  expectedRows?: () => number | undefined;
 }
 
 /**
@@ -73,6 +74,7 @@ export class OperatorGraph<T> {
             runId: opts.runId ?? '',
             ...(opts.baseDir !== undefined ? { baseDir: opts.baseDir } : {}),
             ...(opts.loadTokenizer ? { loadTokenizer: opts.loadTokenizer } : {}),
+            ...(opts.expectedRows ? { expectedRows: opts.expectedRows } : {}),
             warn: (message) => {
               metrics.warnings++;
               opts.onWarn?.(node.step, message);

@@ -36,6 +36,11 @@ export interface OperatorContext {
   baseDir?: string;
   /** Overrides how token-aware operators load their tokenizer (tests inject a stand-in). */
   loadTokenizer?: TokenizerLoader;
+  /**
+   * How many rows the run expects to read in all, as estimated so far (from the input's size and
+   * the rows of what was read first); undefined while unknown. Only a hint, to size memory up front.
+   */
+  expectedRows?(): number | undefined;
 }
 
 export interface Operator<T> {

@@ -29,6 +29,12 @@ export class ExactDedupIndex {
     return this.ids.strings.size;
   }
 
+  /** Room for `rows` kept rows without rebuilding the lookup tables (a hint: more still fit). */
+  reserve(rows: number): void {
+    this.byText.reserve(rows);
+    this.byId?.reserve(rows);
+  }
+
   /** The slot of a kept row with this id, or −1 (always −1 without `indexIds`). */
   findId(id: string): number {
     if (this.byId === undefined) return -1;

@@ -32,10 +32,19 @@ export const exactDedupOp = defineOperator<Task, typeof Params>({
     // The prompt's ASCII profile carries this key's hash when the key is the default one (for ASCII
     // text every unicode form is the identity): the scan a text step made anyway, or made here once.
     const profiled = keyer.profiled;
+    // Sized once for the rows the run expects, as soon as it knows (no rebuilds as it fills).
+    let sized = false;
     return {
       name: 'exact_dedup',
       kind: 'dedup',
-      process(batch) {
+      process(batch, ctx) {
+        if (!sized) {
+          const expected = ctx.expectedRows?.();
+          if (expected !== undefined) {
+            seen.reserve(expected);
+            sized = true;
+          }
+        }
         const rows: Task[] = [];
         const dropped: Drop<Task>[] = [];
         let byId = 0;

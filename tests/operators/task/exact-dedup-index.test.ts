@@ -118,6 +118,56 @@ describe('TaggedSlotTable', () => {
   });
 });
 
+describe('TaggedSlotTable.reserve', () => {
+  /** Counts how often the table read every key again (a rebuild). */
+  class CountingKeys extends ArrayKeys {
+    rebuilds = 0;
+    override eachHash(count: number, take: (hash: number, slot: number) => void): void {
+      this.rebuilds++;
+      super.eachHash(count, take);
+    }
+  }
+
+  it('makes room once: no rebuild while the reserved keys arrive, every key still found, any key order', () => {
+    fc.assert(
+      fc.property(fc.nat({ max: 40 }), fc.integer({ min: 1, max: 3000 }), (before, reserved) => {
+        const keys = new CountingKeys(fnv);
+        const table = new TaggedSlotTable(keys);
+        const add = (k: string) => {
+          const slot = keys.keys.push(k) - 1;
+          table.insert(fnv(k), slot);
+        };
+        for (let i = 0; i < before; i++) add(`a${i}`);
+        table.reserve(reserved);
+        const atReserve = keys.rebuilds;
+        for (let i = before; i < Math.max(before, reserved); i++) add(`a${i}`);
+        expect(keys.rebuilds).toBe(atReserve);
+        for (let s = 0; s < keys.keys.length; s++) {
+          keys.query = keys.keys[s]!;
+          expect(table.find(fnv(keys.query))).toBe(s);
+        }
+        keys.query = 'absent';
+        expect(table.find(fnv('absent'))).toBe(-1);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('rebuilds far less often for 200k keys when told of them first', () => {
+    const grown = new CountingKeys(fnv);
+    const sized = new CountingKeys(fnv);
+    const a = new TaggedSlotTable(grown);
+    const b = new TaggedSlotTable(sized);
+    b.reserve(200_000);
+    for (let i = 0; i < 200_000; i++) {
+      const k = `t${i}`;
+      a.insert(fnv(k), grown.keys.push(k) - 1);
+      b.insert(fnv(k), sized.keys.push(k) - 1);
+    }
+    expect([grown.rebuilds, sized.rebuilds]).toEqual([14, 1]);
+  });
+});
+
 describe('TaggedSlotTable, step by step', () => {
   it('finds every key after each insert, through each widening and rebuild', () => {
     for (const hash of [weakHash, fnv]) {

@@ -24,7 +24,7 @@ import { measureFloor } from './ingest/floor.ts';
 import { mainThreadCpuSecs, mainThreadSince } from './ingest/main-thread-cpu.ts';
 import { nearDedupPooled } from './ingest/near-dedup-pool.ts';
 import { type PythonBaseline, runPythonBaseline } from './ingest/python-baseline.ts';
-import { problemText, SYNTHETIC_MAPPING, writeSyntheticFile } from './ingest/synthetic.ts';
+import { problemText, SYNTHETIC_MAPPING, writeSyntheticFileApart } from './ingest/synthetic.ts';
 
 const CLEANING_STEPS = [
   { op: 'strip_html' },
@@ -164,7 +164,7 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
     else {
       file = join(dir, 'tasks.jsonl');
       say(`writing ${parsed.values.rows.toLocaleString('en-US')} synthetic rows…`);
-      await writeSyntheticFile(file, parsed.values.rows, seed);
+      await writeSyntheticFileApart(file, parsed.values.rows, seed);
     }
     const want = new Set(parsed.values.runs ?? ['floor', 'baseline', 'full', 'full-workers']);
     type Measured = {

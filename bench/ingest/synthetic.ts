@@ -1,5 +1,6 @@
 // The synthetic task file of bench/ingest: short arithmetic-flavoured problems with ~4% exact
 // duplicates (case/space variants), ~3% too short, ~1% HTML noise.
+import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { Rng } from '../../src/core/rng.ts';
 
@@ -45,4 +46,29 @@ export function problemText(rng: Rng): string {
   for (let k = 0; k < n; k++)
     parts.push(rng.float() < 0.2 ? String(rng.int(500)) : WORDS[rng.int(WORDS.length)]!);
   return `${parts.join(' ')}?`;
+}
+
+/**
+ * `writeSyntheticFile` in a child process: the bench reports the peak RSS of the runs, and ~10M rows
+ * made in this process would leave their garbage in its heap and allocator (~100 MB at 10M rows).
+ */
+export function writeSyntheticFileApart(path: string, rows: number, seed: number): Promise<void> {
+  const child = spawn(
+    process.execPath,
+    [...process.execArgv, import.meta.filename, path, String(rows), String(seed)],
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`writing the synthetic file failed (exit ${code})`)),
+    );
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [path, rows, seed] = process.argv.slice(2);
+  await writeSyntheticFile(path!, Number(rows), Number(seed));
 }

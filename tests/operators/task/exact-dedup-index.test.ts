@@ -153,6 +153,18 @@ describe('TaggedSlotTable.reserve', () => {
     );
   });
 
+  it('reserves at most ~4.2M keys whatever it is told (an estimate far too high wastes ~20 MB, not gigabytes)', () => {
+    const table = new TaggedSlotTable(new ArrayKeys(fnv));
+    // Cells come in 8-byte steps (two at a time).
+    const near = (cells: number) => [Math.ceil(cells / 0.85) + 1, Math.ceil(cells / 0.85) + 2];
+    table.reserve(10_000);
+    expect(near(10_000)).toContain(table.capacity);
+    table.reserve(1e9);
+    expect(near(2 ** 22)).toContain(table.capacity);
+    table.reserve(100);
+    expect(near(2 ** 22)).toContain(table.capacity);
+  });
+
   it('rebuilds far less often for 200k keys when told of them first', () => {
     const grown = new CountingKeys(fnv);
     const sized = new CountingKeys(fnv);

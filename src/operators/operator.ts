@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Rng } from '../core/rng.ts';
 import type { Tokenizer, TokenizerSpec } from '../models/tokenizer.ts';
-import type { AsciiProfile } from './task/text-profile.ts';
+import type { AsciiProfile } from './ascii-profile.ts';
 
 /** Loads a model tokenizer; relative `path` specs resolve against `baseDir`. */
 export type TokenizerLoader = (spec: TokenizerSpec, opts: { baseDir: string }) => Promise<Tokenizer>;

@@ -1,12 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import type { Task } from '../core/task.ts';
 import type { CompiledMapping } from '../io/mapping.ts';
+import type { AsciiProfile } from '../operators/ascii-profile.ts';
 import type { OperatorGraph } from '../operators/graph.ts';
 import type { ProfilePass } from '../operators/operator.ts';
 import type { ExactDedupKeyer } from '../operators/task/exact-dedup-prepared.ts';
 import {
-  type AsciiProfile,
   PACKED_PROFILE_INTS,
+  packedDedupCheck,
+  packedDedupKey,
   packProfile,
   scanAscii,
 } from '../operators/task/text-profile.ts';
@@ -190,8 +192,8 @@ export class FastChunkReader {
         writer.profiles.set(fast.profiles.subarray(f * INTS, (f + 1) * INTS), at);
         textAt = fast.ends[f]!;
         taskOrdinal[i] = ordinalOf[fl]!;
-        exactKeys[i] = fast.keyOf(f);
-        exactChecks[i] = fast.profiles[f * INTS + 6]! >>> 0;
+        exactKeys[i] = packedDedupKey(fast.profiles, f * INTS);
+        exactChecks[i] = packedDedupCheck(fast.profiles, f * INTS);
         f++;
       } else {
         if (runFrom >= 0) text.bytes(fast.bytes, runFrom, textAt);
@@ -293,10 +295,5 @@ class FastRows {
     this.ends[i] = end;
     this.at = end;
     packProfile(profile, this.profiles, i * INTS);
-  }
-
-  /** The dedup key of row `i`, from its packed profile. */
-  keyOf(i: number): number {
-    return this.profiles[i * INTS + 5]! * 4294967296 + (this.profiles[i * INTS + 4]! >>> 0);
   }
 }

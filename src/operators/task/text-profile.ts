@@ -1,3 +1,4 @@
+import type { AsciiProfile } from '../ascii-profile.ts';
 import { ASCII_PUNCTUATION } from './dedup-key.ts';
 import { HiddenSlot } from './hidden-slot.ts';
 
@@ -14,32 +15,7 @@ import { HiddenSlot } from './hidden-slot.ts';
  * functions. Each flag is property-tested against the function it stands in for
  * (tests/operators/task/text-profile.test.ts).
  */
-export interface AsciiProfile {
-  /** The text described (compared by identity first, so a changed text is never misread). */
-  readonly text: string;
-  /** Whitespace-separated runs (whitespace: space and \t \n \v \f \r), as `countWords` counts them. */
-  readonly words: number;
-  /** [0-9A-Za-z]: `charClassCounts(text).alnum`. */
-  readonly alnum: number;
-  /** Space and \t–\r: `charClassCounts(text).space`. */
-  readonly space: number;
-  /** No `<` and no `&`: strip_html leaves the text as it is. */
-  readonly noMarkup: boolean;
-  /** No control character but \t \n \r, no DEL: normalize_unicode leaves it as it is (any options). */
-  readonly printable: boolean;
-  /**
-   * One line, no control characters, no double space, no space at either end: normalize_whitespace
-   * leaves it as it is in every `newlines` mode.
-   */
-  readonly whitespaceNormal: boolean;
-  /**
-   * exact_dedup's default key hash of the text (`dedupKeyHash(text)` with lowercase, punctuation
-   * stripped, whitespace collapsed): its 53-bit key, or −1 when unknown. Computed in the same pass, so exact_dedup does not walk the text again.
-   */
-  readonly dedupKey: number;
-  /** The 32-bit check beside `dedupKey`. */
-  readonly dedupCheck: number;
-}
+export type { AsciiProfile };
 
 const ALNUM = 1;
 const SPACE = 2;
@@ -247,7 +223,6 @@ export function packProfile(p: AsciiProfile | null | undefined, out: Int32Array,
 export function adoptProfile(task: object, text: string, packed: Int32Array, at: number): void {
   if (packed[at]! < 0 || HiddenSlot.get(task) !== undefined) return;
   const flags = packed[at + 3]!;
-  const hi = packed[at + 5]!;
   const value: AsciiProfile = {
     text,
     words: packed[at]!,
@@ -256,8 +231,19 @@ export function adoptProfile(task: object, text: string, packed: Int32Array, at:
     noMarkup: (flags & 1) !== 0,
     printable: (flags & 2) !== 0,
     whitespaceNormal: (flags & 4) !== 0,
-    dedupKey: hi < 0 ? -1 : hi * 4294967296 + (packed[at + 4]! >>> 0),
-    dedupCheck: hi < 0 ? 0 : packed[at + 6]! >>> 0,
+    dedupKey: packedDedupKey(packed, at),
+    dedupCheck: packedDedupCheck(packed, at),
   };
   HiddenSlot.set(task, value);
+}
+
+/** The dedup key of a packed profile (−1: none). */
+export function packedDedupKey(packed: Int32Array, at: number): number {
+  const hi = packed[at + 5]!;
+  return hi < 0 ? -1 : hi * 4294967296 + (packed[at + 4]! >>> 0);
+}
+
+/** The 32-bit check beside a packed profile's dedup key (0 when it has none). */
+export function packedDedupCheck(packed: Int32Array, at: number): number {
+  return packed[at + 5]! < 0 ? 0 : packed[at + 6]! >>> 0;
 }

@@ -8,8 +8,8 @@ import {
   type SelectionPolicy,
   selectSlots,
 } from '../../src/buffer/samplers/select.ts';
-import { SumTree } from '../../src/buffer/samplers/sum-tree.ts';
 import { Rng } from '../../src/core/rng.ts';
+import { SumTree } from '../../src/core/sum-tree.ts';
 
 describe('SumTree', () => {
   it('draws each slot with probability weight / total (property: find lands inside its interval)', () => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { SumTree } from '../../core/sum-tree.ts';
 import { defineSampler, ReuseParamsShape, reuseLimits } from './sampler.ts';
 import { type SelectionPolicy, selectSlots } from './select.ts';
-import { SumTree } from './sum-tree.ts';
 
 export const AdvantagePriorityParamsSchema = z.strictObject({
   alpha: z.number().nonnegative().default(0.6).describe('P(i) ∝ (|advantage_i| + ε)^α; 0 = uniform.'),

@@ -1,3 +1,4 @@
+export * from '../../core/sum-tree.ts';
 export * from './advantage-priority.ts';
 export * from './entry-order.ts';
 export * from './fifo.ts';
@@ -6,6 +7,5 @@ export * from './priority-heap.ts';
 export * from './registry.ts';
 export * from './sampler.ts';
 export * from './select.ts';
-export * from './sum-tree.ts';
 export * from './uniform.ts';
 export * from './version-priority.ts';

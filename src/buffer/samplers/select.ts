@@ -1,7 +1,7 @@
 import type { Rng } from '../../core/rng.ts';
+import type { SumTree } from '../../core/sum-tree.ts';
 import type { PriorityHeap } from './priority-heap.ts';
 import type { CandidateView, Selection, SelectOptions } from './sampler.ts';
-import type { SumTree } from './sum-tree.ts';
 
 /**
  * Selection routines shared by the built-in samplers (a sampler names its mode and hands over its

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { SumTree } from '../../core/sum-tree.ts';
 import { defineSampler, ReuseParamsShape, reuseLimits } from './sampler.ts';
 import { type SelectionPolicy, selectSlots } from './select.ts';
-import { SumTree } from './sum-tree.ts';
 
 const UNIFORM: SelectionPolicy = { mode: 'weighted', beta: 0, weight: () => 1 };
 

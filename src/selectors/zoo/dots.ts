@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { SumTree } from '../../core/sum-tree.ts';
 import type { JsonValue } from '../../core/task.ts';
+import { drawDistinctWeighted } from '../../core/weighted-draws.ts';
 import type { ObservedBatch } from '../base.ts';
 import { decodeArray, decodeNumber, encodeArray } from '../state-codec.ts';
-import { TopK } from '../top-k.ts';
 import type { SelectorTaskView } from '../types.ts';
 import type { ProbingSelector } from './probe.ts';
 import { type TaskEmbeddings, taskEmbeddings } from './task-embedding.ts';
@@ -15,7 +16,9 @@ import { fillTo, ZooSelector } from './zoo-base.ts';
  * steps (through `probe()`; those rollouts are paid for but not trained on). Its adaptive
  * difficulty d_j = 1 − (mean reward) is spread to every other task by attention over embedding
  * similarity:  a_ij = softmax_j(cos(e_i, e_j) / T_att),  d̂_i = Σ_j a_ij·d_j.  A batch is B tasks
- * drawn without replacement with probability ∝ exp(−|d̂_i − 0.5| / τ) (Gumbel-top-k).
+ * drawn without replacement with probability ∝ exp(−|d̂_i − 0.5| / τ). The weights sit in a sum
+ * tree rebuilt only when d̂ changes (after a probe), so a step draws B tasks in O(B log N) instead
+ * of one Gumbel key per task (47 ms a step at 10⁶ tasks): the same distribution as Gumbel-top-k.
  * Inferred: embeddings fall back to standardised task features; a reference task's own difficulty
  * is its measured one; before the first probe every prediction is 0.5 (uniform sampling). The
  * paper's rollout replay is a buffer policy, not a selector, and is not part of this selector.
@@ -44,6 +47,8 @@ export class DotsSelector extends ZooSelector implements ProbingSelector {
   /** Measured adaptive difficulty per reference task (NaN until rolled out). */
   private refDifficulty = new Float64Array(0);
   private predicted = new Float64Array(0);
+  /** Each task's sampling weight exp(−(|d̂ − 0.5| − min) / τ), as of the last refresh. */
+  private readonly weights = new SumTree();
   private dirty = true;
   private selects = 0;
   private probedAt = -1;
@@ -115,6 +120,7 @@ export class DotsSelector extends ZooSelector implements ProbingSelector {
     const n = this.ids.length;
     if (refs.length === 0) {
       this.predicted.fill(0.5);
+      this.weights.reset(n, () => 1);
       return;
     }
     const T = this.p.attentionTemperature;
@@ -139,22 +145,22 @@ export class DotsSelector extends ZooSelector implements ProbingSelector {
       }
       this.predicted[k] = s / z;
     }
+    this.reweigh();
+  }
+
+  /** Sampling weights from d̂, relative to the best task's (so the largest is 1, not an underflow). */
+  private reweigh(): void {
+    const n = this.ids.length;
+    const tau = this.p.temperature;
+    let best = Number.POSITIVE_INFINITY;
+    for (let k = 0; k < n; k++) best = Math.min(best, Math.abs(this.predicted[k]! - 0.5));
+    this.weights.reset(n, (k) => Math.exp(-(Math.abs(this.predicted[k]! - 0.5) - best) / tau));
   }
 
   protected pick(n: number): Int32Array {
     this.refresh();
     this.selects++;
-    const size = this.ids.length;
-    const top = new TopK(Math.min(n, size));
-    const tau = this.p.temperature;
-    for (let k = 0; k < size; k++) {
-      // Gumbel-top-k: the k largest log-weight + Gumbel noise are a draw without replacement.
-      let u = this.rng.float();
-      while (u === 0) u = this.rng.float();
-      const key = -Math.abs(this.predicted[k]! - 0.5) / tau - Math.log(-Math.log(u));
-      top.offer(-key, k);
-    }
-    return fillTo(top.sorted(), n);
+    return fillTo(drawDistinctWeighted(this.rng, this.weights, this.ids.length, n), n);
   }
 
   protected override observe(batch: ObservedBatch): void {

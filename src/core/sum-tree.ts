@@ -1,7 +1,8 @@
 /**
  * A sum tree (Fenwick tree) over slot weights: O(log n) update and O(log n) draw of a slot with
- * probability weight / total. Used by weighted disciplines so a sample from 1M rows costs a few
- * hundred tree descents instead of a pass over every row.
+ * probability weight / total. Used by the buffer's weighted disciplines, so a sample from 1M rows
+ * costs a few hundred tree descents instead of a pass over every row, and by selectors that draw a
+ * batch ∝ per-task weights (weighted-draws.ts).
  */
 export class SumTree {
   private tree = new Float64Array(1);

@@ -85,7 +85,7 @@ export interface SweepResult {
 export const isWinnows = (name: string): boolean => name.startsWith('shared_ability');
 
 /** Methods whose select draws a fresh random number per task every step (seconds per step at 10⁶ tasks). */
-const EXACT_OVER_POOL = new Set(['bots', 'bots_explicit', 'bots+greso', 'bots+speed', 'mopps', 'dots']);
+const EXACT_OVER_POOL = new Set(['bots', 'bots_explicit', 'bots+greso', 'bots+speed']);
 
 function startShares(point: SweepPoint, seeds: readonly number[]): { easy: number; hard: number } {
   let easy = 0;

@@ -107,3 +107,24 @@ export class BetaDistance {
     return 0.5 * (lo + hi);
   }
 }
+
+/** ln B(a, b) = ln Γ(a) + ln Γ(b) − ln Γ(a + b). */
+export function logBeta(a: number, b: number): number {
+  return logGamma(a) + logGamma(b) - logGamma(a + b);
+}
+
+/** The Beta(a, b) density at x in [0, 1] (`logB`: ln B(a, b), when the caller has it). */
+export function betaDensity(x: number, a: number, b: number, logB = logBeta(a, b)): number {
+  if (x < 0 || x > 1) return 0;
+  // 0 · ln 0 is taken as 0: Beta(1, b) at 0 and Beta(a, 1) at 1 are finite.
+  const left = a === 1 ? 0 : (a - 1) * Math.log(x);
+  const right = b === 1 ? 0 : (b - 1) * Math.log1p(-x);
+  return Math.exp(left + right - logB);
+}
+
+/** The largest value of the Beta(a, b) density on [0, 1]: at the mode; +Infinity when a < 1 or b < 1. */
+export function betaPeak(a: number, b: number): number {
+  if (a < 1 || b < 1) return Number.POSITIVE_INFINITY;
+  if (a === 1 && b === 1) return 1;
+  return betaDensity((a - 1) / (a + b - 2), a, b);
+}

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BetaDistance, betaCdf, logGamma } from '../../src/core/beta-dist.ts';
+import { BetaDistance, betaCdf, betaDensity, betaPeak, logGamma } from '../../src/core/beta-dist.ts';
 
 /** I_x(a, b) for integer a, b: P(at least a successes in a + b − 1 trials of rate x). */
 function binomialTail(x: number, a: number, b: number): number {
@@ -75,5 +75,29 @@ describe('BetaDistance', () => {
         },
       ),
     );
+  });
+});
+
+describe('betaDensity and betaPeak', () => {
+  it('the density integrates to the CDF, and the peak bounds it (infinite below shape 1)', () => {
+    for (const [a, b] of [
+      [1, 1],
+      [1, 4],
+      [3, 1],
+      [2.5, 7],
+      [40, 12],
+    ] as const) {
+      // Midpoint rule over [0, 0.6] against I_0.6(a, b).
+      const steps = 20_000;
+      let area = 0;
+      for (let i = 0; i < steps; i++) area += betaDensity(((i + 0.5) / steps) * 0.6, a, b) * (0.6 / steps);
+      expect(area).toBeCloseTo(betaCdf(0.6, a, b), 6);
+      const peak = betaPeak(a, b);
+      for (let i = 0; i <= 1000; i++)
+        expect(betaDensity(i / 1000, a, b)).toBeLessThanOrEqual(peak * (1 + 1e-12));
+    }
+    expect(betaPeak(1, 4)).toBeCloseTo(4, 12);
+    expect(betaPeak(0.5, 2)).toBe(Number.POSITIVE_INFINITY);
+    expect(betaDensity(1.5, 2, 2)).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BetaDistance } from '../../core/beta-dist.ts';
+import { BetaDistance, betaDensity, betaPeak } from '../../core/beta-dist.ts';
 import type { JsonValue } from '../../core/task.ts';
 import type { ObservedBatch } from '../base.ts';
 import { tieRank } from '../hash-tie.ts';
@@ -21,9 +21,10 @@ import { fillTo, ZooSelector } from './zoo-base.ts';
  * Scale: a prompt never observed keeps the prior, so its draws are independent and identically
  * distributed. Only the B smallest distances among them can be picked, and those are drawn directly
  * as order statistics of |p̂ − γ*| under the prior (BetaDistance), each given to a distinct unobserved
- * prompt chosen uniformly. Each observed prompt gets its own draw. The batch has the same
- * distribution as one draw per prompt, at O(B + observed prompts) a step instead of O(N) (one Beta
- * draw per prompt was 0.17–0.7 s a step at 10⁶ prompts).
+ * prompt chosen uniformly. An observed prompt's draw matters only if it lands nearer than the B-th
+ * of those; it is simulated only inside that window (`offerObserved`). The batch has the same
+ * distribution as one draw per prompt, at O(B) plus one uniform per observed prompt a step, instead
+ * of one Beta draw per prompt (0.17–0.7 s a step at 10⁶ prompts).
  */
 export const MoppsParamsSchema = z.strictObject({
   target: z.number().gt(0).lt(1).default(0.5).describe('target success rate γ* the draws are ranked against'),
@@ -40,6 +41,11 @@ export class MoppsSelector extends ZooSelector {
   private beta = new Float64Array(0);
   /** Prompts whose posterior is not the prior, in index order (a function of α and β alone). */
   private observed = new Int32Array(0);
+  /**
+   * Each observed prompt's peak posterior density (betaPeak of its α and β), beside `observed`: a
+   * step reads these two lists front to back, not three arrays of N at scattered places.
+   */
+  private observedPeak = new Float64Array(0);
   private readonly priorDistance: BetaDistance;
 
   constructor(seed: number, params: MoppsParams) {
@@ -52,6 +58,7 @@ export class MoppsSelector extends ZooSelector {
     this.alpha = new Float64Array(view.ids.length).fill(this.p.priorAlpha);
     this.beta = new Float64Array(view.ids.length).fill(this.p.priorBeta);
     this.observed = new Int32Array(0);
+    this.observedPeak = new Float64Array(0);
   }
 
   private atPrior(k: number): boolean {
@@ -73,15 +80,14 @@ export class MoppsSelector extends ZooSelector {
 
   protected pick(n: number): Int32Array {
     const size = this.ids.length;
-    const top = new TopK(Math.min(n, size));
+    const take = Math.min(n, size);
+    const top = new TopK(take);
     const salt = this.rng.nextUint32();
-    const target = this.p.target;
-    for (const k of this.observed) {
-      const draw = this.rng.beta(this.alpha[k]!, this.beta[k]!);
-      top.offer(Math.abs(draw - target), k, tieRank(k, salt));
-    }
     const unobserved = size - this.observed.length;
-    const m = Math.min(n, unobserved);
+    const m = Math.min(take, unobserved);
+    // Farthest distance a pick can have: once the unobserved prompts fill the batch, no draw farther
+    // than their m-th can enter it.
+    let reach = Number.POSITIVE_INFINITY;
     if (m > 0) {
       const chosen = this.unobservedSample(m);
       // Rényi: the j-th smallest of U uniforms is 1 − exp(−Σ_{i≤j} E_i / (U − i + 1)), E_i ~ Exp(1).
@@ -89,12 +95,36 @@ export class MoppsSelector extends ZooSelector {
       for (let j = 0; j < m; j++) {
         sum += -Math.log1p(-this.rng.float()) / (unobserved - j);
         const distance = this.priorDistance.quantile(-Math.expm1(-sum));
-        if (distance > top.bound) break; // every later one is at least as far
         const k = chosen[j]!;
         top.offer(distance, k, tieRank(k, salt));
+        if (m === take) reach = distance;
       }
     }
+    const observed = this.observed;
+    const peaks = this.observedPeak;
+    for (let i = 0; i < observed.length; i++) this.offerObserved(observed[i]!, peaks[i]!, reach, top, salt);
     return fillTo(top.sorted(), n);
+  }
+
+  /**
+   * Offer an observed prompt's Thompson draw if it lands within `reach` of the target. Where the
+   * window [γ* − r, γ* + r] lies inside (0, 1) and q = 2r·peak < 1 (peak: the density's maximum),
+   * the draw is not made: with probability q the prompt is a candidate, a point y uniform in the
+   * window is accepted with probability f(y)/peak, and y is its draw. P(y ∈ dy) = f(y)·dy exactly
+   * inside the window, and a draw outside it could not be picked. One uniform a prompt instead of
+   * two gamma variates, so a step costs ~10 ns per observed prompt, not ~0.3 µs.
+   */
+  private offerObserved(k: number, peak: number, reach: number, top: TopK, salt: number): void {
+    const target = this.p.target;
+    const q = 2 * reach * peak;
+    if (!(q < 1) || target - reach < 0 || target + reach > 1) {
+      top.offer(Math.abs(this.rng.beta(this.alpha[k]!, this.beta[k]!) - target), k, tieRank(k, salt));
+      return;
+    }
+    if (this.rng.float() >= q) return;
+    const y = target - reach + 2 * reach * this.rng.float();
+    if (this.rng.float() * peak >= betaDensity(y, this.alpha[k]!, this.beta[k]!)) return;
+    top.offer(Math.abs(y - target), k, tieRank(k, salt));
   }
 
   /** `m` distinct unobserved prompts, uniformly (Floyd's sampling of ranks, then shuffled). */
@@ -142,6 +172,26 @@ export class MoppsSelector extends ZooSelector {
       if (wasPrior !== this.atPrior(k)) moved.add(k);
     }
     if (moved.size > 0) this.updateObserved(moved);
+    for (let i = 0; i < batch.size; i++) {
+      const k = batch.idx[i]!;
+      const at = this.observedAt(k);
+      if (at >= 0) this.observedPeak[at] = betaPeak(this.alpha[k]!, this.beta[k]!);
+    }
+  }
+
+  /** Where prompt `k` is in the observed list, or −1 (binary search: the list is in index order). */
+  private observedAt(k: number): number {
+    const obs = this.observed;
+    let lo = 0;
+    let hi = obs.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const v = obs[mid]!;
+      if (v === k) return mid;
+      if (v < k) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
   }
 
   /**
@@ -151,14 +201,19 @@ export class MoppsSelector extends ZooSelector {
   private updateObserved(moved: Set<number>): void {
     const added = [...moved].filter((k) => !this.atPrior(k)).sort((a, b) => a - b);
     const out = new Int32Array(this.observed.length + added.length);
+    // Peaks of the prompts kept move with them; the added ones' are set by the caller.
+    const peaks = new Float64Array(out.length);
     let n = 0;
     let j = 0;
-    for (const k of this.observed) {
+    this.observed.forEach((k, i) => {
       while (j < added.length && added[j]! < k) out[n++] = added[j++]!;
-      if (!moved.has(k)) out[n++] = k;
-    }
+      if (moved.has(k)) return;
+      peaks[n] = this.observedPeak[i]!;
+      out[n++] = k;
+    });
     while (j < added.length) out[n++] = added[j++]!;
     this.observed = out.slice(0, n);
+    this.observedPeak = peaks.slice(0, n);
   }
 
   /** The prompts off the prior, from α and β alone (on load). */
@@ -166,6 +221,7 @@ export class MoppsSelector extends ZooSelector {
     const out: number[] = [];
     for (let k = 0; k < this.ids.length; k++) if (!this.atPrior(k)) out.push(k);
     this.observed = Int32Array.from(out);
+    this.observedPeak = Float64Array.from(out, (k) => betaPeak(this.alpha[k]!, this.beta[k]!));
   }
 
   protected override saveData(): { [key: string]: JsonValue } {

@@ -5,6 +5,23 @@ import { build } from './zoo-fixture.ts';
 
 const view = { ids: ['x', 'y', 'z'], features: {} };
 
+/** The method as the paper states it: one Thompson draw per prompt, the `n` nearest the target. */
+function fullScan(
+  ids: readonly string[],
+  post: readonly { alpha: number; beta: number }[],
+  target: number,
+  n: number,
+  seed: number,
+): () => string[] {
+  const rng = new Rng(seed);
+  return () =>
+    post
+      .map(({ alpha, beta }, k) => ({ k, d: Math.abs(rng.beta(alpha, beta) - target) }))
+      .sort((x, y) => x.d - y.d)
+      .slice(0, n)
+      .map((x) => ids[x.k]!);
+}
+
 describe('mopps', () => {
   it('discounts the posterior toward the prior, then adds the group (λ = 0.5, Beta(1, 1))', () => {
     const s = build({ type: 'mopps' }, view) as MoppsSelector;
@@ -40,14 +57,7 @@ describe('mopps', () => {
       { taskId: 'p7', rewards: [0, 0, 1, 0, 0, 0, 0, 0] },
     ]);
     const post = ids.map((id) => s.posterior(id));
-    const rng = new Rng(99);
-    const reference = () => {
-      const d = post.map(({ alpha, beta }, k) => ({ k, d: Math.abs(rng.beta(alpha, beta) - 0.3) }));
-      return d
-        .sort((x, y) => x.d - y.d)
-        .slice(0, 3)
-        .map((x) => ids[x.k]!);
-    };
+    const reference = fullScan(ids, post, 0.3, 3, 99);
     const trials = 5000;
     const fast = new Map<string, number>();
     const full = new Map<string, number>();
@@ -96,14 +106,7 @@ describe('mopps', () => {
     const post = ids.map((id) => s.posterior(id));
     const observed = new Set(ids.filter((_, k) => !(post[k]!.alpha === 1 && post[k]!.beta === 1)));
     expect(observed.size).toBe(150);
-    const rng = new Rng(17);
-    const reference = () => {
-      const d = post.map(({ alpha, beta }, k) => ({ k, d: Math.abs(rng.beta(alpha, beta) - 0.5) }));
-      return d
-        .sort((x, y) => x.d - y.d)
-        .slice(0, 4)
-        .map((x) => ids[x.k]!);
-    };
+    const reference = fullScan(ids, post, 0.5, 4, 17);
     const trials = 3000;
     let fastObserved = 0;
     let fullObserved = 0;

@@ -55,7 +55,7 @@ export function betaCdf(x: number, a: number, b: number): number {
   if (!(x > 0)) return 0;
   if (x >= 1) return 1;
   if (a === 1 && b === 1) return x;
-  const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log1p(-x));
+  const front = Math.exp(a * Math.log(x) + b * Math.log1p(-x) - logBeta(a, b));
   // The fraction converges fast on one side of the mean; use the symmetry I_x(a,b) = 1 − I_{1−x}(b,a).
   if (x < (a + 1) / (a + b + 2)) return (front * betaFraction(x, a, b)) / a;
   return 1 - (front * betaFraction(1 - x, b, a)) / b;
@@ -113,13 +113,13 @@ export function logBeta(a: number, b: number): number {
   return logGamma(a) + logGamma(b) - logGamma(a + b);
 }
 
-/** The Beta(a, b) density at x in [0, 1] (`logB`: ln B(a, b), when the caller has it). */
-export function betaDensity(x: number, a: number, b: number, logB = logBeta(a, b)): number {
+/** The Beta(a, b) density at x in [0, 1]. */
+export function betaDensity(x: number, a: number, b: number): number {
   if (x < 0 || x > 1) return 0;
   // 0 · ln 0 is taken as 0: Beta(1, b) at 0 and Beta(a, 1) at 1 are finite.
   const left = a === 1 ? 0 : (a - 1) * Math.log(x);
   const right = b === 1 ? 0 : (b - 1) * Math.log1p(-x);
-  return Math.exp(left + right - logB);
+  return Math.exp(left + right - logBeta(a, b));
 }
 
 /** The largest value of the Beta(a, b) density on [0, 1]: at the mode; +Infinity when a < 1 or b < 1. */

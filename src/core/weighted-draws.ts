@@ -8,6 +8,9 @@ import type { SumTree } from './sum-tree.ts';
  * A draw that lands on an index already drawn is drawn again, which leaves every accepted draw
  * exactly the conditional one. Where draws keep landing on taken indices (a few hold nearly all the
  * weight), the rest are drawn by a scan; once no weight is left, uniformly among the rest.
+ * The buffer's `drawWithoutReplacement` (buffer/samplers/select.ts) does the same from a plain weight
+ * array, building a prefix table of all n weights on every call; this one draws from a tree the
+ * caller keeps between calls (a selector's weights change far less often than it draws).
  */
 export function drawDistinctWeighted(rng: Rng, tree: SumTree, size: number, k: number): number[] {
   const want = Math.min(k, size);

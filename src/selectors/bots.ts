@@ -1,11 +1,19 @@
 import { DataError } from '../core/errors.ts';
 import type { JsonValue } from '../core/task.ts';
 import { BaseSelector, type ObservedBatch } from './base.ts';
+import { ClipSide, stepTrack, type TrackScalars, type TrackStep } from './bots-clip-side.ts';
 import { DomainCapability } from './bots-domain-capability.ts';
 import { DomainTrack } from './bots-domain-track.ts';
+import {
+  type BotsPosteriorView,
+  bestByKey,
+  EXPLICIT,
+  GROUPED_ABOVE,
+  GROUPED_BELOW,
+  SHARED,
+} from './bots-search.ts';
 import { TaskOffsets } from './bots-task-offset.ts';
-import { autoGrid, CellIndex, CellQueue } from './cell-index.ts';
-import { tieRank } from './hash-tie.ts';
+import { autoGrid, CellIndex } from './cell-index.ts';
 import { decodeArray, decodeNumber, encodeArray, encodeNumber } from './state-codec.ts';
 import { TopK } from './top-k.ts';
 import type { SelectContext, SelectorFeedbackReport, SelectorTaskView, TaskFeedback } from './types.ts';
@@ -112,30 +120,6 @@ export const BOTS_DEFAULTS: BotsParams = {
 };
 
 /**
- * Whether p̃ = f0 + c·Δ stays inside [0, 1] for every c in [lo, hi] ⊇ [0, 1] (for c in [0, 1] it
- * always does: p̃ lies between f0 and f1). Same slack as the clip order.
- */
-function clipSafe(f: number, d: number, lo: number, hi: number): boolean {
-  const slack = (x: number) => x - 1e-9 * (1 + Math.abs(x));
-  let up = Number.POSITIVE_INFINITY;
-  let down = Number.NEGATIVE_INFINITY;
-  if (d > 0) {
-    up = slack((1 - f) / d);
-    down = -slack(f / d);
-  } else if (d < 0) {
-    up = slack(f / -d);
-    down = -slack((1 - f) / -d);
-  }
-  return (hi <= 1 || up >= hi) && (lo >= 0 || down <= lo);
-}
-
-interface ClipOrder {
-  at: Float64Array;
-  task: Int32Array;
-  next: number;
-}
-
-/**
  * BOTS (Bayesian online task selection): a Beta(α, β) posterior over each task's current pass
  * rate, updated after every step with explicit evidence for the tasks rolled out and implicit
  * evidence — an interpolation between two reference models' pass rates at the learner's
@@ -149,8 +133,9 @@ interface ClipOrder {
  * Scale: a task that has never been observed (and whose p̃ never clipped) has, exactly,
  *   α = A + B·f0 + E·(f1 − f0),  β = A' + B·(1 − f0) − E·(f1 − f0)
  * for four scalars updated once per step, so a step costs O(batch + tasks touched), not O(N).
- * Observed tasks (and tasks whose p̃ would clip, which only happens when c leaves [0, 1]) are
- * "explicit": stored and updated one by one with the formula above.
+ * Observed tasks are "explicit": stored and updated one by one with the formula above. Once c
+ * leaves [0, 1], tasks whose p̃ clamps follow clipped tracks of the same form, one per group of
+ * tasks with the same clamping history (src/selectors/bots-clip-side.ts).
  */
 export class BotsSelector extends BaseSelector {
   readonly type: string = 'bots';
@@ -161,16 +146,14 @@ export class BotsSelector extends BaseSelector {
   private hasRefs = false;
   private capability = Number.NaN;
   private rho: number;
-  // Scalars of the shared (lazy) posterior of tasks that are not explicit.
-  private lazyA: number;
-  private lazyA2: number;
-  private lazyB = 0;
-  private lazyE = 0;
+  /** Scalars of the shared (lazy) posterior of tasks never observed and never clamped. */
+  private shared: TrackScalars;
   /**
-   * Explicit tasks: a flag per task, and slot arrays in the order tasks became explicit (task, α, β,
-   * f0, Δ, last observed step), so the per-step loop over them reads memory sequentially.
+   * Where each task's posterior lives (SHARED, EXPLICIT, GROUPED_BELOW, GROUPED_ABOVE), and slot
+   * arrays of the explicit tasks in the order they became explicit (task, α, β, f0, Δ, last observed
+   * step), so the per-step loop over them reads memory sequentially.
    */
-  private explicit = new Uint8Array(0);
+  private where = new Uint8Array(0);
   private slotOf = new Int32Array(0);
   private explicitCount = 0;
   private exTask = new Int32Array(16);
@@ -179,12 +162,16 @@ export class BotsSelector extends BaseSelector {
   private exF0 = new Float64Array(16);
   private exD = new Float64Array(16);
   private exStamp = new Int32Array(16);
-  /** Range of capabilities applied so far; every task whose p̃ would clip inside it is explicit. */
+  /** Range of capabilities applied so far (kept in the checkpoint). */
   private cSeenMin = 0;
   private cSeenMax = 1;
-  /** Lazy tasks in order of the capability beyond which p̃ clips (built when first needed). */
-  private byHi: ClipOrder | null = null;
-  private byLo: ClipOrder | null = null;
+  /**
+   * The clipped tracks: four sides (below 0 → 0, below 0 → 1, above 1 → 1, above 1 → 0), built
+   * when c first leaves [0, 1], and each task's position on its side below and above (−1: none).
+   */
+  private sides: ClipSide[] | null = null;
+  private posBelow = new Int32Array(0);
+  private posAbove = new Int32Array(0);
   private cells: CellIndex | null = null;
   private stepNo = 0;
   /** The explorer step of the last update (NaN: none, or feedback without a step). */
@@ -198,8 +185,7 @@ export class BotsSelector extends BaseSelector {
     super(seed);
     this.params = { ...BOTS_DEFAULTS, ...params };
     this.rho = this.params.rho;
-    this.lazyA = this.params.priorAlpha;
-    this.lazyA2 = this.params.priorBeta;
+    this.shared = { a: this.params.priorAlpha, a2: this.params.priorBeta, b: 0, e: 0 };
   }
 
   /** The smoothed capability estimate (NaN before the first usable step). */
@@ -236,20 +222,50 @@ export class BotsSelector extends BaseSelector {
   densityRanking(k: number): string[] {
     this.requireInit('densityRanking');
     const top = new TopK(Math.min(k, this.ids.length));
-    this.bestByKey(top.capacity, 'density', null, top);
+    bestByKey(this.searchView(), top.capacity, 'density', null, top);
     return Array.from(top.sorted(), (i) => this.ids[i]!);
   }
 
+  /** The track a task that is not explicit follows: the shared one, or its clipped group's. */
+  private trackScalars(k: number): TrackScalars {
+    const st = this.where[k]!;
+    if (st === SHARED) return this.shared;
+    const sides = this.sides!;
+    const up = this.delta[k]! > 0;
+    return st === GROUPED_BELOW
+      ? sides[up ? 0 : 1]!.groupAt(this.posBelow[k]!)
+      : sides[up ? 2 : 3]!.groupAt(this.posAbove[k]!);
+  }
+
   private alphaOf(k: number): number {
-    return this.explicit[k]
-      ? this.exA[this.slotOf[k]!]!
-      : this.lazyA + this.lazyB * this.f0[k]! + this.lazyE * this.delta[k]!;
+    if (this.where[k] === EXPLICIT) return this.exA[this.slotOf[k]!]!;
+    const t = this.trackScalars(k);
+    return t.a + t.b * this.f0[k]! + t.e * this.delta[k]!;
   }
 
   private betaOf(k: number): number {
-    return this.explicit[k]
-      ? this.exB[this.slotOf[k]!]!
-      : this.lazyA2 + this.lazyB * (1 - this.f0[k]!) - this.lazyE * this.delta[k]!;
+    if (this.where[k] === EXPLICIT) return this.exB[this.slotOf[k]!]!;
+    const t = this.trackScalars(k);
+    return t.a2 + t.b * (1 - this.f0[k]!) - t.e * this.delta[k]!;
+  }
+
+  private searchView(): BotsPosteriorView {
+    return {
+      target: this.params.target,
+      n: this.ids.length,
+      f0: this.f0,
+      delta: this.delta,
+      state: this.where,
+      exTask: this.exTask,
+      exA: this.exA,
+      exB: this.exB,
+      explicitCount: this.explicitCount,
+      shared: this.shared,
+      sides: this.sides,
+      cells: this.cells,
+      alphaOf: (k) => this.alphaOf(k),
+      betaOf: (k) => this.betaOf(k),
+    };
   }
 
   protected override onInit(view: SelectorTaskView): void {
@@ -284,8 +300,8 @@ export class BotsSelector extends BaseSelector {
     this.f0 = growF(this.f0);
     this.delta = growF(this.delta);
     const flags = new Uint8Array(n);
-    flags.set(this.explicit);
-    this.explicit = flags;
+    flags.set(this.where);
+    this.where = flags;
     const slotOf = new Int32Array(n).fill(-1);
     slotOf.set(this.slotOf);
     this.slotOf = slotOf;
@@ -336,7 +352,7 @@ export class BotsSelector extends BaseSelector {
       }
       j = this.explicitCount++;
       this.slotOf[k] = j;
-      this.explicit[k] = 1;
+      this.where[k] = EXPLICIT;
       this.exTask[j] = k;
       this.exF0[j] = this.f0[k]!;
       this.exD[j] = this.delta[k]!;
@@ -346,11 +362,9 @@ export class BotsSelector extends BaseSelector {
     this.exB[j] = b;
   }
 
-  /** The (f0, f1) grid over the tasks with references; clip thresholds are rebuilt on demand. */
+  /** The (f0, f1) grid over the tasks with references, and the clipped tracks' orders once they exist. */
   private rebuildIndexes(): void {
     const n = this.ids.length;
-    this.byHi = null;
-    this.byLo = null;
     const f1 = new Float64Array(n);
     for (let k = 0; k < n; k++) f1[k] = this.f0[k]! + this.delta[k]!;
     this.cells =
@@ -360,62 +374,65 @@ export class BotsSelector extends BaseSelector {
             u: this.f0,
             v: f1,
             groups: null,
-            // Every task with references (explicit ones are skipped by flag: they may turn lazy again).
+            // Every task with references (the others are skipped by state: they may rejoin the track).
             include: (k) => !Number.isNaN(this.f0[k]!),
             grid: this.params.grid > 0 ? this.params.grid : autoGrid(n, 1),
           })
         : null;
+    // Tasks added since keep their place by threshold: the cuts are capabilities, placed again.
+    if (this.sides) {
+      const saved = this.sides.map((side) => side.save());
+      this.buildSides();
+      this.sides!.forEach((side, i) => {
+        side.load(saved[i], this.delta, 'clipGroups');
+      });
+    }
+  }
+
+  private buildSides(): void {
+    const n = this.ids.length;
+    this.posBelow = new Int32Array(n).fill(-1);
+    this.posAbove = new Int32Array(n).fill(-1);
+    this.sides = ClipSide.build(this.f0, this.delta, this.posBelow, this.posAbove);
   }
 
   /**
-   * Tasks sorted by the capability above (`byHi`) / below (`byLo`) which their p̃ = f0 + c·Δ
-   * leaves [0, 1]. Only needed once c leaves [0, 1], so built on first use. Invariant: once the
-   * capabilities applied so far reach beyond [0, 1], every task whose threshold lies inside their
-   * range is explicit.
+   * Before a step at capability c: on every side, the tasks whose p̃ clamps for the first time
+   * leave the shared track for a new group (explicit if they were already grouped on the other
+   * side), and a cut is placed at c. Returns each side's number of clamping positions.
    */
-  private buildClipOrder(): void {
-    const n = this.ids.length;
-    // Slightly conservative thresholds, so a task is always made explicit before p̃ can clip.
-    const slack = (x: number) => x - 1e-9 * (1 + Math.abs(x));
-    const hi: Array<[number, number]> = [];
-    const lo: Array<[number, number]> = [];
-    for (let k = 0; k < n; k++) {
-      const f = this.f0[k]!;
-      const d = this.delta[k]!;
-      if (d > 0) {
-        hi.push([slack((1 - f) / d), k]);
-        lo.push([-slack(f / d), k]);
-      } else if (d < 0) {
-        hi.push([slack(f / -d), k]);
-        lo.push([-slack((1 - f) / -d), k]);
-      }
-    }
-    hi.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-    lo.sort((a, b) => b[0] - a[0] || a[1] - b[1]);
-    this.byHi = { at: Float64Array.from(hi, (e) => e[0]), task: Int32Array.from(hi, (e) => e[1]), next: 0 };
-    this.byLo = { at: Float64Array.from(lo, (e) => e[0]), task: Int32Array.from(lo, (e) => e[1]), next: 0 };
+  private placeCuts(c: number): number[] {
+    if (c <= this.cSeenMax && c >= this.cSeenMin && !this.sides) return [0, 0, 0, 0];
+    if (!this.sides) this.buildSides();
+    this.cSeenMin = Math.min(this.cSeenMin, c);
+    this.cSeenMax = Math.max(this.cSeenMax, c);
+    const state = this.where;
+    return this.sides!.map((side) =>
+      side.cutAt(c, this.shared, this.delta, (k) => {
+        const st = state[k]!;
+        if (st === SHARED) state[k] = side.below ? GROUPED_BELOW : GROUPED_ABOVE;
+        // Clamped on both sides: no shared history left with anyone.
+        else if (st !== EXPLICIT) this.makeExplicit(k, this.alphaOf(k), this.betaOf(k));
+      }),
+    );
   }
 
-  /** Make explicit every lazy task whose p̃ would clip at capability c (before the step applies). */
-  private materialiseClipping(c: number): void {
-    if (c <= this.cSeenMax && c >= this.cSeenMin) return;
-    if (!this.byHi || !this.byLo) this.buildClipOrder();
-    if (c > this.cSeenMax) {
-      const o = this.byHi!;
-      for (; o.next < o.task.length && o.at[o.next]! < c; o.next++) {
-        const k = o.task[o.next]!;
-        if (!this.explicit[k]) this.makeExplicit(k, this.alphaOf(k), this.betaOf(k));
-      }
-      this.cSeenMax = c;
-    }
-    if (c < this.cSeenMin) {
-      const o = this.byLo!;
-      for (; o.next < o.task.length && o.at[o.next]! > c; o.next++) {
-        const k = o.task[o.next]!;
-        if (!this.explicit[k]) this.makeExplicit(k, this.alphaOf(k), this.betaOf(k));
-      }
-      this.cSeenMin = c;
-    }
+  /** The state a task that is not explicit would have, and its track (after this step's update); null: it must stay explicit. */
+  private homeOf(k: number): { state: number; track: TrackScalars } | null {
+    const sides = this.sides;
+    const d = this.delta[k]!;
+    if (!sides || d === 0) return { state: SHARED, track: this.shared };
+    const up = d > 0;
+    const below = sides[up ? 0 : 1]!;
+    const above = sides[up ? 2 : 3]!;
+    const b = this.posBelow[k]!;
+    const a = this.posAbove[k]!;
+    const inBelow = b < below.seen;
+    const inAbove = a < above.seen;
+    if (inBelow && inAbove) return null;
+    if (inBelow) return { state: GROUPED_BELOW, track: below.groupAt(b) };
+    if (inAbove) return { state: GROUPED_ABOVE, track: above.groupAt(a) };
+    return { state: SHARED, track: this.shared };
   }
 
   predict(taskIds: readonly string[]): Float64Array {
@@ -440,13 +457,13 @@ export class BotsSelector extends BaseSelector {
     const top = new TopK(take);
     if (sample === 'mean' && tau === 0) {
       // Deterministic scores: the exact top-k by |p* − mean| (ties by index).
-      this.bestByKey(take, 'mean', null, top);
+      bestByKey(this.searchView(), take, 'mean', null, top);
     } else {
       const K = Math.max(this.params.shortlist, take);
       let candidates: Int32Array | null = null;
       if (this.cells) {
         const short = new TopK(K);
-        this.bestByKey(K, sample === 'mean' ? 'mean' : 'density', this.rng.nextUint32(), short);
+        bestByKey(this.searchView(), K, sample === 'mean' ? 'mean' : 'density', this.rng.nextUint32(), short);
         candidates = short.indices();
       }
       const count = candidates ? candidates.length : size;
@@ -472,114 +489,6 @@ export class BotsSelector extends BaseSelector {
     return out;
   }
 
-  /**
-   * The best tasks by `mean`: |p* − mean|, or `density`: −log density at p* under a normal
-   * approximation of the Beta, d²/(2v) + ½·ln v. Ties go by index (salt null) or by a salted hash.
-   * Explicit tasks are scored one by one; lazy tasks through the (f0, f1) grid, cell by cell in
-   * order of a lower bound of the score, which is exact.
-   */
-  private bestByKey(k: number, kind: 'mean' | 'density', salt: number | null, top: TopK): void {
-    const target = this.params.target;
-    const score = (a: number, b: number): number => {
-      const s = a + b;
-      const mean = a / s;
-      if (kind === 'mean') return Math.abs(target - mean);
-      const v = (mean * (1 - mean)) / (s + 1);
-      const d = mean - target;
-      return (d * d) / (2 * v) + 0.5 * Math.log(v);
-    };
-    const offer = (key: number, i: number) => {
-      const tie = salt === null ? i : tieRank(i, salt);
-      if (key <= top.bound) top.offer(key, i, tie);
-    };
-    const cells = this.cells;
-    if (!cells) {
-      for (let i = 0; i < this.ids.length; i++) offer(score(this.alphaOf(i), this.betaOf(i)), i);
-      return;
-    }
-    // ln v ≥ ln v0 + 1 − v0/v, so key ≥ (d² − v0)/(2v) + ½(ln v0 + 1): a cheap rejection test
-    // (any v0 > 0 works; the closer to the typical variance, the more it rejects).
-    const v0 = 0.25 / (this.lazyA + this.lazyA2 + this.lazyB + 1);
-    const half = 0.5 * (Math.log(v0) + 1);
-    const kindMean = kind === 'mean';
-    const exA = this.exA;
-    const exB = this.exB;
-    const exTask = this.exTask;
-    for (let j = 0; j < this.explicitCount; j++) {
-      const a = exA[j]!;
-      const b = exB[j]!;
-      const i = exTask[j]!;
-      const sum = a + b;
-      const mean = a / sum;
-      const d = mean - target;
-      const bound = top.bound;
-      let key: number;
-      if (kindMean) key = d < 0 ? -d : d;
-      else {
-        const v = (mean * (1 - mean)) / (sum + 1);
-        if (d * d - v0 > 2 * v * (bound - half)) continue;
-        key = (d * d) / (2 * v) + 0.5 * Math.log(v);
-      }
-      if (key <= bound) top.offer(key, i, salt === null ? i : tieRank(i, salt));
-    }
-    // Lazy tasks share s = A + A' + B; mean = (A + (B − E)·f0 + E·f1) / s is linear in (f0, f1).
-    const A = this.lazyA;
-    const B = this.lazyB;
-    const E = this.lazyE;
-    const s = A + this.lazyA2 + B;
-    const cf0 = (B - E) / s;
-    const cf1 = E / s;
-    const c0 = A / s;
-    const lb = new Float64Array(cells.cellCount);
-    for (let c = 0; c < cells.cellCount; c++) {
-      if (cells.isEmpty(c)) continue;
-      const m1 = c0 + cf0 * cells.uMin[c]! + cf1 * cells.vMin[c]!;
-      const m2 = c0 + cf0 * cells.uMin[c]! + cf1 * cells.vMax[c]!;
-      const m3 = c0 + cf0 * cells.uMax[c]! + cf1 * cells.vMin[c]!;
-      const m4 = c0 + cf0 * cells.uMax[c]! + cf1 * cells.vMax[c]!;
-      // Widen by a hair so rounding in the per-task formula can never fall outside the bound.
-      const eps = 1e-12;
-      const lo = Math.min(m1, m2, m3, m4) - eps;
-      const hi = Math.max(m1, m2, m3, m4) + eps;
-      const dmin = target < lo ? lo - target : target > hi ? target - hi : 0;
-      if (kind === 'mean') lb[c] = dmin - eps;
-      else {
-        // min over mean in [lo, hi] of d²/(2v) + ½ ln v with v = mean(1 − mean)/(s + 1) ∈ [vlo, vhi].
-        const q = (x: number) => (Math.min(1, Math.max(0, x)) * (1 - Math.min(1, Math.max(0, x)))) / (s + 1);
-        const vlo = Math.min(q(lo), q(hi));
-        const vhi = lo <= 0.5 && hi >= 0.5 ? 0.25 / (s + 1) : Math.max(q(lo), q(hi));
-        const vstar = Math.min(vhi, Math.max(vlo, dmin * dmin));
-        lb[c] =
-          vstar <= 0 ? Number.NEGATIVE_INFINITY : (dmin * dmin) / (2 * vstar) + 0.5 * Math.log(vstar) - 1e-9;
-      }
-    }
-    const queue = new CellQueue(cells, lb);
-    const f0 = this.f0;
-    const delta = this.delta;
-    const A2 = this.lazyA2;
-    const sp1 = s + 1;
-    for (let c = queue.pop(); c >= 0; c = queue.pop()) {
-      if (top.size >= k && lb[c]! > top.bound) break;
-      for (let j = cells.start[c]!; j < cells.start[c + 1]!; j++) {
-        const i = cells.items[j]!;
-        if (this.explicit[i]) continue;
-        const a = A + B * f0[i]! + E * delta[i]!;
-        const b = A2 + B * (1 - f0[i]!) - E * delta[i]!;
-        const mean = a / (a + b);
-        const d = mean - target;
-        const bound = top.bound;
-        let key: number;
-        if (kindMean) key = d < 0 ? -d : d;
-        else {
-          const v = (mean * (1 - mean)) / sp1;
-          if (d * d - v0 > 2 * v * (bound - half)) continue;
-          key = (d * d) / (2 * v) + 0.5 * Math.log(v);
-        }
-        if (key <= bound) top.offer(key, i, salt === null ? i : tieRank(i, salt));
-      }
-    }
-  }
-
   override feedback(results: readonly TaskFeedback[], ctx?: SelectContext): SelectorFeedbackReport {
     this.feedbackStep = ctx?.step;
     return super.feedback(results, ctx);
@@ -599,7 +508,8 @@ export class BotsSelector extends BaseSelector {
     const rho = this.hasRefs || this.track ? this.rho : 0;
     const c = this.capability;
     const implicit = rho > 0 && !Number.isNaN(c);
-    if (implicit) this.materialiseClipping(c);
+    // Capabilities per domain keep every task explicit: no shared or clipped tracks to cut.
+    const cuts = implicit && !this.domainCap ? this.placeCuts(c) : null;
     const keep = 1 - lambda;
     const pullA = lambda * priorAlpha;
     const pullB = lambda * priorBeta;
@@ -616,20 +526,22 @@ export class BotsSelector extends BaseSelector {
       const j = this.slotOf[k]!;
       if (j >= 0) this.exStamp[j] = this.stepNo;
     }
-    // Explicit tasks not observed this step: implicit evidence one by one.
+    // The shared track and the clipped tracks: the same update, on four scalars each (the shared
+    // track's is applied after the loop below, which compares with it).
     const rm = rho * m;
-    const nextA = keep * this.lazyA + pullA;
-    const nextA2 = keep * this.lazyA2 + pullB;
-    const nextB = keep * this.lazyB + (implicit ? rm : 0);
-    const nextE = keep * this.lazyE + (implicit ? rm * c : 0);
+    const trackStep: TrackStep = { keep, pullA, pullB, rm: implicit ? rm : 0, c: implicit ? c : 0 };
+    const next: TrackScalars = { a: 0, a2: 0, b: 0, e: 0 };
+    stepTrack(this.shared, trackStep, null, next);
+    this.sides?.forEach((side, i) => {
+      side.step(cuts ? cuts[i]! : 0, trackStep);
+    });
+    // Explicit tasks not observed this step: implicit evidence one by one.
     const exA = this.exA;
     const exB = this.exB;
     const exF0 = this.exF0;
     const exD = this.exD;
     const exStamp = this.exStamp;
     const now = this.stepNo;
-    const lo = this.cSeenMin;
-    const hi = this.cSeenMax;
     const dc = this.domainCap;
     // Steps after its last observation before a task's own evidence can have decayed to rounding.
     const settle = lambda > 0 ? Math.ceil(Math.log(1e-15) / Math.log(1 - lambda)) : Number.POSITIVE_INFINITY;
@@ -650,26 +562,25 @@ export class BotsSelector extends BaseSelector {
           exA[j] = keep * exA[j]! + pullA + rm * p;
           exB[j] = keep * exB[j]! + pullB + rm * (1 - p);
         }
-        // Forgetting pulls every task back onto the shared track: once a task's posterior agrees
-        // with it to rounding, and its p̃ has never had to clip, it is lazy again (so the explicit
-        // set stays ~ batch × (steps for (1 − λ)^t to reach 1e-15), whatever N is).
+        // Forgetting pulls every task back onto its track (the shared one, or the clipped group
+        // its thresholds place it in): once its posterior agrees with it to rounding, it follows the
+        // track again (so the explicit set stays ~ batch × (steps for (1 − λ)^t to reach 1e-15),
+        // whatever N is).
         const f = exF0[j]!;
         const d = exD[j]!;
-        const offset = this.offsets ? this.offsets.of(this.exTask[j]!) : 0;
-        if (
-          !dc &&
-          offset === 0 &&
-          now - exStamp[j]! >= settle &&
-          !Number.isNaN(f) &&
-          clipSafe(f, d, lo, hi)
-        ) {
-          const la = nextA + nextB * f + nextE * d;
-          const lb = nextA2 + nextB * (1 - f) - nextE * d;
-          if (Math.abs(exA[j]! - la) <= 1e-13 * la && Math.abs(exB[j]! - lb) <= 1e-13 * lb) {
-            const k = this.exTask[j]!;
-            this.explicit[k] = 0;
-            this.slotOf[k] = -1;
-            continue;
+        const k = this.exTask[j]!;
+        const offset = this.offsets ? this.offsets.of(k) : 0;
+        if (!dc && offset === 0 && now - exStamp[j]! >= settle && !Number.isNaN(f)) {
+          const home = this.homeOf(k);
+          const t = home?.track === this.shared ? next : home?.track;
+          if (home && t) {
+            const la = t.a + t.b * f + t.e * d;
+            const lb = t.a2 + t.b * (1 - f) - t.e * d;
+            if (Math.abs(exA[j]! - la) <= 1e-13 * la && Math.abs(exB[j]! - lb) <= 1e-13 * lb) {
+              this.where[k] = home.state;
+              this.slotOf[k] = -1;
+              continue;
+            }
           }
         }
       }
@@ -681,11 +592,7 @@ export class BotsSelector extends BaseSelector {
       this.makeExplicit(batch.idx[i]!, newA[i]!, newB[i]!);
       this.exStamp[this.slotOf[batch.idx[i]!]!] = now;
     }
-    // Lazy tasks: the same update, on the four shared scalars.
-    this.lazyA = nextA;
-    this.lazyA2 = nextA2;
-    this.lazyB = nextB;
-    this.lazyE = nextE;
+    this.shared = next;
     this.stepNo++;
   }
 
@@ -795,7 +702,7 @@ export class BotsSelector extends BaseSelector {
       beta: encodeArray(beta),
       capability: encodeNumber(this.capability),
       rho: this.rho,
-      lazy: [this.lazyA, this.lazyA2, this.lazyB, this.lazyE],
+      lazy: [this.shared.a, this.shared.a2, this.shared.b, this.shared.e],
       explicit: encodeArray(this.exTask.slice(0, this.explicitCount)),
       observedAt: encodeArray(this.exStamp.slice(0, this.explicitCount)),
       clipRange: [this.cSeenMin, this.cSeenMax],
@@ -804,6 +711,7 @@ export class BotsSelector extends BaseSelector {
       ...(this.domainCap ? { domainCapability: this.domainCap.save() } : {}),
       ...(this.offsets ? { taskOffsets: this.offsets.save() } : {}),
       ...(this.track ? { domainTrack: this.track.save() } : {}),
+      ...(this.sides ? { clipGroups: this.sides.map((side) => side.save()) } : {}),
     };
   }
 
@@ -825,8 +733,9 @@ export class BotsSelector extends BaseSelector {
     // States written before `updatePer` existed carry no step: the next feedback starts a step.
     this.lastStep =
       data['lastStep'] === undefined ? Number.NaN : decodeNumber(data['lastStep'], 'bots lastStep');
-    [this.lazyA, this.lazyA2, this.lazyB, this.lazyE] = lazy as [number, number, number, number];
-    this.explicit = new Uint8Array(n);
+    const [a, a2, b, e] = lazy as [number, number, number, number];
+    this.shared = { a, a2, b, e };
+    this.where = new Uint8Array(n);
     this.slotOf = new Int32Array(n).fill(-1);
     this.explicitCount = 0;
     const observedAt = decodeArray(data['observedAt'], 'int32', 'bots observedAt', list.length);
@@ -838,8 +747,33 @@ export class BotsSelector extends BaseSelector {
     if (this.domainCap) this.domainCap.load(data['domainCapability']);
     if (this.offsets) this.offsets.load(data['taskOffsets'], n);
     if (this.track) this.track.load(data['domainTrack']);
+    this.sides = null;
     this.rebuildIndexes();
-    // Every lazy task whose p̃ clips inside this range was made explicit before the checkpoint.
     [this.cSeenMin, this.cSeenMax] = clipRange as [number, number];
+    this.loadClipGroups(data['clipGroups'], alpha, beta);
+  }
+
+  /** Restore the clipped tracks, and place every task that is not explicit on its group. */
+  private loadClipGroups(groups: JsonValue | undefined, alpha: Float64Array, beta: Float64Array): void {
+    const before = groups === undefined;
+    if (before && this.cSeenMin >= 0 && this.cSeenMax <= 1) return;
+    if (!before && (!Array.isArray(groups) || groups.length !== 4))
+      throw new DataError({ message: 'bots.load: state.data.clipGroups must hold the 4 sides' });
+    this.buildSides();
+    this.sides!.forEach((side, i) => {
+      // A state from before clipped tracks: every task that clamped is explicit in it, so one empty
+      // group (null scalars) stands for all the positions clamped so far.
+      const saved = before
+        ? [[side.below ? this.cSeenMin : this.cSeenMax, null, null, null, null]]
+        : (groups as JsonValue[])[i];
+      side.load(saved, this.delta, `state.data.clipGroups[${i}]`);
+      const code = side.below ? GROUPED_BELOW : GROUPED_ABOVE;
+      for (let j = 0; j < side.seen; j++) {
+        const k = side.task[j]!;
+        if (this.where[k] !== SHARED) continue;
+        if (before) this.makeExplicit(k, alpha[k]!, beta[k]!);
+        else this.where[k] = code;
+      }
+    });
   }
 }

@@ -1,4 +1,5 @@
-// Shared by the BOTS tests: a group of 16 rewards with mean r, and the save → load → continue check.
+// Shared by the BOTS tests: a group of 16 rewards with mean r, the save → load → continue check, and
+// a plain O(N)-per-step implementation of the update equations to check the lazy one against.
 import { expect } from 'vitest';
 import type { BotsSelector } from '../../src/selectors/bots.ts';
 
@@ -34,4 +35,46 @@ export function expectResumesExactly(make: () => BotsSelector, calls: number, cy
   expect([...head, ...drive(second, calls / 2, calls, cycle)]).toEqual(expected);
   expect(JSON.stringify(second.state())).toBe(JSON.stringify(whole.state()));
   return first;
+}
+
+/** A plain O(N)-per-step implementation of the update equations, to check the lazy one against. */
+export function eagerReference(
+  f0: number[],
+  f1: number[],
+  steps: Array<{ idx: number[]; r: number[] }>,
+  p: { m: number; lambda: number; rho: number },
+): { a: number[]; b: number[] } {
+  const n = f0.length;
+  const a = new Array<number>(n).fill(1);
+  const b = new Array<number>(n).fill(1);
+  let c: number | null = null;
+  for (const st of steps) {
+    const ok = st.idx.map((k, j) => [k, j] as const).filter(([k]) => !Number.isNaN(f0[k]!));
+    if (ok.length > 0) {
+      const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+      const mr = mean(ok.map(([, j]) => st.r[j]!));
+      const m0 = mean(ok.map(([k]) => f0[k]!));
+      const m1 = mean(ok.map(([k]) => f1[k]!));
+      if (Math.abs(m1 - m0) >= 0.02) {
+        const cn = Math.min(2, Math.max(-1, (mr - m0) / (m1 - m0)));
+        c = c === null ? cn : 0.9 * c + 0.1 * cn;
+      }
+    }
+    const { m, lambda, rho } = p;
+    for (let k = 0; k < n; k++) {
+      const j = st.idx.indexOf(k);
+      if (j >= 0) {
+        a[k] = (1 - lambda) * a[k]! + lambda + m * st.r[j]!;
+        b[k] = (1 - lambda) * b[k]! + lambda + m * (1 - st.r[j]!);
+        continue;
+      }
+      const pt =
+        c === null || Number.isNaN(f0[k]!)
+          ? Number.NaN
+          : Math.min(1, Math.max(0, f0[k]! + c * (f1[k]! - f0[k]!)));
+      a[k] = (1 - lambda) * a[k]! + lambda + (Number.isNaN(pt) ? 0 : rho * m * pt);
+      b[k] = (1 - lambda) * b[k]! + lambda + (Number.isNaN(pt) ? 0 : rho * m * (1 - pt));
+    }
+  }
+  return { a, b };
 }

@@ -4,7 +4,7 @@ import { Rng } from '../../src/core/rng.ts';
 import { BotsSelector } from '../../src/selectors/bots.ts';
 import { decodeArray } from '../../src/selectors/state-codec.ts';
 import type { SelectorTaskView } from '../../src/selectors/types.ts';
-import { expectResumesExactly, group } from './bots-drive.ts';
+import { eagerReference, expectResumesExactly, group } from './bots-drive.ts';
 
 const F0 = [0.1, 0.2, 0, 0.5, 0.3];
 const F1 = [0.5, 0.6, 0.3, 0.9, 0.3];
@@ -136,48 +136,6 @@ describe('bots: repairs of the reference implementation', () => {
     expect(state.data.capability).toBeCloseTo(0.5625, 12);
   });
 });
-
-/** A plain O(N)-per-step implementation of the update equations, to check the lazy one against. */
-function eagerReference(
-  f0: number[],
-  f1: number[],
-  steps: Array<{ idx: number[]; r: number[] }>,
-  p: { m: number; lambda: number; rho: number },
-): { a: number[]; b: number[] } {
-  const n = f0.length;
-  const a = new Array<number>(n).fill(1);
-  const b = new Array<number>(n).fill(1);
-  let c: number | null = null;
-  for (const st of steps) {
-    const ok = st.idx.map((k, j) => [k, j] as const).filter(([k]) => !Number.isNaN(f0[k]!));
-    if (ok.length > 0) {
-      const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-      const mr = mean(ok.map(([, j]) => st.r[j]!));
-      const m0 = mean(ok.map(([k]) => f0[k]!));
-      const m1 = mean(ok.map(([k]) => f1[k]!));
-      if (Math.abs(m1 - m0) >= 0.02) {
-        const cn = Math.min(2, Math.max(-1, (mr - m0) / (m1 - m0)));
-        c = c === null ? cn : 0.9 * c + 0.1 * cn;
-      }
-    }
-    const { m, lambda, rho } = p;
-    for (let k = 0; k < n; k++) {
-      const j = st.idx.indexOf(k);
-      if (j >= 0) {
-        a[k] = (1 - lambda) * a[k]! + lambda + m * st.r[j]!;
-        b[k] = (1 - lambda) * b[k]! + lambda + m * (1 - st.r[j]!);
-        continue;
-      }
-      const pt =
-        c === null || Number.isNaN(f0[k]!)
-          ? Number.NaN
-          : Math.min(1, Math.max(0, f0[k]! + c * (f1[k]! - f0[k]!)));
-      a[k] = (1 - lambda) * a[k]! + lambda + (Number.isNaN(pt) ? 0 : rho * m * pt);
-      b[k] = (1 - lambda) * b[k]! + lambda + (Number.isNaN(pt) ? 0 : rho * m * (1 - pt));
-    }
-  }
-  return { a, b };
-}
 
 describe('bots: the lazy posterior equals the plain update equations', () => {
   it('over random histories, including capabilities outside [0, 1] (clipped p̃) and tasks without references', () => {

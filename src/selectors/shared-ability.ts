@@ -3,6 +3,8 @@ import type { JsonValue } from '../core/task.ts';
 import { BaseSelector, type ObservedBatch } from './base.ts';
 import { autoGrid, CellIndex, CellQueue } from './cell-index.ts';
 import { tieRank } from './hash-tie.ts';
+import type { Quadratic } from './quadratic-box.ts';
+import { cellBound, cellBounds, type KeyModel } from './shared-ability-bounds.ts';
 import { decodeArray, encodeArray } from './state-codec.ts';
 import { encodeDomains } from './task-view.ts';
 import { TopK } from './top-k.ts';
@@ -535,38 +537,40 @@ export class SharedAbilitySelector extends BaseSelector {
     }
     // Never-observed tasks: m = m0·x0 + m1·x1 + c_d, v = q_d(x0, x1) + resVar with q_d convex.
     const cells = this.cellIndex();
-    const lb = new Float64Array(cells.cellCount);
-    const vShared = (d: number, x0: number, x1: number) =>
-      x0 * x0 * s00 + 2 * x0 * x1 * s01 + x1 * x1 * s11 + 2 * (x0 * c0[d]! + x1 * c1[d]!) + cVar[d]!;
-    for (let c = 0; c < cells.cellCount; c++) {
-      if (cells.isEmpty(c)) continue;
-      const d = cells.group[c]!;
-      const ua = cells.uMin[c]!;
-      const ub = cells.uMax[c]!;
-      const va = cells.vMin[c]!;
-      const vb = cells.vMax[c]!;
-      const ma = m0 * ua + m1 * va;
-      const mb = m0 * ua + m1 * vb;
-      const mc = m0 * ub + m1 * va;
-      const md = m0 * ub + m1 * vb;
-      const eps = 1e-9;
-      const lo = Math.min(ma, mb, mc, md) + cMean[d]! - goal - eps;
-      const hi = Math.max(ma, mb, mc, md) + cMean[d]! - goal + eps;
-      const E = lo > 0 ? lo : hi < 0 ? -hi : 0;
-      // The shared variance is convex in (x0, x1): its maximum over the cell is at a corner.
-      const vmax = Math.max(vShared(d, ua, va), vShared(d, ua, vb), vShared(d, ub, va), vShared(d, ub, vb));
-      const sLo = w2 + resVar;
-      const sHi = w2 + resVar + Math.max(0, vmax) + eps;
-      const sStar = Math.min(sHi, Math.max(sLo, E * E));
-      lb[c] = (E * E) / sStar + Math.log(sStar) - eps;
-    }
+    const model: KeyModel = {
+      m0,
+      m1,
+      goal,
+      w2,
+      resVar,
+      cMean,
+      cx: c0,
+      cy: c1,
+      c0: cVar,
+      sxx: s00,
+      sxy: s01,
+      syy: s11,
+    };
+    const lb = cellBounds(cells, model);
     const queue = new CellQueue(cells, lb);
     const observed = this.observed;
     const want = top.capacity;
     const lnW2 = Math.log(w2 + resVar);
+    const q: Quadratic = { sxx: 0.5, sxy: 0.5, syy: 0.5, cx: 0.5, cy: 0.5, c0: 0.5 };
+    // Cells in a row the tighter bound failed to skip: past a few, it is not worth its cost.
+    let misses = 0;
     for (let c = queue.pop(); c >= 0; c = queue.pop()) {
       if (top.size >= want && lb[c]! > top.bound) break;
       const d = cells.group[c]!;
+      // The cheap bound takes the least variance as the residual's alone; the shared part's least
+      // value over the cell tightens it (it skips cells while the posterior is wide: early steps).
+      if (top.size >= want && two && misses < 16) {
+        if (cellBound(cells, c, model, q) > top.bound) {
+          misses = 0;
+          continue;
+        }
+        misses++;
+      }
       const cm = cMean[d]!;
       const cv = cVar[d]! + resVar;
       const cc0 = c0[d]!;

@@ -79,34 +79,49 @@ export class AdarftSelector extends ZooSelector {
     const vals = this.sortedDifficulty;
     const T = this.targetDifficulty;
     const out: number[] = [];
-    // First position with difficulty ≥ T, then walk outwards one run of equal values at a time.
-    let a = 0;
-    let b = vals.length;
-    while (a < b) {
-      const mid = (a + b) >> 1;
-      if (vals[mid]! < T) a = mid + 1;
-      else b = mid;
-    }
-    let left = a - 1;
-    let right = a;
+    // First position with difficulty ≥ T, then walk outwards one run of equal values at a time
+    // (runs found by binary search: with integer levels a run holds a fifth of the pool).
+    let left = this.firstAtLeast(T, 0, vals.length) - 1;
+    let right = left + 1;
     while (out.length < n && (left >= 0 || right < vals.length)) {
       const dl = left >= 0 ? T - vals[left]! : Number.POSITIVE_INFINITY;
       const dr = right < vals.length ? vals[right]! - T : Number.POSITIVE_INFINITY;
-      const tie: number[] = [];
-      if (dl <= dr) {
-        const v = vals[left]!;
-        while (left >= 0 && vals[left] === v) tie.push(this.order[left--]!);
-      }
-      if (dr <= dl) {
-        const v = vals[right]!;
-        while (right < vals.length && vals[right] === v) tie.push(this.order[right++]!);
-      }
+      // The tie: positions left, left − 1, … of the left run, then right, right + 1, … of the right one.
+      const fromLeft = left;
+      const fromRight = right;
+      if (dl <= dr) left = this.firstAtLeast(vals[left]!, 0, left) - 1;
+      if (dr <= dl) right = this.firstAbove(vals[right]!, right, vals.length);
+      const leftCount = fromLeft - left;
+      const size = leftCount + (right - fromRight);
+      const at = (j: number) => this.order[j < leftCount ? fromLeft - j : fromRight + j - leftCount]!;
       const need = n - out.length;
-      if (tie.length <= need) for (const k of tie) out.push(k);
-      else for (const j of this.rng.sampleDistinct(tie.length, need)) out.push(tie[j]!);
+      if (size <= need) for (let j = 0; j < size; j++) out.push(at(j));
+      else for (const j of this.rng.sampleDistinct(size, need)) out.push(at(j));
     }
     for (let i = 0; out.length < n && i < this.missing.length; i++) out.push(this.missing[i]!);
     return fillTo(out, n);
+  }
+
+  /** First position in [lo, hi) of the sorted difficulties whose value is ≥ v (hi if none). */
+  private firstAtLeast(v: number, lo: number, hi: number): number {
+    const vals = this.sortedDifficulty;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (vals[mid]! < v) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** First position in [lo, hi) whose value is > v (hi if none). */
+  private firstAbove(v: number, lo: number, hi: number): number {
+    const vals = this.sortedDifficulty;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (vals[mid]! <= v) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   protected override observe(batch: ObservedBatch): void {

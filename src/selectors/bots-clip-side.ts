@@ -9,6 +9,7 @@
 // cut at every capability applied beyond [0, 1], form those groups as intervals. One side holds the
 // tasks that clamp to the same value on the same side of [0, 1]: four sides in all.
 import { DataError } from '../core/errors.ts';
+import { orderByKey } from '../core/stable-order.ts';
 import type { JsonValue } from '../core/task.ts';
 
 /** The four scalars of an affine posterior track. */
@@ -107,21 +108,25 @@ export class ClipSide {
       { below: false, clipTo: 0, rising: false },
     ];
     return specs.map(({ below, clipTo, rising }) => {
-      const ids: number[] = [];
-      for (let k = 0; k < n; k++) {
-        const d = delta[k]!;
-        if (d > 0 === rising && d !== 0 && !Number.isNaN(d)) ids.push(k);
+      const on = (d: number) => d > 0 === rising && d !== 0 && !Number.isNaN(d);
+      let m = 0;
+      for (let k = 0; k < n; k++) if (on(delta[k]!)) m++;
+      const ids = new Int32Array(m);
+      // Below, the highest threshold clamps first (ordered by −t); above, the lowest. Ties by index.
+      const keys = new Float64Array(m);
+      for (let k = 0, j = 0; k < n; k++) {
+        if (!on(delta[k]!)) continue;
+        const t = (clipTo - f0[k]!) / delta[k]!;
+        ids[j] = k;
+        keys[j++] = below ? -t : t;
       }
-      const t = new Float64Array(n);
-      for (const k of ids) t[k] = (clipTo - f0[k]!) / delta[k]!;
-      const order = Int32Array.from(ids);
-      // Below, the highest threshold clamps first; above, the lowest. Ties by index.
-      order.sort((x, y) => (below ? t[y]! - t[x]! : t[x]! - t[y]!) || x - y);
+      const order = orderByKey(ids, keys);
       const pos = below ? posBelow : posAbove;
-      const at = new Float64Array(order.length);
-      for (let j = 0; j < order.length; j++) {
-        at[j] = t[order[j]!]!;
-        pos[order[j]!] = j;
+      const at = new Float64Array(m);
+      for (let j = 0; j < m; j++) {
+        const k = order[j]!;
+        at[j] = (clipTo - f0[k]!) / delta[k]!;
+        pos[k] = j;
       }
       return new ClipSide(below, clipTo, order, at);
     });

@@ -76,6 +76,7 @@ export abstract class BaseSelector implements Selector {
   init(view: SelectorTaskView): void {
     if (this.initialised) throw new WinnowError(`${this.type}: init() was already called`);
     validateTaskView(view, `${this.type}.init`);
+    this.checkView(view);
     this.ids = [...view.ids];
     this.index = indexIds(this.ids, `${this.type}.init`);
     this.initialised = true;
@@ -86,6 +87,7 @@ export abstract class BaseSelector implements Selector {
   addTasks(view: SelectorTaskView): void {
     this.requireInit('addTasks');
     validateTaskView(view, `${this.type}.addTasks`);
+    this.checkView(view);
     const offset = this.ids.length;
     indexIds(view.ids, `${this.type}.addTasks`, this.index);
     for (const id of view.ids) this.ids.push(id);
@@ -184,6 +186,9 @@ export abstract class BaseSelector implements Selector {
   protected requireInit(what: string): void {
     if (!this.initialised) throw new WinnowError(`${this.type}.${what}: call init(view) first`);
   }
+
+  /** A selector's own checks of the tasks it is given, run before anything changes (init, addTasks). */
+  protected checkView(_view: SelectorTaskView): void {}
 
   protected onInit(_view: SelectorTaskView): void {}
 

@@ -14,6 +14,7 @@ import {
 } from './bots-search.ts';
 import { TaskOffsets } from './bots-task-offset.ts';
 import { autoGrid, CellIndex } from './cell-index.ts';
+import { checkRates } from './reference-rates.ts';
 import { decodeArray, decodeNumber, encodeArray, encodeNumber } from './state-codec.ts';
 import { TopK } from './top-k.ts';
 import type { SelectContext, SelectorFeedbackReport, SelectorTaskView, TaskFeedback } from './types.ts';
@@ -266,6 +267,10 @@ export class BotsSelector extends BaseSelector {
       alphaOf: (k) => this.alphaOf(k),
       betaOf: (k) => this.betaOf(k),
     };
+  }
+
+  protected override checkView(view: SelectorTaskView): void {
+    for (const column of [this.params.weakColumn, this.params.strongColumn]) checkRates(view, column, 'bots');
   }
 
   protected override onInit(view: SelectorTaskView): void {

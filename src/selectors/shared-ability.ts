@@ -4,6 +4,7 @@ import { BaseSelector, type ObservedBatch } from './base.ts';
 import { autoGrid, CellIndex, CellQueue } from './cell-index.ts';
 import { tieRank } from './hash-tie.ts';
 import type { Quadratic } from './quadratic-box.ts';
+import { checkRates } from './reference-rates.ts';
 import { cellBound, cellBounds, type KeyModel } from './shared-ability-bounds.ts';
 import { decodeArray, encodeArray } from './state-codec.ts';
 import { encodeDomains } from './task-view.ts';
@@ -171,6 +172,11 @@ export class SharedAbilitySelector extends BaseSelector {
       residualSd: Math.sqrt(this.residualVar),
       practiceEffect: this.params.practiceEffect ? this.mu[this.xd]! : 0,
     };
+  }
+
+  protected override checkView(view: SelectorTaskView): void {
+    for (const column of [this.params.weakColumn, this.params.strongColumn])
+      checkRates(view, column, 'shared_ability');
   }
 
   protected override onInit(view: SelectorTaskView): void {

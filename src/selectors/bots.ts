@@ -13,6 +13,7 @@ import {
   SHARED,
 } from './bots-search.ts';
 import { TaskOffsets } from './bots-task-offset.ts';
+import { type ThompsonPaths, thompsonTopK } from './bots-thompson.ts';
 import { autoGrid, CellIndex } from './cell-index.ts';
 import { checkRates } from './reference-rates.ts';
 import { decodeArray, decodeNumber, encodeArray, encodeNumber } from './state-codec.ts';
@@ -120,6 +121,9 @@ export const BOTS_DEFAULTS: BotsParams = {
   domainTrack: false,
 };
 
+/** With `shortlist: 0`, above this many tasks (or with `grid` set) Thompson steps go through the grid. */
+export const EXACT_GRID_MIN = 16_384;
+
 /**
  * BOTS (Bayesian online task selection): a Beta(α, β) posterior over each task's current pass
  * rate, updated after every step with explicit evidence for the tasks rolled out and implicit
@@ -181,6 +185,8 @@ export class BotsSelector extends BaseSelector {
   private offsets: TaskOffsets | null = null;
   private track: DomainTrack | null = null;
   private feedbackStep: number | undefined;
+  /** How the last exact Thompson step reached its tasks (tests and benchmarks read it). */
+  lastPaths: ThompsonPaths | null = null;
 
   constructor(seed: number, params: Partial<BotsParams> = {}) {
     super(seed);
@@ -372,18 +378,20 @@ export class BotsSelector extends BaseSelector {
     const n = this.ids.length;
     const f1 = new Float64Array(n);
     for (let k = 0; k < n; k++) f1[k] = this.f0[k]! + this.delta[k]!;
-    this.cells =
-      this.params.shortlist > 0 && n > this.params.shortlist
-        ? new CellIndex({
-            n,
-            u: this.f0,
-            v: f1,
-            groups: null,
-            // Every task with references (the others are skipped by state: they may rejoin the track).
-            include: (k) => !Number.isNaN(this.f0[k]!),
-            grid: this.params.grid > 0 ? this.params.grid : autoGrid(n, 1),
-          })
-        : null;
+    const { shortlist, grid } = this.params;
+    // The grid serves the shortlist search, and the exact Thompson step (shortlist 0) at scale.
+    const gridded = shortlist > 0 ? n > shortlist : n > EXACT_GRID_MIN || grid > 0;
+    this.cells = gridded
+      ? new CellIndex({
+          n,
+          u: this.f0,
+          v: f1,
+          groups: null,
+          // Every task with references (the others are skipped by state: they may rejoin the track).
+          include: (k) => !Number.isNaN(this.f0[k]!),
+          grid: this.params.grid > 0 ? this.params.grid : autoGrid(n, 1),
+        })
+      : null;
     // Tasks added since keep their place by threshold: the cuts are capabilities, placed again.
     if (this.sides) {
       const saved = this.sides.map((side) => side.save());
@@ -463,6 +471,9 @@ export class BotsSelector extends BaseSelector {
     if (sample === 'mean' && tau === 0) {
       // Deterministic scores: the exact top-k by |p* − mean| (ties by index).
       bestByKey(this.searchView(), take, 'mean', null, top);
+    } else if (sample === 'thompson' && tau === 0 && this.params.shortlist === 0 && this.cells) {
+      // Exact Thompson sampling without a draw per task (bots-thompson.ts).
+      this.lastPaths = thompsonTopK(this.searchView(), this.rng, top);
     } else {
       const K = Math.max(this.params.shortlist, take);
       let candidates: Int32Array | null = null;

@@ -4,6 +4,8 @@ import { BaseSelector, type ObservedBatch } from './base.ts';
 import { ClipSide, stepTrack, type TrackScalars, type TrackStep } from './bots-clip-side.ts';
 import { DomainCapability } from './bots-domain-capability.ts';
 import { DomainTrack } from './bots-domain-track.ts';
+import { ExplicitSlots } from './bots-explicit.ts';
+import { BOTS_DEFAULTS, type BotsParams } from './bots-params.ts';
 import {
   type BotsPosteriorView,
   bestByKey,
@@ -20,106 +22,7 @@ import { decodeArray, decodeNumber, encodeArray, encodeNumber } from './state-co
 import { TopK } from './top-k.ts';
 import type { SelectContext, SelectorFeedbackReport, SelectorTaskView, TaskFeedback } from './types.ts';
 
-export interface BotsParams {
-  /** Evidence per observed group: s = m·r̄, f = m·(1 − r̄). Set it to the rollouts per task. */
-  m: number;
-  /** Forgetting factor λ: every step pulls the posterior toward the prior by this share. */
-  lambda: number;
-  /** Weight ρ of implicit (reference-interpolated) evidence against explicit evidence. */
-  rho: number;
-  /** Target pass rate p*. */
-  target: number;
-  /** 0: greedy top-k of the scores; > 0: sample without replacement ∝ exp(score / τ). */
-  tau: number;
-  /** Score a Thompson draw from each posterior, or the posterior mean. */
-  sample: 'thompson' | 'mean';
-  /** Halve ρ (by `adaptiveRhoFactor`) whenever the implicit prediction's mean absolute error on a step's tasks reaches `adaptiveRhoThreshold`. */
-  adaptiveRho: boolean;
-  adaptiveRhoThreshold: number;
-  adaptiveRhoFactor: number;
-  adaptiveRhoMin: number;
-  /** Capability smoothing: c ← d·c + (1 − d)·c_new (the first estimate is taken as is). */
-  capabilityDiscount: number;
-  /** Skip the capability update when |mean f1 − mean f0| over the step's tasks is below this. */
-  capabilityGuard: number;
-  /** Each step's capability estimate is clamped into this range. */
-  capabilityMin: number;
-  capabilityMax: number;
-  /** Feature columns with the weak (f0) and strong (f1) reference models' pass rates. */
-  weakColumn: string;
-  strongColumn: string;
-  /** Prior Beta(α0, β0): the initial posterior and the target of the forgetting pull. */
-  priorAlpha: number;
-  priorBeta: number;
-  /**
-   * Above this many tasks, Thompson / softmax sampling runs on the tasks whose posterior puts the
-   * most density at p* (normal approximation) — see docs/selectors.md. 0 = always all tasks.
-   */
-  shortlist: number;
-  /** Cells per axis of the (f0, f1) grid used to find shortlist candidates among unobserved tasks (0: ≈ √(N/64)). */
-  grid: number;
-  /**
-   * 'step': forgetting and implicit evidence apply once per explorer step (`ctx.step` of
-   * feedback); later feedback calls of the same step — dynamic-sampling refill rounds, which saw
-   * the same policy — add only their explicit evidence. 'feedback' (the default, as before): every
-   * call is a step (also what 'step' does when feedback carries no step).
-   */
-  updatePer: 'step' | 'feedback';
-  /**
-   * 'all': one capability for the learner (the paper). 'domain': one per task domain (global c
-   * until a domain has its own estimate), so implicit evidence follows skills learnt at different
-   * times; every task is then stored one by one (O(N) per step).
-   */
-  capabilityBy: 'all' | 'domain';
-  /**
-   * Share g of the gap to 1 that one update closes on a task whose group had mixed rewards (GRPO
-   * trains on exactly those): its evidence counts as r̄ + g·(1 − r̄), since the pass rate it
-   * measured is the one before the update. 0 = the evidence as observed (the paper).
-   */
-  trainedGain: number;
-  /**
-   * Rate η of a per-task offset from the reference track (0 = off, the paper): each observed task
-   * keeps a logit offset u ← u + η·(logit r̃ − logit p̂) toward what its own groups showed, and its
-   * implicit evidence aims at σ(logit p̃ + u) — so tasks already solved (or out of reach) inside
-   * a half-learnt level are not pulled back to p*. Needs a track (reference columns, or
-   * domainTrack); tasks with an offset stay stored one by one.
-   */
-  taskOffset: number;
-  /**
-   * Implicit evidence for tasks without reference columns (false = none, the paper): each domain
-   * keeps a smoothed pass rate of its observed groups (discount `capabilityDiscount`) and such a
-   * task's implicit evidence (weight ρ) aims at its domain's rate (src/selectors/bots-domain-track.ts).
-   */
-  domainTrack: boolean;
-}
-
-export const BOTS_DEFAULTS: BotsParams = {
-  m: 16,
-  lambda: 0.1,
-  rho: 0.1,
-  target: 0.5,
-  tau: 0,
-  sample: 'thompson',
-  adaptiveRho: false,
-  adaptiveRhoThreshold: 0.25,
-  adaptiveRhoFactor: 0.5,
-  adaptiveRhoMin: 0,
-  capabilityDiscount: 0.9,
-  capabilityGuard: 0.02,
-  capabilityMin: -1,
-  capabilityMax: 2,
-  weakColumn: 'weak_pass_rate',
-  strongColumn: 'strong_pass_rate',
-  priorAlpha: 1,
-  priorBeta: 1,
-  shortlist: 1024,
-  grid: 0,
-  updatePer: 'feedback',
-  capabilityBy: 'all',
-  trainedGain: 0,
-  taskOffset: 0,
-  domainTrack: false,
-};
+export { BOTS_DEFAULTS, type BotsParams } from './bots-params.ts';
 
 /** With `shortlist: 0`, above this many tasks (or with `grid` set) Thompson steps go through the grid. */
 export const EXACT_GRID_MIN = 16_384;
@@ -159,14 +62,7 @@ export class BotsSelector extends BaseSelector {
    * step), so the per-step loop over them reads memory sequentially.
    */
   private where = new Uint8Array(0);
-  private slotOf = new Int32Array(0);
-  private explicitCount = 0;
-  private exTask = new Int32Array(16);
-  private exA = new Float64Array(16);
-  private exB = new Float64Array(16);
-  private exF0 = new Float64Array(16);
-  private exD = new Float64Array(16);
-  private exStamp = new Int32Array(16);
+  private ex = new ExplicitSlots(0);
   /** Range of capabilities applied so far (kept in the checkpoint). */
   private cSeenMin = 0;
   private cSeenMax = 1;
@@ -207,7 +103,7 @@ export class BotsSelector extends BaseSelector {
 
   /** Number of tasks stored one by one (observed, or clipped, or without references). */
   get explicitTasks(): number {
-    return this.explicitCount;
+    return this.ex.count;
   }
 
   /** The posterior parameters of every task (materialised copies). */
@@ -245,13 +141,13 @@ export class BotsSelector extends BaseSelector {
   }
 
   private alphaOf(k: number): number {
-    if (this.where[k] === EXPLICIT) return this.exA[this.slotOf[k]!]!;
+    if (this.where[k] === EXPLICIT) return this.ex.a[this.ex.slotOf[k]!]!;
     const t = this.trackScalars(k);
     return t.a + t.b * this.f0[k]! + t.e * this.delta[k]!;
   }
 
   private betaOf(k: number): number {
-    if (this.where[k] === EXPLICIT) return this.exB[this.slotOf[k]!]!;
+    if (this.where[k] === EXPLICIT) return this.ex.b[this.ex.slotOf[k]!]!;
     const t = this.trackScalars(k);
     return t.a2 + t.b * (1 - this.f0[k]!) - t.e * this.delta[k]!;
   }
@@ -263,10 +159,10 @@ export class BotsSelector extends BaseSelector {
       f0: this.f0,
       delta: this.delta,
       state: this.where,
-      exTask: this.exTask,
-      exA: this.exA,
-      exB: this.exB,
-      explicitCount: this.explicitCount,
+      exTask: this.ex.task,
+      exA: this.ex.a,
+      exB: this.ex.b,
+      explicitCount: this.ex.count,
       shared: this.shared,
       sides: this.sides,
       cells: this.cells,
@@ -313,9 +209,7 @@ export class BotsSelector extends BaseSelector {
     const flags = new Uint8Array(n);
     flags.set(this.where);
     this.where = flags;
-    const slotOf = new Int32Array(n).fill(-1);
-    slotOf.set(this.slotOf);
-    this.slotOf = slotOf;
+    this.ex.resize(n);
     const weak = view.features[this.params.weakColumn];
     const strong = view.features[this.params.strongColumn];
     for (let i = 0; i < view.ids.length; i++) {
@@ -333,44 +227,14 @@ export class BotsSelector extends BaseSelector {
     this.rebuildIndexes();
   }
 
-  private moveSlot(from: number, to: number): void {
-    const k = this.exTask[from]!;
-    this.exTask[to] = k;
-    this.exA[to] = this.exA[from]!;
-    this.exB[to] = this.exB[from]!;
-    this.exF0[to] = this.exF0[from]!;
-    this.exD[to] = this.exD[from]!;
-    this.exStamp[to] = this.exStamp[from]!;
-    this.slotOf[k] = to;
-  }
-
   private makeExplicit(k: number, a: number, b: number): void {
-    let j = this.slotOf[k]!;
+    let j = this.ex.slotOf[k]!;
     if (j < 0) {
-      if (this.explicitCount === this.exTask.length) {
-        const cap = this.exTask.length * 2;
-        const grow = <T extends Float64Array | Int32Array>(x: T): T => {
-          const out = new (x.constructor as new (n: number) => T)(cap);
-          out.set(x);
-          return out;
-        };
-        this.exTask = grow(this.exTask);
-        this.exA = grow(this.exA);
-        this.exB = grow(this.exB);
-        this.exF0 = grow(this.exF0);
-        this.exD = grow(this.exD);
-        this.exStamp = grow(this.exStamp);
-      }
-      j = this.explicitCount++;
-      this.slotOf[k] = j;
+      j = this.ex.add(k, this.f0[k]!, this.delta[k]!);
       this.where[k] = EXPLICIT;
-      this.exTask[j] = k;
-      this.exF0[j] = this.f0[k]!;
-      this.exD[j] = this.delta[k]!;
-      this.exStamp[j] = -1;
     }
-    this.exA[j] = a;
-    this.exB[j] = b;
+    this.ex.a[j] = a;
+    this.ex.b[j] = b;
   }
 
   /** The (f0, f1) grid over the tasks with references, and the clipped tracks' orders once they exist. */
@@ -539,8 +403,8 @@ export class BotsSelector extends BaseSelector {
       const r = this.evidenceRate(batch, i);
       newA[i] = keep * this.alphaOf(k) + pullA + (1 - rho) * m * r + rho * m * r;
       newB[i] = keep * this.betaOf(k) + pullB + (1 - rho) * m * (1 - r) + rho * m * (1 - r);
-      const j = this.slotOf[k]!;
-      if (j >= 0) this.exStamp[j] = this.stepNo;
+      const j = this.ex.slotOf[k]!;
+      if (j >= 0) this.ex.stamp[j] = this.stepNo;
     }
     // The shared track and the clipped tracks: the same update, on four scalars each (the shared
     // track's is applied after the loop below, which compares with it).
@@ -552,23 +416,23 @@ export class BotsSelector extends BaseSelector {
       side.step(cuts ? cuts[i]! : 0, trackStep);
     });
     // Explicit tasks not observed this step: implicit evidence one by one.
-    const exA = this.exA;
-    const exB = this.exB;
-    const exF0 = this.exF0;
-    const exD = this.exD;
-    const exStamp = this.exStamp;
+    const exA = this.ex.a;
+    const exB = this.ex.b;
+    const exF0 = this.ex.f0;
+    const exD = this.ex.d;
+    const exStamp = this.ex.stamp;
     const now = this.stepNo;
     const dc = this.domainCap;
     // Steps after its last observation before a task's own evidence can have decayed to rounding.
     const settle = lambda > 0 ? Math.ceil(Math.log(1e-15) / Math.log(1 - lambda)) : Number.POSITIVE_INFINITY;
     let back = 0;
-    for (let j = 0; j < this.explicitCount; j++) {
+    for (let j = 0; j < this.ex.count; j++) {
       if (exStamp[j] !== now) {
-        let p = implicit ? exF0[j]! + this.capabilityOf(this.exTask[j]!) * exD[j]! : Number.NaN;
+        let p = implicit ? exF0[j]! + this.capabilityOf(this.ex.task[j]!) * exD[j]! : Number.NaN;
         // A task without references follows its domain's track instead (domainTrack).
-        if (this.track && rho > 0 && Number.isNaN(exF0[j]!)) p = this.track.of(this.exTask[j]!);
+        if (this.track && rho > 0 && Number.isNaN(exF0[j]!)) p = this.track.of(this.ex.task[j]!);
         if (this.offsets && !Number.isNaN(p))
-          p = this.offsets.shift(this.exTask[j]!, Math.min(1, Math.max(0, p)));
+          p = this.offsets.shift(this.ex.task[j]!, Math.min(1, Math.max(0, p)));
         if (Number.isNaN(p)) {
           // No implicit evidence (none yet, or no reference for this task): only the pull to the prior.
           exA[j] = keep * exA[j]! + pullA;
@@ -584,7 +448,7 @@ export class BotsSelector extends BaseSelector {
         // whatever N is).
         const f = exF0[j]!;
         const d = exD[j]!;
-        const k = this.exTask[j]!;
+        const k = this.ex.task[j]!;
         const offset = this.offsets ? this.offsets.of(k) : 0;
         if (!dc && offset === 0 && now - exStamp[j]! >= settle && !Number.isNaN(f)) {
           const home = this.homeOf(k);
@@ -594,19 +458,19 @@ export class BotsSelector extends BaseSelector {
             const lb = t.a2 + t.b * (1 - f) - t.e * d;
             if (Math.abs(exA[j]! - la) <= 1e-13 * la && Math.abs(exB[j]! - lb) <= 1e-13 * lb) {
               this.where[k] = home.state;
-              this.slotOf[k] = -1;
+              this.ex.slotOf[k] = -1;
               continue;
             }
           }
         }
       }
-      if (back !== j) this.moveSlot(j, back);
+      if (back !== j) this.ex.move(j, back);
       back++;
     }
-    this.explicitCount = back;
+    this.ex.count = back;
     for (let i = 0; i < batch.size; i++) {
       this.makeExplicit(batch.idx[i]!, newA[i]!, newB[i]!);
-      this.exStamp[this.slotOf[batch.idx[i]!]!] = now;
+      this.ex.stamp[this.ex.slotOf[batch.idx[i]!]!] = now;
     }
     this.shared = next;
     this.stepNo++;
@@ -626,7 +490,7 @@ export class BotsSelector extends BaseSelector {
       const k = batch.idx[i]!;
       const r = this.evidenceRate(batch, i);
       this.makeExplicit(k, this.alphaOf(k) + m * r, this.betaOf(k) + m * (1 - r));
-      this.exStamp[this.slotOf[k]!] = this.stepNo - 1;
+      this.ex.stamp[this.ex.slotOf[k]!] = this.stepNo - 1;
     }
   }
 
@@ -719,8 +583,8 @@ export class BotsSelector extends BaseSelector {
       capability: encodeNumber(this.capability),
       rho: this.rho,
       lazy: [this.shared.a, this.shared.a2, this.shared.b, this.shared.e],
-      explicit: encodeArray(this.exTask.slice(0, this.explicitCount)),
-      observedAt: encodeArray(this.exStamp.slice(0, this.explicitCount)),
+      explicit: encodeArray(this.ex.task.slice(0, this.ex.count)),
+      observedAt: encodeArray(this.ex.stamp.slice(0, this.ex.count)),
       clipRange: [this.cSeenMin, this.cSeenMax],
       steps: this.stepNo,
       lastStep: encodeNumber(this.lastStep),
@@ -752,13 +616,12 @@ export class BotsSelector extends BaseSelector {
     const [a, a2, b, e] = lazy as [number, number, number, number];
     this.shared = { a, a2, b, e };
     this.where = new Uint8Array(n);
-    this.slotOf = new Int32Array(n).fill(-1);
-    this.explicitCount = 0;
+    this.ex = new ExplicitSlots(n);
     const observedAt = decodeArray(data['observedAt'], 'int32', 'bots observedAt', list.length);
     list.forEach((k, j) => {
       if (k < 0 || k >= n) throw new DataError({ message: `bots.load: explicit task ${k} out of range` });
       this.makeExplicit(k, alpha[k]!, beta[k]!);
-      this.exStamp[j] = observedAt[j]!;
+      this.ex.stamp[j] = observedAt[j]!;
     });
     if (this.domainCap) this.domainCap.load(data['domainCapability']);
     if (this.offsets) this.offsets.load(data['taskOffsets'], n);

@@ -33,7 +33,9 @@ function pair(n: number, steps: Array<{ ids: number[]; r: number }>, f0Zero = fa
       features: { weak_pass_rate: f0, strong_pass_rate: f1 },
     });
     for (const st of steps)
-      s.feedback(st.ids.map((k) => ({ taskId: `t${k}`, rewards: st.r === 0 ? [0, 0, 0] : [st.r, st.r, 1 - st.r] })));
+      s.feedback(
+        st.ids.map((k) => ({ taskId: `t${k}`, rewards: st.r === 0 ? [0, 0, 0] : [st.r, st.r, 1 - st.r] })),
+      );
     return s;
   }) as [BotsSelector, BotsSelector];
 }

@@ -1,3 +1,4 @@
+import { growTyped } from '../core/typed-grow.ts';
 import type { RowFacts } from './samplers/sampler.ts';
 import type { WriteFacts } from './write-facts.ts';
 
@@ -97,12 +98,8 @@ export class ExperienceSlots {
     let cap = Math.max(1024, this.seq.length);
     while (cap < min) cap *= 2;
     if (cap === this.seq.length) return;
-    const g = <T extends Float64Array | Int32Array | Uint8Array>(a: T, fill?: number): T => {
-      const b = new (a.constructor as { new (n: number): T })(cap);
-      b.set(a);
-      if (fill !== undefined) b.fill(fill, a.length);
-      return b;
-    };
+    const g = <T extends Float64Array | Int32Array | Uint8Array>(a: T, fill?: number): T =>
+      growTyped(a, cap, fill);
     this.seq = g(this.seq);
     this.rowId = g(this.rowId, -1);
     this.group = g(this.group);

@@ -2,6 +2,8 @@
 // sides, added mid-run, or every task under per-domain capabilities). Slot arrays hold them in the
 // order they became explicit (task, α, β, f0, Δ, last observed step), so the per-step loop over
 // them reads memory in order; `slotOf` maps a task to its slot.
+import { growTyped } from '../core/typed-grow.ts';
+
 export class ExplicitSlots {
   task = new Int32Array(16);
   a = new Float64Array(16);
@@ -29,11 +31,7 @@ export class ExplicitSlots {
   add(k: number, f0: number, d: number): number {
     if (this.count === this.task.length) {
       const cap = this.task.length * 2;
-      const grow = <T extends Float64Array | Int32Array>(x: T): T => {
-        const out = new (x.constructor as new (n: number) => T)(cap);
-        out.set(x);
-        return out;
-      };
+      const grow = <T extends Float64Array | Int32Array>(x: T): T => growTyped(x, cap);
       this.task = grow(this.task);
       this.a = grow(this.a);
       this.b = grow(this.b);

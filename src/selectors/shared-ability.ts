@@ -1,5 +1,6 @@
 import { DataError } from '../core/errors.ts';
 import type { JsonValue } from '../core/task.ts';
+import { growTyped } from '../core/typed-grow.ts';
 import { BaseSelector, type ObservedBatch } from './base.ts';
 import { autoGrid, CellIndex, CellQueue } from './cell-index.ts';
 import { tieRank } from './hash-tie.ts';
@@ -704,11 +705,7 @@ export class SharedAbilitySelector extends BaseSelector {
     this.observed[k] = 1;
     if (this.observedCount === this.observedList.length) {
       const cap = this.observedList.length * 2;
-      const grow = <T extends Float64Array | Int32Array>(a: T): T => {
-        const out = new (a.constructor as new (n: number) => T)(cap);
-        out.set(a);
-        return out;
-      };
+      const grow = <T extends Float64Array | Int32Array>(a: T): T => growTyped(a, cap);
       this.observedList = grow(this.observedList);
       this.obDom = grow(this.obDom);
       const obF = new Float64Array(cap * OB);

@@ -7,7 +7,7 @@ import { BotsSelector } from '../../src/selectors/bots.ts';
 import { ClipSide, stepTrack } from '../../src/selectors/bots-clip-side.ts';
 import { encodeArray } from '../../src/selectors/state-codec.ts';
 import type { SelectorState } from '../../src/selectors/types.ts';
-import { eagerReference } from './bots-drive.ts';
+import { densityOrder, eagerReference } from './bots-drive.ts';
 
 /** A pool with tasks of every kind: f0 = 0, strong below weak (Δ < 0), Δ = 0, and no references. */
 function pool(n: number, seed: number): { f0: number[]; f1: number[] } {
@@ -123,14 +123,7 @@ describe('bots: clipped tracks', () => {
     for (const steps of [20, 30, 40]) {
       run(s, steps);
       const { alpha, beta } = s.posterior();
-      const key = (k: number) => {
-        const a = alpha[k]!;
-        const sum = a + beta[k]!;
-        const mean = a / sum;
-        const v = (mean * (1 - mean)) / (sum + 1);
-        return ((mean - 0.5) * (mean - 0.5)) / (2 * v) + 0.5 * Math.log(v);
-      };
-      const order = Array.from({ length: f0.length }, (_, k) => k).sort((a, b) => key(a) - key(b) || a - b);
+      const order = densityOrder(alpha, beta);
       // The first 60 lie on the shared track mostly; the first 1,500 reach into the clipped groups;
       // all of them: no group may be skipped.
       for (const k of [60, 1500, f0.length])

@@ -78,3 +78,18 @@ export function eagerReference(
   }
   return { a, b };
 }
+
+/**
+ * Task indices by the shortlist's score — the normal approximation's −log density at p* = 0.5,
+ * (mean − p*)²/(2v) + ½·ln v — best first, ties by index: the full sort the search must match.
+ */
+export function densityOrder(alpha: Float64Array, beta: Float64Array): number[] {
+  const key = (k: number) => {
+    const a = alpha[k]!;
+    const sum = a + beta[k]!;
+    const mean = a / sum;
+    const v = (mean * (1 - mean)) / (sum + 1);
+    return ((mean - 0.5) * (mean - 0.5)) / (2 * v) + 0.5 * Math.log(v);
+  };
+  return Array.from({ length: alpha.length }, (_, k) => k).sort((a, b) => key(a) - key(b) || a - b);
+}

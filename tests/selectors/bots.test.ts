@@ -4,7 +4,7 @@ import { Rng } from '../../src/core/rng.ts';
 import { BotsSelector } from '../../src/selectors/bots.ts';
 import { decodeArray } from '../../src/selectors/state-codec.ts';
 import type { SelectorTaskView } from '../../src/selectors/types.ts';
-import { eagerReference, expectResumesExactly, group } from './bots-drive.ts';
+import { densityOrder, eagerReference, expectResumesExactly, group } from './bots-drive.ts';
 
 const F0 = [0.1, 0.2, 0, 0.5, 0.3];
 const F1 = [0.5, 0.6, 0.3, 0.9, 0.3];
@@ -263,15 +263,7 @@ describe('bots: the Thompson shortlist', () => {
       s.feedback(ids.map((taskId, i) => ({ taskId, rewards: [i % 2, 1, 0] })));
     }
     const { alpha, beta } = s.posterior();
-    const key = (k: number) => {
-      const a = alpha[k]!;
-      const sum = a + beta[k]!;
-      const mean = a / sum;
-      const v = (mean * (1 - mean)) / (sum + 1);
-      return ((mean - 0.5) * (mean - 0.5)) / (2 * v) + 0.5 * Math.log(v);
-    };
-    const brute = Array.from({ length: 400 }, (_, k) => k)
-      .sort((a, b) => key(a) - key(b) || a - b)
+    const brute = densityOrder(alpha, beta)
       .slice(0, 50)
       .map((k) => `t${k}`);
     expect(s.densityRanking(50)).toEqual(brute);

@@ -93,3 +93,18 @@ export function densityOrder(alpha: Float64Array, beta: Float64Array): number[] 
   };
   return Array.from({ length: alpha.length }, (_, k) => k).sort((a, b) => key(a) - key(b) || a - b);
 }
+
+/** The selector's posterior equals the plain update equations' to 1e-9 relative, task by task. */
+export function expectPlainPosterior(
+  s: BotsSelector,
+  f0: number[],
+  f1: number[],
+  steps: Array<{ idx: number[]; r: number[] }>,
+): void {
+  const want = eagerReference(f0, f1, steps, { m: 16, lambda: 0.1, rho: 0.1 });
+  const got = s.posterior();
+  for (let k = 0; k < f0.length; k++) {
+    expect(Math.abs(got.alpha[k]! - want.a[k]!)).toBeLessThan(1e-9 * want.a[k]!);
+    expect(Math.abs(got.beta[k]! - want.b[k]!)).toBeLessThan(1e-9 * want.b[k]!);
+  }
+}

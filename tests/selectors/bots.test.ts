@@ -4,7 +4,7 @@ import { Rng } from '../../src/core/rng.ts';
 import { BotsSelector } from '../../src/selectors/bots.ts';
 import { decodeArray } from '../../src/selectors/state-codec.ts';
 import type { SelectorTaskView } from '../../src/selectors/types.ts';
-import { densityOrder, eagerReference, expectResumesExactly, group } from './bots-drive.ts';
+import { densityOrder, expectPlainPosterior, expectResumesExactly, group } from './bots-drive.ts';
 
 const F0 = [0.1, 0.2, 0, 0.5, 0.3];
 const F1 = [0.5, 0.6, 0.3, 0.9, 0.3];
@@ -166,12 +166,7 @@ describe('bots: the lazy posterior equals the plain update equations', () => {
           sel.select(2);
           sel.feedback(st.idx.map((k, j) => ({ taskId: `t${k}`, rewards: [st.r[j]!] })));
         }
-        const want = eagerReference(f0, f1, steps, { m: 16, lambda: 0.1, rho: 0.1 });
-        const got = sel.posterior();
-        for (let k = 0; k < n; k++) {
-          expect(Math.abs(got.alpha[k]! - want.a[k]!)).toBeLessThan(1e-9 * want.a[k]!);
-          expect(Math.abs(got.beta[k]! - want.b[k]!)).toBeLessThan(1e-9 * want.b[k]!);
-        }
+        expectPlainPosterior(sel, f0, f1, steps);
       }),
       { numRuns: 25 },
     );
@@ -207,12 +202,7 @@ describe('bots: tasks rejoin the shared track once forgetting has erased their o
     }
     expect(most).toBeGreaterThan(30);
     expect(sel.explicitTasks).toBe(4);
-    const want = eagerReference(f0, f1, steps, { m: 16, lambda: 0.1, rho: 0.1 });
-    const got = sel.posterior();
-    for (let k = 0; k < n; k++) {
-      expect(Math.abs(got.alpha[k]! - want.a[k]!)).toBeLessThan(1e-9 * want.a[k]!);
-      expect(Math.abs(got.beta[k]! - want.b[k]!)).toBeLessThan(1e-9 * want.b[k]!);
-    }
+    expectPlainPosterior(sel, f0, f1, steps);
   });
 });
 

@@ -1,6 +1,7 @@
 import { DataError } from '../core/errors.ts';
 import type { JsonValue } from '../core/task.ts';
 import { BaseSelector, type ObservedBatch } from './base.ts';
+import { updateCapability } from './bots-capability.ts';
 import { ClipSide, stepTrack, type TrackScalars, type TrackStep } from './bots-clip-side.ts';
 import { DomainCapability } from './bots-domain-capability.ts';
 import { DomainTrack } from './bots-domain-track.ts';
@@ -529,50 +530,20 @@ export class BotsSelector extends BaseSelector {
   }
 
   private updateCapability(batch: ObservedBatch, report: SelectorFeedbackReport): void {
-    const p = this.params;
-    let sr = 0;
-    let s0 = 0;
-    let s1 = 0;
-    let cnt = 0;
-    for (let i = 0; i < batch.size; i++) {
-      const k = batch.idx[i]!;
-      if (Number.isNaN(this.f0[k]!)) continue;
-      sr += batch.mean[i]!;
-      s0 += this.f0[k]!;
-      s1 += this.f0[k]! + this.delta[k]!;
-      cnt++;
-    }
-    if (cnt === 0) return;
-    const den = (s1 - s0) / cnt;
-    if (Math.abs(den) < p.capabilityGuard) {
-      report.warnings.push(
-        `bots: capability not updated — the reference columns nearly agree on this step's tasks (mean f1 − mean f0 = ${den.toFixed(4)})`,
-      );
-    } else {
-      let cNew = (sr / cnt - s0 / cnt) / den;
-      if (cNew < p.capabilityMin) cNew = p.capabilityMin;
-      else if (cNew > p.capabilityMax) cNew = p.capabilityMax;
-      this.capability = Number.isNaN(this.capability)
-        ? cNew
-        : p.capabilityDiscount * this.capability + (1 - p.capabilityDiscount) * cNew;
-    }
-    this.domainCap?.update(batch, this.f0, this.delta, p);
-    if (p.adaptiveRho && this.rho > p.adaptiveRhoMin && !Number.isNaN(this.capability)) {
-      let err = 0;
-      for (let i = 0; i < batch.size; i++) {
-        const k = batch.idx[i]!;
-        if (Number.isNaN(this.f0[k]!)) continue;
-        const ck = this.capabilityOf(k);
-        const pt = Math.min(1, Math.max(0, this.f0[k]! + ck * this.delta[k]!));
-        err += Math.abs(pt - batch.mean[i]!);
-      }
-      if (err / cnt >= p.adaptiveRhoThreshold) {
-        this.rho = Math.max(p.adaptiveRhoMin, this.rho * p.adaptiveRhoFactor);
-        report.warnings.push(
-          `bots: implicit predictions missed by ${(err / cnt).toFixed(3)} on average; rho lowered to ${this.rho}`,
-        );
-      }
-    }
+    const next = updateCapability(
+      batch,
+      {
+        f0: this.f0,
+        delta: this.delta,
+        capability: this.capability,
+        rho: this.rho,
+        domainCap: this.domainCap,
+      },
+      this.params,
+      report.warnings,
+    );
+    this.capability = next.capability;
+    this.rho = next.rho;
   }
 
   protected override saveData(): { [key: string]: JsonValue } {

@@ -32,11 +32,14 @@ export interface BotsParams {
   priorAlpha: number;
   priorBeta: number;
   /**
-   * Above this many tasks, Thompson / softmax sampling runs on the tasks whose posterior puts the
-   * most density at p* (normal approximation) — see docs/selectors.md. 0 = always all tasks.
+   * 0 (the default): exact — every task's draw counts; above 4,096 tasks the Thompson step goes
+   * through the grid and draws only the tasks that can land near p* (bots-thompson.ts). > 0: above
+   * this many tasks, Thompson / softmax sampling runs on the `shortlist` tasks whose posterior puts
+   * the most density at p* (normal approximation) — the approximation used before the exact step
+   * was fast; see docs/selectors.md.
    */
   shortlist: number;
-  /** Cells per axis of the (f0, f1) grid used to find shortlist candidates among unobserved tasks (0: ≈ √(N/64)). */
+  /** Cells per axis of the (f0, f1) grid over unobserved tasks (0: ≈ √(N/64)); set, it also sends exact Thompson steps through the grid at any N. */
   grid: number;
   /**
    * 'step': forgetting and implicit evidence apply once per explorer step (`ctx.step` of
@@ -92,7 +95,7 @@ export const BOTS_DEFAULTS: BotsParams = {
   strongColumn: 'strong_pass_rate',
   priorAlpha: 1,
   priorBeta: 1,
-  shortlist: 1024,
+  shortlist: 0,
   grid: 0,
   updatePer: 'feedback',
   capabilityBy: 'all',

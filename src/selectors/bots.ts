@@ -346,7 +346,8 @@ export class BotsSelector extends BaseSelector {
     } else {
       const K = Math.max(this.params.shortlist, take);
       let candidates: Int32Array | null = null;
-      if (this.cells) {
+      // The grid also exists for exact steps (shortlist 0): only a positive shortlist narrows the draw.
+      if (this.cells && this.params.shortlist > 0) {
         const short = new TopK(K);
         bestByKey(this.searchView(), K, sample === 'mean' ? 'mean' : 'density', this.rng.nextUint32(), short);
         candidates = short.indices();

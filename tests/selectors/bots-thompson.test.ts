@@ -97,4 +97,24 @@ describe('bots: exact Thompson steps through the grid', () => {
     expect(grid.lastPaths!.direct).toBeGreaterThan(0);
     expect(grid.lastPaths!.density + grid.lastPaths!.tail).toBeGreaterThan(0);
   });
+
+  it('with τ > 0 every task stays in the draw when the grid exists only for exact steps', () => {
+    const { f0, f1 } = pool(200, 5);
+    const drive = (grid: number) => {
+      const s = new BotsSelector(9, { shortlist: 0, grid, tau: 0.2 });
+      s.init({
+        ids: Array.from({ length: 200 }, (_, k) => `t${k}`),
+        features: { weak_pass_rate: f0, strong_pass_rate: f1 },
+      });
+      const out: string[][] = [];
+      for (let t = 0; t < 10; t++) {
+        const ids = s.select(8);
+        out.push(ids);
+        s.feedback(ids.map((taskId, i) => ({ taskId, rewards: [(t + i) % 2, 1, 0] })));
+      }
+      return out;
+    };
+    // With the grid (built because `grid` is set) the sequence is the full draw's, candidate for candidate.
+    expect(drive(4)).toEqual(drive(0));
+  });
 });

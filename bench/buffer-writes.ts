@@ -17,17 +17,21 @@
 //   repeat a run with `compactEvery` beyond its commits: the same write without that cost.
 // - `writeBehind`, one caller: each call awaited until queued; the clock stops at `durable()`.
 // - `write`, 16 calls in flight: 16 concurrent callers of 256 rows each (group commit).
+// Every row also gives its CPU seconds (this process, all threads; the upkeep process's compactions
+// not included), the main JS thread's share, and the cores it kept busy (CPU ÷ wall): a write run
+// near the machine's core count is bound by CPU, not by waiting for commits.
 import { performance } from 'node:perf_hooks';
 import { connect } from '../src/buffer/connection.ts';
 import { ExperienceBuffer } from '../src/buffer/experience-buffer.ts';
 import { encodeExperiences } from '../src/buffer/experience-table.ts';
 import { batch } from './buffer-data.ts';
+import { type SpanTimes, timedSpan } from './timed-span.ts';
 
-/** One run: its label, the commits it made, its seconds and the automatic compactions it paid for. */
+/** One run: its label, the commits it made, its times and the automatic compactions it paid for. */
 interface WriteRun {
   run: string;
   commits: number;
-  secs: number;
+  times: SpanTimes;
   compactions: number;
 }
 
@@ -59,12 +63,13 @@ export async function writeBench(dir: string, rows: number, seed: number) {
   const encodeMs = performance.now() - encodeStart;
   let tables = 0;
   /** Seconds of raw `add`s of the pre-encoded rows, `per` rows a call, into a fresh table. */
-  const rawAdds = async (per: number) => {
+  const rawAdds = async (per: number): Promise<SpanTimes> => {
     const raw = await conn.createEmptyTable(`raw_write_${tables++}`, arrowTable.schema);
-    const t = performance.now();
-    for (let i = 0; i < rows; i += per)
-      await raw.add(per >= rows ? arrowTable : arrowTable.slice(i, i + per));
-    return (performance.now() - t) / 1000;
+    const { times } = await timedSpan(async () => {
+      for (let i = 0; i < rows; i += per)
+        await raw.add(per >= rows ? arrowTable : arrowTable.slice(i, i + per));
+    });
+    return times;
   };
   const buffer = async (table: string, compactEvery?: number) => {
     const buf = await ExperienceBuffer.open(dir, {
@@ -83,7 +88,7 @@ export async function writeBench(dir: string, rows: number, seed: number) {
       measure: async () => ({
         run: 'raw LanceDB table.add (pre-encoded, 2,048 per call)',
         commits: 0,
-        secs: await rawAdds(2048),
+        times: await rawAdds(2048),
         compactions: 0,
       }),
     },
@@ -92,7 +97,7 @@ export async function writeBench(dir: string, rows: number, seed: number) {
       measure: async () => ({
         run: 'raw LanceDB table.add (pre-encoded, 256 per call)',
         commits: 0,
-        secs: await rawAdds(256),
+        times: await rawAdds(256),
         compactions: 0,
       }),
     },
@@ -102,14 +107,14 @@ export async function writeBench(dir: string, rows: number, seed: number) {
       per: size!,
       measure: async () => {
         const { buf, before } = await buffer(`write_${size}${compactEvery ? '_nc' : ''}`, compactEvery);
-        const t = performance.now();
-        for (let i = 0; i < rows; i += size!) await buf.write(data.slice(i, i + size!));
-        const secs = (performance.now() - t) / 1000;
+        const { times } = await timedSpan(async () => {
+          for (let i = 0; i < rows; i += size!) await buf.write(data.slice(i, i + size!));
+        });
         const compactions = jobs(buf);
         const commits = (await buf.version()) - before;
         await buf.close();
         const run = `ExperienceBuffer.write, ${size!.toLocaleString('en-US')} per call${off(compactEvery)}`;
-        return { run, commits, secs, compactions };
+        return { run, commits, times, compactions };
       },
     });
   // Opt-in write-behind, one caller: each call resolves once queued, so calls made while a commit is
@@ -119,17 +124,17 @@ export async function writeBench(dir: string, rows: number, seed: number) {
       per: size,
       measure: async () => {
         const { buf, before } = await buffer(`behind_${size}`);
-        const t = performance.now();
-        for (let i = 0; i < rows; i += size) await buf.writeBehind(data.slice(i, i + size));
-        await buf.durable();
-        const secs = (performance.now() - t) / 1000;
+        const { times } = await timedSpan(async () => {
+          for (let i = 0; i < rows; i += size) await buf.writeBehind(data.slice(i, i + size));
+          await buf.durable();
+        });
         const compactions = jobs(buf);
         const commits = (await buf.version()) - before;
         await buf.close();
         return {
           run: `ExperienceBuffer.writeBehind, ${size.toLocaleString('en-US')} per call, one caller, until durable`,
           commits,
-          secs,
+          times,
           compactions,
         };
       },
@@ -145,57 +150,65 @@ export async function writeBench(dir: string, rows: number, seed: number) {
           compactEvery,
         );
         let next = 0;
-        const t = performance.now();
-        await Promise.all(
-          Array.from({ length: inFlight }, async () => {
-            for (let i = next; i < rows; i = next) {
-              next += 256;
-              await buf.write(data.slice(i, i + 256));
-            }
-          }),
+        const { times } = await timedSpan(() =>
+          Promise.all(
+            Array.from({ length: inFlight }, async () => {
+              for (let i = next; i < rows; i = next) {
+                next += 256;
+                await buf.write(data.slice(i, i + 256));
+              }
+            }),
+          ),
         );
-        const secs = (performance.now() - t) / 1000;
         const compactions = jobs(buf);
         const commits = (await buf.version()) - before;
         await buf.close();
         const run = `ExperienceBuffer.write, 256 per call, ${inFlight} calls in flight${off(compactEvery)}`;
-        return { run, commits, secs, compactions };
+        return { run, commits, times, compactions };
       },
     });
   // Each run right after a raw one-call add of its own: under neighbours' load, a floor measured
   // minutes earlier says little, so every ratio is to the add timed just before it.
   // The same-size floor (raw adds of `per` rows a call) is timed right before it too.
-  const rawSecs: number[] = [];
+  const floors: SpanTimes[] = [];
   const out: unknown[][] = [];
   for (const { per, measure } of runs) {
     const floor = await rawAdds(rows);
-    rawSecs.push(floor);
+    floors.push(floor);
     const samePer = per === null ? null : per >= rows ? floor : await rawAdds(per);
     const r = await measure();
     const commits = r.commits > 0 ? r.commits : Math.ceil(rows / (r.run.includes('2,048') ? 2048 : 256));
+    const secs = r.times.secs;
     out.push([
       r.run,
       rows,
       commits,
-      r.secs,
-      Math.round(rows / r.secs),
-      floor / r.secs,
-      samePer === null ? null : samePer / r.secs,
-      samePer,
+      secs,
+      Math.round(rows / secs),
+      floor.secs / secs,
+      samePer === null ? null : samePer.secs / secs,
+      samePer?.secs ?? null,
       r.compactions,
+      ...cpuCells(r.times),
     ]);
   }
-  const median = [...rawSecs].sort((x, y) => x - y)[rawSecs.length >> 1]!;
+  const median = [...floors].sort((x, y) => x.secs - y.secs)[floors.length >> 1]!;
   out.unshift([
-    `raw LanceDB table.add (pre-encoded Arrow, 1 call): median of ${rawSecs.length}, one before each run below`,
+    `raw LanceDB table.add (pre-encoded Arrow, 1 call): median of ${floors.length}, one before each run below`,
     rows,
     1,
-    median,
-    Math.round(rows / median),
+    median.secs,
+    Math.round(rows / median.secs),
     1,
     null,
     null,
     0,
+    ...cpuCells(median),
   ]);
-  return { table: out, encodeMs, rawSecs };
+  return { table: out, encodeMs, rawSecs: floors.map((f) => f.secs) };
+}
+
+/** A run's CPU columns: process CPU seconds, the main thread's, and cores kept busy (CPU ÷ wall). */
+function cpuCells(t: SpanTimes): [number, number | null, number] {
+  return [t.cpuSecs, t.mainCpuSecs, t.cpuSecs / t.secs];
 }

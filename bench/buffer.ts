@@ -11,7 +11,7 @@
 // from 1M rows p50 ≤ 10 ms and p95 ≤ 25 ms for every sampler.
 // Run: npx node bench/buffer.ts [--rows 1000000] [--write-rows 100000] [--samples 40]
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { closeAllConnections } from '../src/buffer/connection.ts';
@@ -272,6 +272,9 @@ export async function bufferBenchMain(argv: string[]): Promise<number> {
         'ratioToRawAddSamePerCall',
         'rawSamePerCallSeconds',
         'automaticCompactions',
+        'cpuSeconds',
+        'mainThreadCpuSeconds',
+        'coresBusy',
       ];
       const sampleHead = [
         'operation',
@@ -289,6 +292,7 @@ export async function bufferBenchMain(argv: string[]): Promise<number> {
           {
             writes: objects(writeHead, w.table),
             encodeMs: w.encodeMs,
+            cores: availableParallelism(),
             sampling: objects(sampleHead, sampleRows),
             rows,
             buildSecs: s.buildSecs,
@@ -309,10 +313,10 @@ export async function bufferBenchMain(argv: string[]): Promise<number> {
       return 0;
     }
     process.stdout.write(
-      `Writes: ${writeRows.toLocaleString('en-US')} experiences, ${TOKENS} tokens each (Arrow encoding of all rows: ${w.encodeMs.toFixed(0)} ms, included in the buffer rows)\n`,
+      `Writes: ${writeRows.toLocaleString('en-US')} experiences, ${TOKENS} tokens each, on ${availableParallelism()} cores (Arrow encoding of all rows: ${w.encodeMs.toFixed(0)} ms, included in the buffer rows)\n`,
     );
     process.stdout.write(
-      `${formatTable(['run', 'rows', 'commits', 'seconds', 'rows/s', 'ratio to raw add, 1 call (strict)', 'ratio to raw add, same rows per call', 'raw same-per-call s', 'compactions'], w.table)}\n\n`,
+      `${formatTable(['run', 'rows', 'commits', 'seconds', 'rows/s', 'ratio to raw add, 1 call (strict)', 'ratio to raw add, same rows per call', 'raw same-per-call s', 'compactions', 'CPU s', 'main-thread CPU s', 'cores busy'], w.table)}\n\n`,
     );
     process.stdout.write(
       `Sampling 256 from ${rows.toLocaleString('en-US')} rows (${samples} calls each; built in ${s.buildSecs.toFixed(1)} s = ${Math.round(rows / s.buildSecs).toLocaleString('en-US')} rows/s, compacted in ${s.compactSecs.toFixed(1)} s, index rebuilt on open in ${s.openSecs.toFixed(1)} s)\n`,

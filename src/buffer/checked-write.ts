@@ -50,9 +50,10 @@ export interface NumberedCall {
  */
 export function numberGroup(
   calls: readonly CheckedWrite[],
-  ctx: { firstSeq: number; has: (id: string) => boolean; sampler: Sampler },
+  ctx: { firstSeq: number; has: (id: string) => boolean; sampler: Sampler; grouped?: Set<string> },
 ): NumberedCall[] {
-  const grouped = new Set<string>();
+  // The ids of the group's new rows (filled for the caller when it passes a set).
+  const grouped = ctx.grouped ?? new Set<string>();
   const fixed = ctx.sampler.fixedPriority;
   let seq = ctx.firstSeq;
   return calls.map((call) => {

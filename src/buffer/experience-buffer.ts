@@ -4,6 +4,7 @@ import type { Registry } from '../core/registry.ts';
 import { type SampleParts, sampleExperiences } from './buffer-sample.ts';
 import { CapacityGuard } from './capacity-guard.ts';
 import type { CheckedWrite } from './checked-write.ts';
+import { CommitWindow } from './commit-window.ts';
 import {
   type ExperienceBufferConfig,
   type ExperienceBufferConfigInput,
@@ -23,7 +24,7 @@ import type {
 import { ExperienceSlots } from './experience-slots.ts';
 import { ExperienceStorage } from './experience-storage.ts';
 import { decodeExperiences } from './experience-table.ts';
-import { commitGroup } from './group-commit.ts';
+import { startGroupCommit } from './group-commit.ts';
 import { ReplayRatioLimiter } from './rate-limiter.ts';
 import { RejectedStore } from './rejected-store.ts';
 import { createRemover, removerRegistry } from './removers/registry.ts';
@@ -76,7 +77,12 @@ export class ExperienceBuffer {
   private readonly use: UseState;
   private readonly capacity: CapacityGuard;
   private readonly upkeep: TableUpkeep;
+  /** The seq the next group numbered takes its first from (groups in flight took theirs). */
   private nextSeq = 0;
+  /** One past the last seq indexed (what `stats().inserted` counts: rows of landed commits). */
+  private indexedSeq = 0;
+  /** The group commits in flight (write's appends run up to two side by side). */
+  private readonly window = new CommitWindow();
   private callsAtStep = { step: Number.NaN, calls: 0 };
   private queue: Promise<unknown> = Promise.resolve();
   private readonly writes: WriteGroups;
@@ -104,10 +110,11 @@ export class ExperienceBuffer {
       encode: (rows) => storage.encodeWrite(rows),
       enqueue: (job) => {
         const before = this.queue;
-        this.serial(job, false).catch(() => undefined); // every call's own promise carries its outcome
+        this.serial(job, false, true).catch(() => undefined); // every call's own promise carries its outcome
         return before;
       },
-      commit: (calls) => this.commitGroup(calls),
+      room: (behind) => this.window.room(behind),
+      commit: (calls, behind) => this.commitGroup(calls, behind),
     });
     const facts = (s: number) => slots.facts(s);
     this.use = new UseState(slots, sampler, facts);
@@ -160,6 +167,7 @@ export class ExperienceBuffer {
   private async load(): Promise<void> {
     const loaded = await loadIndex(this.storage, this.slots, this.rejected, this.config.runId);
     this.nextSeq = loaded.nextSeq;
+    this.indexedSeq = loaded.nextSeq;
     this.use.lastAcked = loaded.lastAcked;
     this.reconciled = loaded.reconciled;
     this.use.reindex();
@@ -168,15 +176,17 @@ export class ExperienceBuffer {
     if (evicted.length > 0) await this.capacity.evict(evicted);
   }
 
-  /** Run `fn` after every call queued before it; `checked`: first fail with a write-behind failure. */
-  private serial<T>(fn: () => Promise<T>, checked = true): Promise<T> {
+  /**
+   * Run `fn` after every call queued before it; `checked`: first fail with a write-behind failure.
+   * Every call but a group commit's start (`write`) also waits for the commits in flight to finish.
+   */
+  private serial<T>(fn: () => Promise<T>, checked = true, write = false): Promise<T> {
     if (this.closed) return Promise.reject(new WinnowError(`buffer '${this.config.table}' is closed`));
-    const call = checked
-      ? () => {
-          this.writes.behind.check();
-          return fn();
-        }
-      : fn;
+    const call = async () => {
+      if (!write) await this.window.drained();
+      if (checked) this.writes.behind.check();
+      return fn();
+    };
     const run = this.queue.then(call, call);
     this.queue = run.catch(() => undefined);
     // Writes called after this call must not join a group commit queued before it.
@@ -230,15 +240,40 @@ export class ExperienceBuffer {
     return this.serial(async () => undefined);
   }
 
-  /** One commit for every call of a group (group-commit.ts); settles each call's promise. */
-  private async commitGroup(calls: readonly CheckedWrite[]): Promise<void> {
+  /**
+   * Start one commit for every call of a group (group-commit.ts), which settles each call's promise
+   * once it has finished. Resolves once the append is on its way (write-behind: once finished).
+   */
+  private async commitGroup(calls: readonly CheckedWrite[], behind: boolean): Promise<void> {
+    const w = this.window;
+    // A row also in a group in flight: number it once that group has landed or failed.
+    if (w.holdsAny(calls.map((c) => c.facts.ids))) await w.drained();
     const parts = { table: this.config.table, slots: this.slots, storage: this.storage, use: this.use };
     const more = { capacity: this.capacity, upkeep: this.upkeep, sampler: this.sampler };
-    const onIndexed = (rows: number) => {
-      this.nextSeq += rows;
-      this.rateLimiter?.onInsert(rows);
-    };
-    await commitGroup({ ...parts, ...more, firstSeq: this.nextSeq, onIndexed }, calls);
+    const firstSeq = this.nextSeq;
+    const started = startGroupCommit(
+      {
+        ...parts,
+        ...more,
+        firstSeq,
+        previous: w.previous,
+        oldestFirstSeq: w.oldestFirstSeq(firstSeq),
+        lastVersion: () => w.lastVersion,
+        onIndexed: (rows, version) => {
+          this.rateLimiter?.onInsert(rows);
+          this.indexedSeq = firstSeq + rows;
+          if (version > w.lastVersion) w.lastVersion = version;
+        },
+        // Unused seqs are given back when no later group took seqs after them.
+        onFailed: (from, rows) => {
+          if (this.nextSeq === from + rows) this.nextSeq = from;
+        },
+      },
+      calls,
+    );
+    this.nextSeq += started.fresh;
+    const finished = w.start({ ids: started.ids, firstSeq, behind }, started.finished);
+    if (behind) await finished;
   }
 
   // ---------------------------------------------------------------- sample
@@ -361,7 +396,7 @@ export class ExperienceBuffer {
   }
 
   stats(): BufferStats {
-    return { ...this.use.stats(), inserted: this.nextSeq };
+    return { ...this.use.stats(), inserted: this.indexedSeq };
   }
 
   /** Bookkeeping of every stored row in seq order (acknowledged + pending). */

@@ -175,6 +175,18 @@ export class ExperienceStorage {
   }
 
   /**
+   * Forget the predicted row ids of the indexed rows with seqs `fromSeq`..`toSeq` (appends that
+   * landed in another order than they were numbered): their first take reads them back.
+   */
+  forgetRowIds(fromSeq: number, toSeq: number): void {
+    const sl = this.slots;
+    for (let seq = fromSeq; seq <= toSeq; seq++) {
+      const s = sl.slotOfSeq(seq);
+      if (s >= 0) sl.rowId[s] = -1;
+    }
+  }
+
+  /**
    * The first append after open reads back its first and last row to learn where Lance's row-id
    * counter really stands (rows deleted before a reopen leave a gap the index cannot see).
    */

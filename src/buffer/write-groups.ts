@@ -6,11 +6,18 @@ import { WriteBehindState } from './write-behind.ts';
 import { writeFacts } from './write-facts.ts';
 
 /**
- * A group stops taking calls at this many rows. Commits of a few thousand rows cost LanceDB little
- * more per row than one huge one, and while one group commits (on LanceDB's threads) the next is
- * checked and encoded (on ours): a single unbounded group would leave nothing to overlap.
+ * A write-behind group stops taking calls at this many rows. Commits of a few thousand rows cost
+ * LanceDB little more per row than one huge one, and while one group commits (on LanceDB's threads)
+ * the next is checked and encoded (on ours): a single unbounded group would leave nothing to overlap.
  */
 export const MAX_GROUP_ROWS = 16_384;
+
+/**
+ * A group of `write` calls stops taking calls at this many rows: with calls in flight the groups
+ * then come two at a time, so two appends run side by side (commit-window.ts). Appends of 2,048
+ * rows each cost LanceDB little more per row than larger ones.
+ */
+export const WRITE_GROUP_ROWS = 2_048;
 
 /** What forming group commits needs from the buffer. */
 export interface WriteGroupsParts {
@@ -22,10 +29,25 @@ export interface WriteGroupsParts {
    * that settles when everything queued before `job` has finished.
    */
   enqueue(job: () => Promise<void>): Promise<unknown>;
-  /** Commit one group's calls (group-commit.ts); settles each call. */
-  commit(calls: readonly CheckedWrite[]): Promise<void>;
-  /** Rows at which a group stops taking calls (default MAX_GROUP_ROWS). */
+  /** Settles once a group may start its commit (commit-window.ts): `behind`, a write-behind group. */
+  room(behind: boolean): Promise<void>;
+  /**
+   * Start one group's commit (group-commit.ts), which settles each call. Resolves once the append
+   * is on its way; for a write-behind group, once the group has finished.
+   */
+  commit(calls: readonly CheckedWrite[], behind: boolean): Promise<void>;
+  /** Rows at which a group of `write` calls stops taking calls (default WRITE_GROUP_ROWS). */
+  writeGroupRows?: number;
+  /** Rows at which a group with a write-behind call stops taking calls (default MAX_GROUP_ROWS). */
   maxGroupRows?: number;
+}
+
+/** The calls waiting for the next group commit. */
+interface FormingGroup {
+  calls: CheckedWrite[];
+  rows: number;
+  /** Holds a write-behind call (it then commits alone, and takes up to MAX_GROUP_ROWS rows). */
+  behind: boolean;
 }
 
 /**
@@ -37,10 +59,9 @@ export class WriteGroups {
   readonly behind: WriteBehindState;
   private readonly parts: WriteGroupsParts;
   /** The calls waiting for the next group commit; null once it started or a non-write call queued behind it. */
-  private forming: CheckedWrite[] | null = null;
-  /** Settles when the commits queued before the forming group have landed. */
+  private forming: FormingGroup | null = null;
+  /** Settles when the commits queued before the forming group have started (write-behind: landed). */
   private ahead: Promise<unknown> = Promise.resolve();
-  private formingRows = 0;
 
   constructor(parts: WriteGroupsParts) {
     this.parts = parts;
@@ -66,23 +87,28 @@ export class WriteGroups {
     // From here on the call keeps columns, not the checked row objects (write-facts.ts).
     const facts = writeFacts(rows);
     let group = this.forming;
-    if (group !== null && this.formingRows >= (this.parts.maxGroupRows ?? MAX_GROUP_ROWS)) group = null;
+    if (group !== null && group.rows >= this.capOf(group)) group = null;
     if (group === null) {
-      const calls: CheckedWrite[] = [];
-      group = calls;
+      const formed: FormingGroup = { calls: [], rows: 0, behind: false };
+      group = formed;
       this.ahead = this.parts.enqueue(async () => {
-        if (this.forming === calls) this.forming = null;
+        // The group takes calls until it may start: then a slow commit ahead makes it larger.
+        await this.parts.room(formed.behind);
+        if (this.forming === formed) this.forming = null;
+        // A write-behind call that joined while the group waited: it commits alone.
+        if (formed.behind) await this.parts.room(true);
         // After a failed write-behind commit nothing later may land: the table keeps a prefix of the calls.
         const failed = this.behind.failed;
-        if (failed) for (const call of calls) call.done(failed);
-        else await this.parts.commit(calls);
+        if (failed) for (const call of formed.calls) call.done(failed);
+        else await this.parts.commit(formed.calls, formed.behind);
       });
-      this.forming = calls;
-      this.formingRows = 0;
+      this.forming = formed;
     }
-    this.formingRows += rows.length;
+    group.rows += rows.length;
+    if (behind) group.behind = true;
+    const calls = group.calls;
     const committed = new Promise<WriteResult>((resolve, reject) => {
-      group.push({
+      calls.push({
         facts,
         encoded,
         done: (r) => {
@@ -94,5 +120,12 @@ export class WriteGroups {
     });
     if (behind) this.behind.track(rows.length, committed);
     return { committed, ahead: this.ahead };
+  }
+
+  /** Rows at which `group` stops taking calls. */
+  private capOf(group: FormingGroup): number {
+    return group.behind
+      ? (this.parts.maxGroupRows ?? MAX_GROUP_ROWS)
+      : (this.parts.writeGroupRows ?? WRITE_GROUP_ROWS);
   }
 }

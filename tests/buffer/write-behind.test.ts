@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
 import { appendsDirectly } from '../../src/buffer/lance-append.ts';
-import { MAX_GROUP_ROWS } from '../../src/buffer/write-groups.ts';
+import { MAX_GROUP_ROWS, WRITE_GROUP_ROWS } from '../../src/buffer/write-groups.ts';
 import { DataError } from '../../src/core/errors.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { exp, freshDb } from './experience-fixtures/make.ts';
@@ -102,15 +102,30 @@ describe('ExperienceBuffer.writeBehind (opt-in)', () => {
     expect(await buf.table.countRows()).toBe(2);
   });
 
-  it('groups stop taking calls at MAX_GROUP_ROWS rows, so the next group is encoded while one commits', async () => {
+  it('write-behind groups stop taking calls at MAX_GROUP_ROWS rows, so the next group is encoded while one commits', async () => {
     const buf = await ExperienceBuffer.open(freshDb(root), { sampler: { type: 'fifo' } });
     const v0 = await buf.version();
     const per = MAX_GROUP_ROWS / 4;
-    const calls = Array.from({ length: 9 }, (_, c) => buf.write(rowsOf(c, per)));
-    const results = await Promise.all(calls);
-    // Made before the buffer took the first: groups of 4 calls (MAX_GROUP_ROWS rows), then 1.
+    const queued = await Promise.all(Array.from({ length: 9 }, (_, c) => buf.writeBehind(rowsOf(c, per))));
+    const results = await Promise.all(queued.map((q) => q.committed));
+    // Made before the buffer took the first: groups of 4 calls (MAX_GROUP_ROWS rows), then 1, in order.
     expect(results.map((r) => r.version - v0)).toEqual([1, 1, 1, 1, 2, 2, 2, 2, 3]);
     expect(buf.size).toBe(9 * per);
+    await buf.close();
+  });
+
+  it('write groups stop taking calls at WRITE_GROUP_ROWS rows; after the first, two commit side by side', async () => {
+    const buf = await ExperienceBuffer.open(freshDb(root), { sampler: { type: 'fifo' } });
+    const v0 = await buf.version();
+    const per = WRITE_GROUP_ROWS / 4;
+    const results = await Promise.all(Array.from({ length: 9 }, (_, c) => buf.write(rowsOf(c, per))));
+    const v = results.map((r) => r.version - v0);
+    // Groups of 4 calls, 4 calls, 1 call; the first after open alone (version 1), the other two in
+    // either order.
+    expect(v.slice(0, 4)).toEqual([1, 1, 1, 1]);
+    expect(new Set(v.slice(4, 8)).size).toBe(1);
+    expect([v[4], v[8]].sort()).toEqual([2, 3]);
+    expect(buf.bookkeeping().map((r) => r.seq)).toEqual(Array.from({ length: 9 * per }, (_, k) => k));
     await buf.close();
   });
 

@@ -16,7 +16,8 @@
 //   upkeep process once the table holds 20,000 rows), and the runs marked "automatic compaction off"
 //   repeat a run with `compactEvery` beyond its commits: the same write without that cost.
 // - `writeBehind`, one caller: each call awaited until queued; the clock stops at `durable()`.
-// - `write`, 16 calls in flight: 16 concurrent callers of 256 rows each (group commit).
+// - `write`, calls in flight: 16 concurrent callers of 256 rows each, or 4 of 2,048 (group commit,
+//   two commits side by side).
 // Every row also gives its CPU seconds (this process, all threads; the upkeep process's compactions
 // not included), the main JS thread's share, and the cores it kept busy (CPU ÷ wall): a write run
 // near the machine's core count is bound by CPU, not by waiting for commits.
@@ -139,14 +140,18 @@ export async function writeBench(dir: string, rows: number, seed: number) {
         };
       },
     });
-  // Many explorer calls at once (one per task group in flight): group commit coalesces them.
-  for (const compactEvery of [undefined, NO_COMPACTION])
+  // Many explorer calls at once (one per task group in flight): group commit coalesces them, and
+  // two group commits run side by side.
+  for (const [per, inFlight, compactEvery] of [
+    [256, 16, undefined],
+    [256, 16, NO_COMPACTION],
+    [2048, 4, undefined],
+  ] as const)
     runs.push({
-      per: 256,
+      per,
       measure: async () => {
-        const inFlight = 16;
         const { buf, before } = await buffer(
-          `write_256x${inFlight}${compactEvery ? '_nc' : ''}`,
+          `write_${per}x${inFlight}${compactEvery ? '_nc' : ''}`,
           compactEvery,
         );
         let next = 0;
@@ -154,8 +159,8 @@ export async function writeBench(dir: string, rows: number, seed: number) {
           Promise.all(
             Array.from({ length: inFlight }, async () => {
               for (let i = next; i < rows; i = next) {
-                next += 256;
-                await buf.write(data.slice(i, i + 256));
+                next += per;
+                await buf.write(data.slice(i, i + per));
               }
             }),
           ),
@@ -163,7 +168,7 @@ export async function writeBench(dir: string, rows: number, seed: number) {
         const compactions = jobs(buf);
         const commits = (await buf.version()) - before;
         await buf.close();
-        const run = `ExperienceBuffer.write, 256 per call, ${inFlight} calls in flight${off(compactEvery)}`;
+        const run = `ExperienceBuffer.write, ${per.toLocaleString('en-US')} per call, ${inFlight} calls in flight${off(compactEvery)}`;
         return { run, commits, times, compactions };
       },
     });

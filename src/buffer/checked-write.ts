@@ -64,12 +64,14 @@ export function numberGroup(
     const duplicates: string[] = [];
     for (let k = 0; k < ids.length; k++) {
       const id = ids[k]!;
-      if (grouped.has(id) || ctx.has(id)) {
+      // One set operation for "new to the group?" (add, then see whether the set grew).
+      const size = grouped.size;
+      if (grouped.add(id).size === size || ctx.has(id)) {
+        if (grouped.size !== size) grouped.delete(id); // the buffer holds it: not one of the group's rows
         if (fresh === null) fresh = Array.from({ length: k }, (_, j) => j);
         duplicates.push(id);
         continue;
       }
-      grouped.add(id);
       fresh?.push(k);
       if (priorities !== null)
         priorities[seq - firstSeq] = ctx.sampler.priority(rowFactsAt(call.facts, k, seq), 0);

@@ -127,22 +127,33 @@ export class ExperienceSlots {
   }
 
   groupOf(name: string): number {
+    // Rows of one group usually arrive one after another: compare before hashing.
+    if (name === this.lastGroup.name) return this.lastGroup.index;
     let g = this.groupIndex.get(name);
     if (g === undefined) {
       g = this.groupNames.length;
       this.groupNames.push(name);
       this.groupIndex.set(name, g);
     }
+    this.lastGroup.name = name;
+    this.lastGroup.index = g;
     return g;
   }
 
+  /** The name looked up last and its index (null before the first: no name matches it). */
+  private readonly lastGroup: { name: string | null; index: number } = { name: null, index: -1 };
+  private readonly lastTaskset: { name: string | null; index: number } = { name: null, index: -1 };
+
   private tasksetOf(name: string): number {
+    if (name === this.lastTaskset.name) return this.lastTaskset.index;
     let t = this.tasksetIndex.get(name);
     if (t === undefined) {
       t = this.tasksetNames.length;
       this.tasksetNames.push(name);
       this.tasksetIndex.set(name, t);
     }
+    this.lastTaskset.name = name;
+    this.lastTaskset.index = t;
     return t;
   }
 

@@ -8,7 +8,7 @@
 //   own schema, no stable row ids, one commit; timed: LanceDB's JS side (schema read-back, Arrow IPC
 //   serialization) and its native append.
 // - raw `table.add`, 2,048 / 256 per call: the same rows in that many commits (what any writer that
-//   commits each call pays at best).
+//   commits each call pays at best); 2,048 per call with 2 calls in flight: two appends side by side.
 // - `write`: check + encode + number + commit + index, each call awaited before the next (durable
 //   when it returns); the buffer's table has stable row ids; upkeep (compaction every 20 commits)
 //   included. The raw adds compact nothing, so the column "compactions" counts the automatic
@@ -64,12 +64,19 @@ export async function writeBench(dir: string, rows: number, seed: number) {
   const encodeMs = performance.now() - encodeStart;
   let tables = 0;
   /** Seconds of raw `add`s of the pre-encoded rows, `per` rows a call, into a fresh table. */
-  const rawAdds = async (per: number): Promise<SpanTimes> => {
+  const rawAdds = async (per: number, inFlight = 1): Promise<SpanTimes> => {
     const raw = await conn.createEmptyTable(`raw_write_${tables++}`, arrowTable.schema);
-    const { times } = await timedSpan(async () => {
-      for (let i = 0; i < rows; i += per)
-        await raw.add(per >= rows ? arrowTable : arrowTable.slice(i, i + per));
-    });
+    let next = 0;
+    const { times } = await timedSpan(() =>
+      Promise.all(
+        Array.from({ length: inFlight }, async () => {
+          for (let i = next; i < rows; i = next) {
+            next += per;
+            await raw.add(per >= rows ? arrowTable : arrowTable.slice(i, i + per));
+          }
+        }),
+      ),
+    );
     return times;
   };
   const buffer = async (table: string, compactEvery?: number) => {
@@ -90,6 +97,15 @@ export async function writeBench(dir: string, rows: number, seed: number) {
         run: 'raw LanceDB table.add (pre-encoded, 2,048 per call)',
         commits: 0,
         times: await rawAdds(2048),
+        compactions: 0,
+      }),
+    },
+    {
+      per: null,
+      measure: async () => ({
+        run: 'raw LanceDB table.add (pre-encoded, 2,048 per call, 2 calls in flight)',
+        commits: 0,
+        times: await rawAdds(2048, 2),
         compactions: 0,
       }),
     },

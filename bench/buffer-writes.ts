@@ -66,15 +66,9 @@ export async function writeBench(dir: string, rows: number, seed: number) {
   /** Seconds of raw `add`s of the pre-encoded rows, `per` rows a call, into a fresh table. */
   const rawAdds = async (per: number, inFlight = 1): Promise<SpanTimes> => {
     const raw = await conn.createEmptyTable(`raw_write_${tables++}`, arrowTable.schema);
-    let next = 0;
     const { times } = await timedSpan(() =>
-      Promise.all(
-        Array.from({ length: inFlight }, async () => {
-          for (let i = next; i < rows; i = next) {
-            next += per;
-            await raw.add(per >= rows ? arrowTable : arrowTable.slice(i, i + per));
-          }
-        }),
+      inFlightCalls(rows, per, inFlight, (i) =>
+        raw.add(per >= rows ? arrowTable : arrowTable.slice(i, i + per)),
       ),
     );
     return times;
@@ -170,16 +164,8 @@ export async function writeBench(dir: string, rows: number, seed: number) {
           `write_${per}x${inFlight}${compactEvery ? '_nc' : ''}`,
           compactEvery,
         );
-        let next = 0;
         const { times } = await timedSpan(() =>
-          Promise.all(
-            Array.from({ length: inFlight }, async () => {
-              for (let i = next; i < rows; i = next) {
-                next += per;
-                await buf.write(data.slice(i, i + per));
-              }
-            }),
-          ),
+          inFlightCalls(rows, per, inFlight, (i) => buf.write(data.slice(i, i + per))),
         );
         const compactions = jobs(buf);
         const commits = (await buf.version()) - before;
@@ -227,6 +213,27 @@ export async function writeBench(dir: string, rows: number, seed: number) {
     ...cpuCells(median),
   ]);
   return { table: out, encodeMs, rawSecs: floors.map((f) => f.secs) };
+}
+
+/**
+ * `rows` rows in calls of `per` (the call for rows `i`… made by `call(i)`), by `inFlight` callers
+ * that each take the next call as soon as their last one resolved.
+ */
+async function inFlightCalls(
+  rows: number,
+  per: number,
+  inFlight: number,
+  call: (from: number) => Promise<unknown>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      for (let i = next; i < rows; i = next) {
+        next += per;
+        await call(i);
+      }
+    }),
+  );
 }
 
 /** A run's CPU columns: process CPU seconds, the main thread's, and cores kept busy (CPU ÷ wall). */

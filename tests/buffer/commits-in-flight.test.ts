@@ -16,6 +16,23 @@ function appendOf(buf: ExperienceBuffer): { storage: { appendEncoded: Append }; 
   return { storage, real: storage.appendEncoded.bind(storage) };
 }
 
+/** The next append fails with 'disk full' after 30 ms (later ones land); returns the undo. */
+function failFirstAppend(buf: ExperienceBuffer): () => void {
+  const { storage, real } = appendOf(buf);
+  let calls = 0;
+  storage.appendEncoded = async (...a) => {
+    calls++;
+    if (calls === 1) {
+      await new Promise((r) => setTimeout(r, 30));
+      throw new Error('disk full');
+    }
+    return real(...a);
+  };
+  return () => {
+    storage.appendEncoded = real;
+  };
+}
+
 /** Index row id of each id (−1: forgotten, read back on the next take). */
 function indexRowIds(buf: ExperienceBuffer): Map<string, number> {
   const slots = (buf as unknown as { slots: ExperienceSlots }).slots;
@@ -168,16 +185,7 @@ describe('ExperienceBuffer.write: two commits in flight', () => {
   it('a row also written by a group in flight waits for it: a duplicate when it landed, written when it failed', async () => {
     const buf = await ExperienceBuffer.open(freshDb(root), { sampler: { type: 'fifo' } });
     await buf.write(rowsOf('w', 1));
-    const { storage, real } = appendOf(buf);
-    let calls = 0;
-    storage.appendEncoded = async (...a) => {
-      calls++;
-      if (calls === 1) {
-        await new Promise((r) => setTimeout(r, 30));
-        throw new Error('disk full');
-      }
-      return real(...a);
-    };
+    const restore = failFirstAppend(buf);
     const first = buf.write(rowsOf('a', WRITE_GROUP_ROWS));
     const again = buf.write([exp('a7'), exp('n0')]);
     await expect(first).rejects.toThrow('disk full');
@@ -187,7 +195,7 @@ describe('ExperienceBuffer.write: two commits in flight', () => {
     const dup = buf.write([exp('b9'), exp('n1')]);
     expect((await landed).written).toBe(WRITE_GROUP_ROWS);
     expect(await dup).toMatchObject({ written: 1, duplicates: ['b9'] });
-    storage.appendEncoded = real;
+    restore();
     const ids = buf.bookkeeping().map((r) => r.id);
     expect(ids.slice(0, 3)).toEqual(['w0', 'a7', 'n0']);
     expect(ids.filter((id) => id === 'b9')).toEqual(['b9']);
@@ -200,21 +208,12 @@ describe('ExperienceBuffer.write: two commits in flight', () => {
   it('a failed append beside a landed one fails only its own calls; the other group keeps its seqs', async () => {
     const buf = await ExperienceBuffer.open(freshDb(root), { sampler: { type: 'fifo' } });
     await buf.write(rowsOf('w', 1));
-    const { storage, real } = appendOf(buf);
-    let calls = 0;
-    storage.appendEncoded = async (...a) => {
-      calls++;
-      if (calls === 1) {
-        await new Promise((r) => setTimeout(r, 30));
-        throw new Error('disk full');
-      }
-      return real(...a);
-    };
+    const restore = failFirstAppend(buf);
     const failed = buf.write(rowsOf('a', WRITE_GROUP_ROWS));
     failed.catch(() => undefined);
     const beside = await buf.write(rowsOf('b', 3));
     await expect(failed).rejects.toThrow('disk full');
-    storage.appendEncoded = real;
+    restore();
     expect(beside.written).toBe(3);
     // b was numbered while a was in flight: a's seqs stay unused.
     expect(buf.bookkeeping().map((r) => [r.id, r.seq])).toEqual([

@@ -111,7 +111,8 @@ export class ExperienceBuffer {
       enqueue: (job) => {
         const before = this.queue;
         this.serial(job, false, true).catch(() => undefined); // every call's own promise carries its outcome
-        return before;
+        // Everything queued before has started; wait for its commits to land too.
+        return before.then(() => this.window.drained());
       },
       room: (behind) => this.window.room(behind),
       commit: (calls, behind) => this.commitGroup(calls, behind),

@@ -26,7 +26,7 @@ export interface WriteGroupsParts {
   encode(rows: readonly Experience[]): EncodedWrite;
   /**
    * Queue `job` behind every call made so far on the buffer (its serial queue); returns a promise
-   * that settles when everything queued before `job` has finished.
+   * that settles when everything queued before `job` has finished and its commits have landed.
    */
   enqueue(job: () => Promise<void>): Promise<unknown>;
   /** Settles once a group may start its commit (commit-window.ts): `behind`, a write-behind group. */
@@ -60,7 +60,7 @@ export class WriteGroups {
   private readonly parts: WriteGroupsParts;
   /** The calls waiting for the next group commit; null once it started or a non-write call queued behind it. */
   private forming: FormingGroup | null = null;
-  /** Settles when the commits queued before the forming group have started (write-behind: landed). */
+  /** Settles when the commits queued before the forming group have landed. */
   private ahead: Promise<unknown> = Promise.resolve();
 
   constructor(parts: WriteGroupsParts) {

@@ -7,47 +7,33 @@
 // equal the index's, and the row's existence (and, for predicted row ids, its identity) is still
 // checked against the table by the caller. Files live inside the table's folder, so dropping the
 // table removes them. Nothing is fsynced: a torn or missing record only sends that row to Lance.
+// Appends are written at once (while LanceDB writes the commit) from buffers reused across batches;
+// only behind a queued rewrite do they wait in the write chain (libuv's pool).
 // Each record carries a CRC-32 of all its other bytes, so a record whose tail was lost in an OS
 // crash, or overwritten by another process appending to the same table, is never served.
-import {
-  closeSync,
-  existsSync,
-  fstatSync,
-  openSync,
-  readSync,
-  renameSync,
-  write,
-  writeFileSync,
-} from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { crc32 } from 'node:zlib';
 import type * as arrow from 'apache-arrow';
-import { copy, listCol, span, utf8Col } from './payload-columns.ts';
+import {
+  decodeRecord,
+  ENTRY,
+  fillRecords,
+  type RowPayload,
+  recordLayout,
+  writeAll,
+  writeAt,
+} from './row-record.ts';
+
+export type { RowPayload } from './row-record.ts';
 
 export const ROW_STORE_DATA = 'winnow-rows.bin';
 export const ROW_STORE_INDEX = 'winnow-rows.idx';
-/**
- * Record header: seq f64, then id, response, prompt byte lengths (prompt −1: null), token and
- * logprob counts, then the CRC-32 of the record's other bytes.
- */
-const CRC_AT = 8 + 4 * 5;
-const HEAD = CRC_AT + 4;
-/** Index entry: seq, offset, length (f64 each). */
-const ENTRY = 24;
+/** The largest write buffer a row store keeps from one batch to the next. */
+const SCRATCH_MAX = 8 << 20;
 
 /** `WINNOW_ROW_STORE=off` takes every payload from LanceDB (benchmarks compare the two). */
 export function rowStoreMode(): 'on' | 'off' {
   return process.env.WINNOW_ROW_STORE === 'off' ? 'off' : 'on';
-}
-
-/** A row's payload as the table stores it. */
-export interface RowPayload {
-  id: string;
-  seq: number;
-  response: string;
-  prompt: string | null;
-  tokens: number[];
-  logprobs: number[];
 }
 
 export class PayloadRows {
@@ -133,54 +119,25 @@ export class PayloadRows {
   private appendBatch(batch: arrow.RecordBatch): void {
     const n = batch.numRows;
     if (n === 0) return;
-    const id = utf8Col(batch, 'id');
-    const response = utf8Col(batch, 'response');
-    const prompt = utf8Col(batch, 'prompt');
-    const tokens = listCol(batch, 'tokens');
-    const logprobs = listCol(batch, 'logprobs');
-    const seqCol = batch.getChild('seq')?.toArray() as ArrayLike<number | bigint> | undefined;
-    if (!id || !response || !prompt || !tokens || !logprobs || !seqCol) return;
-    const seqs = new Float64Array(n);
-    const sizes = new Float64Array(n);
-    let total = 0;
-    for (let i = 0; i < n; i++) {
-      seqs[i] = Number(seqCol[i]);
-      sizes[i] =
-        HEAD +
-        span(id.offsets, i) +
-        span(response.offsets, i) +
-        (prompt.valid(i) ? span(prompt.offsets, i) : 0) +
-        4 * span(tokens.offsets, i) +
-        4 * span(logprobs.offsets, i);
-      total += sizes[i]!;
+    const layout = recordLayout(batch);
+    if (layout === null) return;
+    const { seqs, sizes, total } = layout;
+    // With nothing else in the write chain the records go out at once, from buffers reused from one
+    // batch to the next: a fresh megabyte per batch kept alive until a background write finished
+    // made V8 run full collections of the whole heap far more often (docs/performance.md).
+    const now = this.chainIdle && !this.shrinking;
+    const out = now ? this.scratch('data', total) : Buffer.allocUnsafe(total);
+    const entries = now ? this.scratch('entries', n * ENTRY) : Buffer.allocUnsafe(n * ENTRY);
+    fillRecords(layout, out, entries);
+    // Data first, then the entries naming it: a kill in between leaves only unreferenced bytes.
+    if (now) {
+      this.writeNow(out.subarray(0, total), entries.subarray(0, n * ENTRY), seqs, sizes);
+      return;
     }
-    const out = Buffer.allocUnsafe(total);
-    const entries = Buffer.allocUnsafe(n * ENTRY);
-    let at = 0;
-    for (let i = 0; i < n; i++) {
-      const start = at;
-      const promptNull = !prompt.valid(i);
-      out.writeDoubleLE(seqs[i]!, at);
-      out.writeUInt32LE(span(id.offsets, i), at + 8);
-      out.writeUInt32LE(span(response.offsets, i), at + 12);
-      out.writeInt32LE(promptNull ? -1 : span(prompt.offsets, i), at + 16);
-      out.writeUInt32LE(span(tokens.offsets, i), at + 20);
-      out.writeUInt32LE(span(logprobs.offsets, i), at + 24);
-      at += HEAD;
-      at = copy(out, at, id.bytes, id.offsets[i]!, id.offsets[i + 1]!);
-      at = copy(out, at, response.bytes, response.offsets[i]!, response.offsets[i + 1]!);
-      if (!promptNull) at = copy(out, at, prompt.bytes, prompt.offsets[i]!, prompt.offsets[i + 1]!);
-      at = copy(out, at, tokens.values, 4 * tokens.offsets[i]!, 4 * tokens.offsets[i + 1]!);
-      at = copy(out, at, logprobs.values, 4 * logprobs.offsets[i]!, 4 * logprobs.offsets[i + 1]!);
-      out.writeUInt32LE(recordCrc(out.subarray(start, at)), start + CRC_AT);
-      entries.writeDoubleLE(seqs[i]!, i * ENTRY);
-      entries.writeDoubleLE(start, i * ENTRY + 8); // made absolute when written
-      entries.writeDoubleLE(at - start, i * ENTRY + 16);
-    }
-    // Data first, then the entries naming it: a kill in between leaves only unreferenced bytes. The
-    // writes run on libuv's pool, in order (positions are taken when a write runs, after any
-    // rewrite queued before it), and the rows become readable here once both are done; until then
-    // their samples take them from LanceDB.
+    // Else the writes run on libuv's pool, in order (positions are taken when a write runs, after
+    // any rewrite queued before it), and the rows become readable here once both are done; until
+    // then their samples take them from LanceDB.
+    this.chained++;
     this.pending = this.pending.then(async () => {
       if (this.closed) return;
       const dataAt = this.dataEnd;
@@ -193,6 +150,46 @@ export class PayloadRows {
       if (!(await writeAt(this.indexFd, entries, indexAt))) return;
       for (let i = 0; i < n; i++) this.push(seqs[i]!, entries.readDoubleLE(i * ENTRY + 8), sizes[i]!);
     });
+    const done = () => {
+      this.chained--;
+    };
+    this.pending.then(done, done);
+  }
+
+  /** Appends waiting in the write chain (while any do, later ones queue behind them, in order). */
+  private chained = 0;
+  private readonly buffers = { data: Buffer.alloc(0), entries: Buffer.alloc(0) };
+
+  private get chainIdle(): boolean {
+    return this.chained === 0;
+  }
+
+  /** A buffer of at least `size` bytes, kept for the next batch up to SCRATCH_MAX bytes. */
+  private scratch(which: 'data' | 'entries', size: number): Buffer {
+    if (size > SCRATCH_MAX) return Buffer.allocUnsafe(size);
+    if (this.buffers[which].length < size)
+      this.buffers[which] = Buffer.allocUnsafe(
+        Math.min(SCRATCH_MAX, Math.max(size, 2 * this.buffers[which].length)),
+      );
+    return this.buffers[which];
+  }
+
+  /** Write one batch's records and entries now, at the end of both files; a failure only skips them. */
+  private writeNow(data: Buffer, entries: Buffer, seqs: Float64Array, sizes: Float64Array): void {
+    const dataAt = this.dataEnd;
+    const indexAt = this.indexEnd;
+    const n = seqs.length;
+    for (let i = 0; i < n; i++)
+      entries.writeDoubleLE(dataAt + entries.readDoubleLE(i * ENTRY + 8), i * ENTRY + 8);
+    try {
+      writeAll(this.dataFd, data, dataAt);
+      this.dataEnd += data.length;
+      writeAll(this.indexFd, entries, indexAt);
+      this.indexEnd += entries.length;
+    } catch {
+      return; // a cache: these rows' samples read them from LanceDB
+    }
+    for (let i = 0; i < n; i++) this.push(seqs[i]!, entries.readDoubleLE(i * ENTRY + 8), sizes[i]!);
   }
 
   /** The stored payload of each seq (null: not here, or the record is not whole). */
@@ -357,44 +354,4 @@ export class PayloadRows {
     }
     return -1;
   }
-}
-
-function decodeRecord(buf: Buffer, seq: number): RowPayload | null {
-  if (buf.length < HEAD || buf.readDoubleLE(0) !== seq) return null;
-  const idLen = buf.readUInt32LE(8);
-  const respLen = buf.readUInt32LE(12);
-  const promptLen = buf.readInt32LE(16);
-  const nTok = buf.readUInt32LE(20);
-  const nLp = buf.readUInt32LE(24);
-  if (HEAD + idLen + respLen + Math.max(0, promptLen) + 4 * (nTok + nLp) !== buf.length) return null;
-  if (buf.readUInt32LE(CRC_AT) !== recordCrc(buf)) return null;
-  const id = buf.toString('utf8', HEAD, HEAD + idLen);
-  let at = HEAD + idLen;
-  const response = buf.toString('utf8', at, at + respLen);
-  at += respLen;
-  const prompt = promptLen < 0 ? null : buf.toString('utf8', at, at + promptLen);
-  at += Math.max(0, promptLen);
-  const tokens = new Array<number>(nTok);
-  for (let j = 0; j < nTok; j++, at += 4) tokens[j] = buf.readInt32LE(at);
-  const logprobs = new Array<number>(nLp);
-  for (let j = 0; j < nLp; j++, at += 4) logprobs[j] = buf.readFloatLE(at);
-  return { id, seq, response, prompt, tokens, logprobs };
-}
-
-/** CRC-32 of a whole record except its own CRC field. */
-function recordCrc(record: Buffer): number {
-  return crc32(record.subarray(HEAD), crc32(record.subarray(0, CRC_AT)));
-}
-
-/** Write all of `buf` at `position` off the main thread; resolves false on an error (a cache may miss). */
-function writeAt(fd: number, buf: Buffer, position: number): Promise<boolean> {
-  return new Promise((done) => {
-    const step = (from: number) =>
-      write(fd, buf, from, buf.length - from, position + from, (err, n) => {
-        if (err) done(false);
-        else if (from + n < buf.length) step(from + n);
-        else done(true);
-      });
-    step(0);
-  });
 }

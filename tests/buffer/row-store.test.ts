@@ -1,7 +1,17 @@
-import { appendFileSync, closeSync, existsSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
+import { encodeExperiences } from '../../src/buffer/experience-table.ts';
 import { PayloadRows, ROW_STORE_DATA, ROW_STORE_INDEX } from '../../src/buffer/payload-rows.ts';
 import type { Experience } from '../../src/core/experience.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -156,6 +166,50 @@ describe('row store (row-major payload beside the table)', () => {
 });
 
 describe('row store under a capacity', () => {
+  /** Rows `from`… as the table stores them (seq = index), in one Arrow table. */
+  const stored = (from: number, n: number) =>
+    encodeExperiences(
+      Array.from({ length: n }, (_, k) => ({
+        exp: exp(`s${from + k}`),
+        seq: from + k,
+        useCount: 0,
+        priority: 0,
+        lastUsedStep: -1,
+        lastUsedAt: 0,
+        consumed: false,
+      })),
+    );
+  const ids = (got: ReturnType<PayloadRows['read']>) => got.map((p) => p?.id ?? null);
+
+  it('writes an append at once when nothing is queued; behind a queued rewrite, after it, in order', async () => {
+    const saved = PayloadRows.shrinkMin;
+    PayloadRows.shrinkMin = 4;
+    onTestFinished(() => {
+      PayloadRows.shrinkMin = saved;
+    });
+    const dir = join(freshDb(root), 't.lance');
+    mkdirSync(dir, { recursive: true });
+    const rows = (await PayloadRows.open(dir))!;
+    rows.append(stored(0, 8));
+    // Readable as soon as `append` returns: written on this thread.
+    expect(ids(rows.read([0, 7]))).toEqual(['s0', 's7']);
+    // Rows 2..7 evicted: a rewrite keeping 0 and 1 is queued; the next append waits behind it.
+    rows.shrink(2, () => [0, 1]);
+    rows.append(stored(8, 2));
+    expect(ids(rows.read([8, 9]))).toEqual([null, null]);
+    await rows.flushed();
+    expect(ids(rows.read([0, 1, 5, 8, 9]))).toEqual(['s0', 's1', null, 's8', 's9']);
+    // The chain is empty again: the next append is written at once, after the chained one.
+    rows.append(stored(10, 1));
+    expect(ids(rows.read([10]))).toEqual(['s10']);
+    rows.close();
+    await rows.flushed();
+    const reopened = (await PayloadRows.open(dir))!;
+    expect(ids(reopened.read([0, 1, 5, 8, 9, 10]))).toEqual(['s0', 's1', null, 's8', 's9', 's10']);
+    expect(statSync(join(dir, ROW_STORE_INDEX)).size).toBe(5 * 24);
+    reopened.close();
+  });
+
   it('is rewritten without the evicted rows once most of it is dead, and samples stay exact', async () => {
     const saved = PayloadRows.shrinkMin;
     PayloadRows.shrinkMin = 8;

@@ -51,15 +51,25 @@ export interface StartedGroup {
  */
 export function startGroupCommit(p: GroupCommitParts, calls: readonly CheckedWrite[]): StartedGroup {
   const ids = new Set<string>();
-  const numbered = numberGroup(calls, {
-    firstSeq: p.firstSeq,
-    has: (id) => p.slots.idToSlot.has(id),
-    sampler: p.sampler,
-    grouped: ids,
-  });
+  const fail = (err: unknown) => {
+    for (const call of calls) call.done(err instanceof Error ? err : new Error(String(err)));
+  };
+  let numbered: NumberedCall[];
+  let parts: FreshPart[];
+  try {
+    numbered = numberGroup(calls, {
+      firstSeq: p.firstSeq,
+      has: (id) => p.slots.idToSlot.has(id),
+      sampler: p.sampler,
+      grouped: ids,
+    });
+    parts = freshParts(calls, numbered);
+  } catch (err) {
+    // A sampler's priority that throws, say: the group fails, in its turn, and takes no seqs.
+    return { fresh: 0, ids: new Set(), finished: p.previous.then(() => fail(err)) };
+  }
   let freshRows = 0;
   for (const r of numbered) freshRows += r.count;
-  const parts = freshParts(calls, numbered);
   const settle = (version: number, evicted: EvictedExperience[]) => {
     const last = numbered.length - 1;
     numbered.forEach((r, i) => {
@@ -71,9 +81,6 @@ export function startGroupCommit(p: GroupCommitParts, calls: readonly CheckedWri
         version,
       });
     });
-  };
-  const fail = (err: unknown) => {
-    for (const call of calls) call.done(err instanceof Error ? err : new Error(String(err)));
   };
   // Started before anything awaits, so the append is on LanceDB's threads when this returns.
   const appended = freshRows === 0 ? p.storage.version() : p.storage.appendEncoded(parts);

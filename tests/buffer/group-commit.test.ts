@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
+import { samplerRegistry } from '../../src/buffer/samplers/registry.ts';
+import { defineSampler, ONCE } from '../../src/buffer/samplers/sampler.ts';
 import { DataError } from '../../src/core/errors.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { exp, freshDb } from './experience-fixtures/make.ts';
@@ -65,6 +68,41 @@ describe('ExperienceBuffer.write: group commit', () => {
     expect((await s).experiences.map((e) => e.id)).toEqual(['x1', 'x2']);
     expect((await w2).written).toBe(1);
     expect((await buf.sample(10, { step: 2 })).experiences.map((e) => e.id)).toEqual(['x3']);
+    await buf.close();
+  });
+
+  it('a sampler whose priority throws fails the calls of that group (they do not hang); later writes land', async () => {
+    samplerRegistry.register(
+      defineSampler({
+        name: 'picky_priority',
+        description: 'Throws for a negative reward (a faulty user sampler).',
+        params: z.strictObject({}),
+        create: () => ({
+          name: 'picky_priority',
+          limits: ONCE,
+          remover: 'oldest',
+          priority: (row) => {
+            if (row.reward < 0) throw new Error('picky: negative reward');
+            return row.reward;
+          },
+          select: (view, n) => {
+            const slots: number[] = [];
+            for (let s = view.start; s < view.end && slots.length < n; s++)
+              if (view.eligible(s)) slots.push(s);
+            return { slots, weights: slots.map(() => 1) };
+          },
+        }),
+      }),
+    );
+    const buf = await ExperienceBuffer.open(freshDb(root), { sampler: { type: 'picky_priority' } });
+    await buf.write([exp('ok0')]);
+    const bad = buf.write([exp('bad', { reward: -1 }), exp('ok1')]);
+    await expect(bad).rejects.toThrow('picky: negative reward');
+    expect((await buf.write([exp('ok2')])).written).toBe(1);
+    expect(buf.bookkeeping().map((r) => [r.id, r.seq])).toEqual([
+      ['ok0', 0],
+      ['ok2', 1],
+    ]);
     await buf.close();
   });
 

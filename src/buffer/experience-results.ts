@@ -47,7 +47,10 @@ export interface WriteResult {
   /** Ids not written because the buffer (or an earlier row of the same call) already had them. */
   duplicates: string[];
   evicted: EvictedExperience[];
-  /** Table version after the write's commit. */
+  /**
+   * A table version that holds the write's rows: the version after its commit (with two commits in
+   * flight, possibly the later of the two).
+   */
   version: number;
 }
 

@@ -148,9 +148,10 @@ function freshParts(calls: readonly CheckedWrite[], numbered: readonly NumberedC
 
 /**
  * Index a landed group's rows with their predicted row ids. Lance numbers rows in the order appends
- * land; when this append landed before one started earlier (its version is lower than a finished
- * group's), the row ids predicted for the groups side by side are forgotten and read back from the
- * table on their first take.
+ * land; when this append may have landed before one started earlier (its version is not above a
+ * finished group's), the row ids predicted for the groups side by side are forgotten and read back
+ * from the table on their first take. (A prediction that is wrong anyway is caught there too: a
+ * predicted row id is always checked against the row's id and seq.)
  */
 async function indexGroup(
   p: GroupCommitParts,
@@ -159,7 +160,9 @@ async function indexGroup(
   freshRows: number,
   version: number,
 ): Promise<void> {
-  const misordered = version < p.lastVersion();
+  // LanceDB reports the version its table handle holds once the append is done: with two appends in
+  // flight that can be the other one's, so equal versions are taken as "order unknown" too.
+  const misordered = version <= p.lastVersion();
   for (const { encoded, firstSeq, priorities, call, firstRow } of parts) {
     const facts = calls[call]!.facts;
     for (let k = 0; k < encoded.flags.length; k++) {

@@ -1,9 +1,5 @@
-import { createReadStream, existsSync, statSync } from 'node:fs';
-import { isAbsolute, relative, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { sqlString } from '../buffer/sql.ts';
 import { reasonClass } from '../operators/step-metrics.ts';
-import { HttpError } from '../serve/http-error.ts';
 import { jsonCell } from './json-cells.ts';
 import { openStudioTable, type StudioContext } from './studio-context.ts';
 
@@ -44,42 +40,4 @@ export async function rejectedGroups(ctx: StudioContext, o: { table: string; run
     });
   }
   return { table: o.table, total: data.numRows, groups: out };
-}
-
-/**
- * A few lines of a rejected row's source file around `line`, for the "linked to the source" view.
- * Only files inside the project folder are read: a path that leaves it (`..`, another absolute
- * path) is refused with a 400 and nothing is opened.
- */
-export async function sourceLines(ctx: StudioContext, o: { file: string; line: number; context: number }) {
-  const root = resolve(ctx.rootDir);
-  const path = resolve(root, o.file);
-  const rel = relative(root, path);
-  if (rel.startsWith('..') || isAbsolute(rel))
-    throw new HttpError({
-      status: 400,
-      code: 'path_outside_root',
-      field: 'file',
-      message: `'${o.file}' is outside the project folder ${root}`,
-      hint: 'the Studio reads source files under the folder it was started in',
-    });
-  if (!existsSync(path) || !statSync(path).isFile())
-    throw new HttpError({
-      status: 404,
-      code: 'unknown_file',
-      field: 'file',
-      message: `no file '${o.file}' under ${root}`,
-    });
-  const from = Math.max(1, o.line - o.context);
-  const to = o.line + o.context;
-  const lines: Array<{ line: number; text: string }> = [];
-  const rl = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Number.POSITIVE_INFINITY });
-  let n = 0;
-  for await (const text of rl) {
-    n++;
-    if (n >= from) lines.push({ line: n, text: text.length > 2000 ? `${text.slice(0, 2000)}…` : text });
-    if (n >= to) break;
-  }
-  rl.close();
-  return { file: o.file, line: o.line, lines };
 }

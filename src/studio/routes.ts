@@ -3,9 +3,10 @@ import { parseBody } from '../serve/http-error.ts';
 import { listEdits, undoEdit } from './edits-api.ts';
 import { labelPreference, overrideReward, PreferenceBodySchema } from './experience-edits.ts';
 import { groupDetail, listGroups } from './groups-api.ts';
-import { rejectedGroups, sourceLines } from './rejected-api.ts';
+import { rejectedGroups } from './rejected-api.ts';
 import { countMatching, readPage } from './rows-query.ts';
 import { compareRuns, listRuns } from './runs-api.ts';
+import { sourceLines } from './source-files.ts';
 import { openStudioTable, type StudioContext } from './studio-context.ts';
 import { buildIndex, describeTable, listTables } from './tables-api.ts';
 import { taskDetail } from './task-detail.ts';
@@ -127,9 +128,10 @@ export const STUDIO_ROUTES: readonly StudioRoute[] = [
   ),
   get(
     '/api/source',
-    'lines of a source file around a rejected row (files inside the project folder only)',
+    'lines of an input file a run recorded, around a rejected row (no other file is read)',
     z.strictObject({
       file: z.string().min(1),
+      table: table.default('rejected'),
       line: z.coerce.number().int().min(1),
       context: z.coerce.number().int().min(0).max(50).default(3),
     }),

@@ -7,7 +7,7 @@ import { HttpError } from '../serve/http-error.ts';
 export interface StudioContext {
   dbDir: string;
   runsDir: string;
-  /** Folder source files of rejected rows may be read from (the project folder); nothing outside it. */
+  /** The folder the Studio was started in: relative paths recorded by runs resolve against it. */
   rootDir: string;
   readOnly: boolean;
   /** The name edits are recorded under (`--user`). */

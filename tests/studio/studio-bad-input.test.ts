@@ -86,7 +86,7 @@ describe('studio: bad input is a clear 4xx and changes nothing', () => {
     expect(withCookie.status).toBe(200);
   });
 
-  it('a path that leaves the database, the static folder or the project folder: 400, nothing read', async () => {
+  it('a path that leaves the database or the static folder: 400; a file no run recorded: 404; nothing read', async () => {
     const t = await call(open.url, `/api/rows?table=${encodeURIComponent('../db/tasks')}`);
     expect(t.status).toBe(400);
     expect(t.body).toMatchObject({ code: 'path_outside_database', field: 'table' });
@@ -96,8 +96,8 @@ describe('studio: bad input is a clear 4xx and changes nothing', () => {
     const enc = await rawGet(open.url, '/static/%2e%2e/%2e%2e/studio-server.ts');
     expect(enc.status).toBe(400);
     const src = await call(open.url, `/api/source?file=${encodeURIComponent('../../etc/passwd')}&line=1`);
-    expect(src.status).toBe(400);
-    expect(src.body).toMatchObject({ code: 'path_outside_root', field: 'file' });
+    expect(src.status).toBe(404);
+    expect(src.body).toMatchObject({ code: 'unknown_file', field: 'file' });
     const run = await call(open.url, `/api/compare?run=fifo-1&run=${encodeURIComponent('../runs/prio-1')}`);
     expect(run.status).toBe(400);
     expect(run.body.field).toBe('run[1]');

@@ -28,7 +28,7 @@ export async function showRejected(root, { parts }) {
                 onclick: async (e) => {
                   e.preventDefault();
                   try {
-                    const s = await get('/api/source', { file: ex.file, line: ex.row });
+                    const s = await get('/api/source', { file: ex.file, line: ex.row, table });
                     src.replaceChildren(
                       h(
                         'pre',

@@ -27,22 +27,25 @@ const NAMED = /\b(column|field|table|key|step) '([^'\n]{1,60})'/g;
  * row's column list are blanked so like reasons group, but the names of columns, fields, tables and
  * keys stay (`prompt: missing column 'questoin' (the row has: …)`), since they are what a user fixes.
  * The concrete reason itself is what `rejected` stores; this is computed beside it, when summarising.
- * `duplicate of t_3fa2… (similarity 0.91)` → `duplicate of <id> (similarity #)`.
+ * `duplicate of t_3fa2… (similarity 0.91)` → `duplicate of <id> (similarity #)`; `mode gsm8k` keeps its name.
  */
 export function reasonClass(reason: string): string {
   const names: string[] = [];
-  return reason
-    .replace(/\(the row has: [^)]*\)/g, '(the row has: …)')
-    .replace(NAMED, (_, what: string, name: string) => {
-      names.push(name);
-      return `${what} '\u0000${names.length - 1}\u0000'`;
-    })
-    .replace(/\bt_[0-9a-f]{6,}\b/g, '<id>')
-    .replace(/"(?:[^"\\\n]|\\.)*"/g, '"…"')
-    .replace(/'[^'\u0000]*'/g, "'…'")
-    .replace(/-?\d+(\.\d+)?(e-?\d+)?/g, '#')
-    .replace(/\u0000#\u0000/g, () => names.shift() ?? '')
-    .slice(0, 160);
+  return (
+    reason
+      .replace(/\(the row has: [^)]*\)/g, '(the row has: …)')
+      .replace(NAMED, (_, what: string, name: string) => {
+        names.push(name);
+        return `${what} '\u0000${names.length - 1}\u0000'`;
+      })
+      .replace(/\bt_[0-9a-f]{6,}\b/g, '<id>')
+      .replace(/"(?:[^"\\\n]|\\.)*"/g, '"…"')
+      .replace(/'[^'\u0000]*'/g, "'…'")
+      // Only standalone numbers: digits inside a name (gsm8k, qwen3, a1) are part of the name.
+      .replace(/(?<![\w.])-?\d+(\.\d+)?(e-?\d+)?(?!\w|\.\d)/g, '#')
+      .replace(/\u0000#\u0000/g, () => names.shift() ?? '')
+      .slice(0, 160)
+  );
 }
 
 /** Count one dropped row under its reason's class in a step's metrics. */

@@ -29,7 +29,7 @@ export async function listEdits(
 /** Undo one edit: a new version restoring what it changed. An undo itself is not undone (edit again). */
 export function undoEdit(ctx: StudioContext, editId: string): Promise<{ edit: EditRecord; version: number }> {
   checkWritable(ctx);
-  return serialized(async () => {
+  return serialized(ctx, async () => {
     const log = EditLog.of(await studioConnection(ctx));
     const edit = (await log.list({ editId }))[0];
     if (!edit)

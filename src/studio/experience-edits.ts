@@ -61,7 +61,7 @@ export function overrideReward(
   o: { table: string; id: string; etag: string; reward: number; reason: string },
 ): Promise<{ edit: EditRecord; version: number; etag: string }> {
   checkWritable(ctx);
-  return serialized(async () => {
+  return serialized(ctx, async () => {
     const table = await openStudioTable(ctx, o.table);
     await requireExperienceTable(table);
     const before = await readExperience(table, o.id);
@@ -116,7 +116,7 @@ export function labelPreference(
   o: z.output<typeof PreferenceBodySchema>,
 ): Promise<{ edit: EditRecord }> {
   checkWritable(ctx);
-  return serialized(async () => {
+  return serialized(ctx, async () => {
     if (o.chosenId === o.rejectedId)
       throw new HttpError({
         status: 400,

@@ -26,18 +26,41 @@ export interface Page {
   search: 'fts' | 'substring' | null;
 }
 
+const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * A filter that this table accepts, for the hint under a refused one: a string column compared to
+ * a word, and a feature (`features.difficulty`) or a number column compared to a number.
+ */
+export function exampleFilter(kinds: ReadonlyMap<string, ColumnKind>): string {
+  const named = [...kinds].filter(([name]) => PLAIN_NAME.test(name));
+  const text = kinds.get('taskset') === 'string' ? 'taskset' : named.find(([, k]) => k === 'string')?.[0];
+  const featureKind = kinds.get('features');
+  const number =
+    featureKind === 'map' || featureKind === 'json'
+      ? 'features.difficulty'
+      : (['reward', 'step'].find((n) => kinds.get(n) === 'number') ??
+        named.find(([, k]) => k === 'number')?.[0]);
+  const parts = [
+    text ? `${text} = '${text === 'taskset' ? 'gsm8k' : 'x'}'` : null,
+    number ? `${number} > 0.5` : null,
+  ].filter((p) => p !== null);
+  return parts.join(' AND ');
+}
+
 /** The `--where` language (src/cli/where-filter.ts), a bad expression answered as a 400 naming `where`. */
 export function whereSql(text: string, kinds: ReadonlyMap<string, ColumnKind>): string {
   try {
     return whereToSql(text, kinds);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
+    const example = exampleFilter(kinds);
     throw new HttpError({
       status: 400,
       code: 'bad_filter',
       field: 'where',
       message: err.message.replace(/^--where: /, ''),
-      hint: "e.g. taskset = 'gsm8k' AND features_difficulty > 0.5 — see docs/cli-filters.md",
+      hint: `${example ? `e.g. ${example} — ` : ''}see docs/cli-filters.md`,
     });
   }
 }

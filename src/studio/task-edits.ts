@@ -176,7 +176,7 @@ export function editTask(
   o: { table: string; id: string; etag: string; changes: TaskChanges; reason: string },
 ): Promise<EditOutcome> {
   checkWritable(ctx);
-  return serialized(async () => {
+  return serialized(ctx, async () => {
     const table = await openStudioTable(ctx, o.table);
     await requireTaskTable(table);
     const row = await freshRow(table, o.id, o.etag);
@@ -194,7 +194,7 @@ export function reviewTask(
   o: { table: string; id: string; etag: string; decision: 'accept' | 'reject'; reason: string },
 ): Promise<EditOutcome> {
   checkWritable(ctx);
-  return serialized(async () => {
+  return serialized(ctx, async () => {
     const table = await openStudioTable(ctx, o.table);
     await requireTaskTable(table);
     const row = await freshRow(table, o.id, o.etag);

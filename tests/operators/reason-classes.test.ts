@@ -19,4 +19,12 @@ describe('ReasonClasses', () => {
     );
     expect(new ReasonClasses().of('too few words: 2 < minWords 5')).toBe('too few words: # < minWords #');
   });
+
+  it('folds standalone numbers only: digits inside a name stay (gsm8k, qwen3-0.6b, a1)', () => {
+    expect(reasonClass('mode gsm8k: 3 of 4 rollouts agree (0.75 > 0.5).')).toBe(
+      'mode gsm8k: # of # rollouts agree (# > #).',
+    );
+    expect(reasonClass('model qwen3 said -2.5e-3 at step 12')).toBe('model qwen3 said # at step #');
+    expect(reasonClass('too few words: 2 < minWords 5')).toBe('too few words: # < minWords #');
+  });
 });

@@ -1,8 +1,13 @@
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TaskStore } from '../../src/buffer/task-store.ts';
 import type { StudioServer } from '../../src/studio/studio-server.ts';
+import { WRITE_LOCK } from '../../src/studio/write-queue.ts';
 import { tempDir } from '../helpers/tmp.ts';
-import { call, makeStudioDb, startFixtureStudio } from './fixture.ts';
+import { call, makeStudioDb, startFixtureStudio, studioTasks } from './fixture.ts';
 
 /** A raw GET whose path is sent as written (fetch would resolve `..` before sending). */
 function rawGet(base: string, path: string): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -68,6 +73,14 @@ describe('studio: bad input is a clear 4xx and changes nothing', () => {
     const col = await call(open.url, `/api/rows?table=tasks&where=${encodeURIComponent('difficulty > 1')}`);
     expect(col.status).toBe(400);
     expect(col.body.error).toMatch(/^unknown column 'difficulty' at 1/);
+    // The hint's example is itself a filter the table accepts (tasks, and an experience table).
+    for (const table of ['tasks', 'exps']) {
+      const bad = await call(open.url, `/api/rows?table=${table}&where=${encodeURIComponent('reward >')}`);
+      const example = /^e\.g\. (.+) — see docs\/cli-filters\.md$/.exec(String(bad.body.hint))?.[1];
+      expect([table, example]).toEqual([table, expect.stringMatching(/ > 0\.5$/)]);
+      const ok = await call(open.url, `/api/rows?table=${table}&where=${encodeURIComponent(example!)}`);
+      expect([table, ok.status]).toEqual([table, 200]);
+    }
     const limit = await call(open.url, '/api/rows?table=tasks&limit=0');
     expect(limit.status).toBe(400);
     expect(limit.body.field).toBe('limit');
@@ -137,6 +150,29 @@ describe('studio: bad input is a clear 4xx and changes nothing', () => {
     expect(pair.body.field).toBe('rejectedId');
     expect(await versions()).toEqual(before);
     expect((await call(open.url, '/api/edits')).body.edits).toEqual([]);
+  });
+
+  it('an edit that waits on another Studio writing and finds its row changed: 409 before writing, no version of its own', async () => {
+    const lock = join(places.db, WRITE_LOCK);
+    const t = await call(open.url, '/api/task?table=tasks&id=t20');
+    // Another Studio is mid-write (its lock file names a live process on this host)...
+    writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), at: 'now' }));
+    const edit = call(open.url, '/api/task/edit', {
+      body: { table: 'tasks', id: 't20', etag: t.body.etag, changes: { answer: 'mine' } },
+    });
+    // ...and changes the same task, then lets go.
+    await (await TaskStore.open(places.db)).write([{ ...studioTasks()[20]!, answer: 'theirs' }], 'other');
+    const afterTheirs = await versions();
+    const edits = (await call(open.url, '/api/edits')).body.edits;
+    rmSync(lock);
+    const refused = await edit;
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('stale_edit');
+    expect(await versions()).toEqual(afterTheirs);
+    expect((await call(open.url, '/api/edits')).body.edits).toEqual(edits);
+    expect(existsSync(lock)).toBe(false);
+    const now = await call(open.url, '/api/task?table=tasks&id=t20');
+    expect((now.body.task as { answer: string }).answer).toBe('theirs');
   });
 
   it('a task at a version that does not exist: 404 naming the versions', async () => {

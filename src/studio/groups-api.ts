@@ -55,7 +55,11 @@ export async function listGroups(
       mean === null ? null : Math.sqrt(g.rewards.reduce((a, b) => a + (b - mean) ** 2, 0) / g.rewards.length);
     return { groupId, taskId: g.taskId, step: g.step, rollouts: g.n, meanReward: mean, rewardStd: std };
   });
-  return { total: all.length, groups: all.slice(o.offset, o.offset + o.limit) };
+  const labelled = new Set((await readPreferenceLabels(ctx.dbDir, o.table)).map((l) => l.groupId));
+  const page = all
+    .slice(o.offset, o.offset + o.limit)
+    .map((g) => ({ ...g, labelled: labelled.has(g.groupId) }));
+  return { total: all.length, unlabelled: all.filter((g) => !labelled.has(g.groupId)).length, groups: page };
 }
 
 /**
@@ -68,13 +72,7 @@ export async function groupDetail(ctx: StudioContext, o: { table: string; groupI
     .query()
     .where(`group_id = ${sqlString(o.groupId)}`)
     .toArrow();
-  if (data.numRows === 0)
-    throw new HttpError({
-      status: 404,
-      code: 'unknown_row',
-      field: 'groupId',
-      message: `no group '${o.groupId}' in table '${o.table}'`,
-    });
+  if (data.numRows === 0) return droppedGroup(ctx, o);
   const rows = data.toArray().map((r) => jsonCell(r.toJSON()) as Record<string, unknown>);
   rows.sort((a, b) => Number(a.run_index ?? 0) - Number(b.run_index ?? 0));
   const first = rows[0]!;
@@ -111,19 +109,61 @@ export async function groupDetail(ctx: StudioContext, o: { table: string; groupI
     tokenizer: decoder ? { name: decoder.tokenizer, note: decoder.note } : null,
     filtered: why,
     preference: label,
+    dropped: false,
   };
 }
 
+/**
+ * A group the run dropped whole (a stage or a rollout failure): no row of it is in the buffer
+ * table, but its `rejected` records say why, and their payload names its task and rewards.
+ */
+async function droppedGroup(ctx: StudioContext, o: { table: string; groupId: string }) {
+  const why = await filteredWhy(ctx, [o.groupId], true);
+  if (why.length === 0)
+    throw new HttpError({
+      status: 404,
+      code: 'unknown_row',
+      field: 'groupId',
+      message: `no group '${o.groupId}' in table '${o.table}', and no rejected row names it`,
+    });
+  const payload = why.map((w) => parsePayload(w.payload)).find((p) => p !== null) ?? {};
+  return {
+    table: o.table,
+    groupId: o.groupId,
+    taskId: typeof payload.taskId === 'string' ? payload.taskId : '',
+    step: null,
+    prompt: null,
+    messages: null,
+    responses: [],
+    tokenizer: null,
+    filtered: why.map(({ step, reason, row_id }) => ({ step, reason, row_id })),
+    preference: null,
+    dropped: true,
+    rewards: Array.isArray(payload.rewards) ? payload.rewards : null,
+  };
+}
+
+function parsePayload(text: string | undefined): Record<string, unknown> | null {
+  try {
+    const v = JSON.parse(text ?? '') as unknown;
+    return v !== null && typeof v === 'object' ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The `rejected` records naming this group or its rollouts (an experience operator filtered them). */
-async function filteredWhy(ctx: StudioContext, rowIds: string[]) {
+async function filteredWhy(ctx: StudioContext, rowIds: string[], withPayload = false) {
   const conn = await studioConnection(ctx);
   if (!(await conn.tableNames()).includes('rejected')) return [];
   const rejected = await conn.openTable('rejected');
   const data = await rejected
     .query()
     .where(`row_id IN (${rowIds.map(sqlString).join(', ')})`)
-    .select(['step', 'reason', 'row_id'])
+    .select(['step', 'reason', 'row_id', ...(withPayload ? ['payload'] : [])])
     .limit(50)
     .toArrow();
-  return data.toArray().map((r) => r.toJSON() as { step: string; reason: string; row_id: string });
+  return data
+    .toArray()
+    .map((r) => r.toJSON() as { step: string; reason: string; row_id: string; payload?: string });
 }

@@ -86,9 +86,18 @@ describe('winnow studio (the command)', () => {
     try {
       const r = await call(server.url, '/api/groups?table=exps&limit=2&offset=1');
       expect(r.body.total).toBe(4);
+      expect(r.body.unlabelled).toBe(4);
       expect(r.body.groups).toEqual([
-        { groupId: 'g2', taskId: 't2', step: 1, rollouts: 2, meanReward: 0.5, rewardStd: 0 },
-        { groupId: 'g3', taskId: 't01', step: 1, rollouts: 2, meanReward: 0.375, rewardStd: 0.125 },
+        { groupId: 'g2', taskId: 't2', step: 1, rollouts: 2, meanReward: 0.5, rewardStd: 0, labelled: false },
+        {
+          groupId: 'g3',
+          taskId: 't01',
+          step: 1,
+          rollouts: 2,
+          meanReward: 0.375,
+          rewardStd: 0.125,
+          labelled: false,
+        },
       ]);
       const bad = await call(server.url, '/api/groups?table=tasks');
       expect(bad.status).toBe(400);

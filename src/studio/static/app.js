@@ -3,7 +3,8 @@
 import { get } from './api.js';
 import { errorLine, h } from './dom.js';
 import { showEdits } from './views/edits.js';
-import { showGroup, showGroups } from './views/groups.js';
+import { showGroup } from './views/group.js';
+import { showGroups } from './views/groups.js';
 import { showRejected } from './views/rejected.js';
 import { showCompare, showRuns } from './views/runs.js';
 import { showTable } from './views/table.js';

@@ -15,9 +15,9 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
-/** A cell's text: numbers rounded to 4 significant digits, objects as JSON. */
+/** A cell's text: numbers rounded to 4 significant digits, objects as JSON; no value reads as empty, never "null". */
 export function cellText(v) {
-  if (v === null || v === undefined) return '';
+  if (v === null || v === undefined || v === 'null' || v === 'undefined') return '';
   if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(4)));
   if (typeof v === 'object') return JSON.stringify(v);
   return String(v);
@@ -64,10 +64,36 @@ export function grid(columns, rows, { render, testid, onHeader } = {}) {
             // Times stored as milliseconds (created_at, updated_at…) read as UTC dates.
             if (custom === undefined && /_at$/.test(c) && typeof v === 'number' && v > 1e11)
               return h('td', {}, new Date(v).toISOString().replace('T', ' ').slice(0, 19));
+            if (custom === undefined && typeof v === 'string' && v.length > LONG_TEXT) return textCell(v);
             return h('td', { class: typeof v === 'number' ? 'num' : undefined }, custom ?? cellText(v));
           }),
         ),
       ),
     ),
   );
+}
+
+/** Text longer than this gets a wide, wrapping cell with an expand toggle. */
+const LONG_TEXT = 40;
+
+/**
+ * A long text cell (a prompt, a response): wide enough to read, wrapped, the first lines shown;
+ * "expand" shows all of it in place, "collapse" folds it back.
+ */
+export function textCell(text) {
+  const body = h('div', { class: 'clamp', 'data-testid': 'cell-text' }, text);
+  const toggle = h(
+    'button',
+    {
+      class: 'link',
+      'data-testid': 'expand',
+      onclick: (e) => {
+        e.stopPropagation();
+        const open = body.classList.toggle('expanded');
+        toggle.textContent = open ? 'collapse' : 'expand';
+      },
+    },
+    'expand',
+  );
+  return h('td', { class: 'text' }, body, text.length > 240 || text.includes('\n') ? toggle : null);
 }

@@ -2,6 +2,14 @@ import { get } from '../api.js';
 import { cellText, grid, h } from '../dom.js';
 import { lineChart } from './chart.js';
 
+/** The metrics charted until the user picks others: the headline ones the runs record. */
+const HEADLINE = ['meanReward', 'accuracy', 'effectiveTaskRatio', 'meanDifficulty'];
+function headline(c) {
+  const keys = c.metrics.map((m) => m.key);
+  const found = HEADLINE.filter((k) => keys.includes(k));
+  return found.length > 0 ? found : keys.slice(0, 4);
+}
+
 const fmtAcc = (v) => (v === null || v === undefined ? '' : `${(v * 100).toFixed(1)}%`);
 
 /** Every run with status and headline numbers; tick two or more and compare them. */
@@ -67,9 +75,75 @@ export async function showCompare(root, { params, isCurrent }) {
   const charts = h('div', { class: 'charts', 'data-testid': 'charts' });
   const side = h('div', {});
   const head = h('div', {});
-  root.append(h('h1', {}, `Compare ${ids.join(' · ')}`), head, h('div', { class: 'cols' }, charts, side));
+  const picker = h('div', { class: 'picker', 'data-testid': 'metric-picker' });
+  root.append(
+    h('h1', {}, `Compare ${ids.join(' · ')}`),
+    head,
+    picker,
+    h('div', { class: 'cols' }, charts, side),
+  );
+  let chosen = params.getAll('metric');
+  let last = null;
+  const drawCharts = (c) => {
+    charts.replaceChildren();
+    for (const m of c.metrics) {
+      if (!chosen.includes(m.key)) continue;
+      const series = Object.fromEntries(
+        c.runs.map((r) => [r.id, c.series[m.key]?.[r.id] ?? c.steps.map(() => null)]),
+      );
+      const { box } = lineChart(m.key, c.steps, series, { percent: m.unit === 'ratio' });
+      box.title = m.description;
+      charts.append(box);
+    }
+  };
+  // The picked metrics live in the URL (metric=…), so a reload or a shared link shows the same charts.
+  const pick = (keys) => {
+    chosen = keys;
+    const q = new URLSearchParams();
+    for (const id of ids) q.append('run', id);
+    for (const k of chosen) q.append('metric', k);
+    history.replaceState(null, '', `#/compare?${q}`);
+    drawPicker(last);
+    drawCharts(last);
+  };
+  const drawPicker = (c) => {
+    picker.replaceChildren(
+      h('strong', {}, `Metrics (${chosen.length} of ${c.metrics.length} charted):`),
+      h(
+        'button',
+        { class: 'link', 'data-testid': 'metrics-headline', onclick: () => pick(headline(c)) },
+        'headline',
+      ),
+      h(
+        'button',
+        { class: 'link', 'data-testid': 'metrics-all', onclick: () => pick(c.metrics.map((m) => m.key)) },
+        'all',
+      ),
+      c.metrics.map((m) =>
+        h(
+          'label',
+          { title: m.description },
+          h('input', {
+            type: 'checkbox',
+            'data-testid': `metric-${m.key}`,
+            checked: chosen.includes(m.key),
+            onchange: (e) =>
+              pick(
+                e.target.checked
+                  ? c.metrics.map((x) => x.key).filter((k) => k === m.key || chosen.includes(k))
+                  : chosen.filter((k) => k !== m.key),
+              ),
+          }),
+          ` ${m.key}`,
+        ),
+      ),
+    );
+  };
   const draw = async () => {
     const c = await get('/api/compare', { run: ids });
+    if (last === null && chosen.length === 0) chosen = headline(c);
+    last = c;
+    drawPicker(c);
     head.replaceChildren(
       grid(
         ['run', 'status', 'steps', 'initial accuracy', 'final accuracy', 'final mean reward'],
@@ -84,15 +158,7 @@ export async function showCompare(root, { params, isCurrent }) {
         { testid: 'compare-runs' },
       ),
     );
-    charts.replaceChildren();
-    for (const m of c.metrics) {
-      const series = Object.fromEntries(
-        c.runs.map((r) => [r.id, c.series[m.key]?.[r.id] ?? c.steps.map(() => null)]),
-      );
-      const { box } = lineChart(m.key, c.steps, series, { percent: m.unit === 'ratio' });
-      box.title = m.description;
-      charts.append(box);
-    }
+    drawCharts(c);
     side.replaceChildren(
       h('h2', {}, 'Config differences'),
       c.configDiff.length === 0

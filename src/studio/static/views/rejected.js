@@ -54,7 +54,7 @@ export async function showRejected(root, { parts, params, go }) {
     h(
       'p',
       { class: 'note', 'data-testid': 'rejected-total' },
-      `${r.total} rows in ${r.groups.length} groups${run ? ` from run ${run}` : ''}`,
+      `${r.total} rows in ${r.groups.length} ${r.groups.length === 1 ? 'group' : 'groups'}${run ? ` from run ${run}` : ''}`,
     ),
   );
   for (const g of r.groups) {

@@ -119,7 +119,7 @@ export async function showCompare(root, { params, isCurrent }) {
         { class: 'link', 'data-testid': 'metrics-all', onclick: () => pick(c.metrics.map((m) => m.key)) },
         'all',
       ),
-      c.metrics.map((m) =>
+      ...c.metrics.map((m) =>
         h(
           'label',
           { title: m.description },

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { TaskStore } from '../../src/buffer/task-store.ts';
 import { runTaskPipelineFile } from '../../src/lifecycle/task-pipeline.ts';
 import { taskOperatorRegistry } from '../../src/operators/registries.ts';
+import { captureMain } from '../cli/capture.ts';
 import { REPO_ROOT } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { spawnWinnow } from './harness.ts';
@@ -33,19 +34,34 @@ writeFileSync(
   ].join('\n'),
 );
 
+/**
+ * `winnow run FILE` in this process (the CLI's own main, stdout/stderr captured): a config refusal
+ * is the same code whether or not a process starts, and a Node start per probe made this file one
+ * of the slowest. Runs one at a time (the capture is process-wide). The tests below that depend on
+ * a process (its cwd, its sockets) still spawn one.
+ */
 async function runYaml(name: string, text: string) {
   const file = join(dir, `${name}.yaml`);
   writeFileSync(file, text);
-  return { ...(await spawnWinnow(['run', file, '--db', join(dir, `db-${name}`)])), file };
+  return { ...(await captureMain(['run', file, '--db', join(dir, `db-${name}`)])), file };
+}
+
+async function inTurn<T, R>(items: readonly T[], fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (const [i, item] of items.entries()) out.push(await fn(item, i));
+  return out;
 }
 
 describe('a config cannot make winnow run code it did not name as a module path', () => {
   it('operator names that look like paths or packages are unknown operators, not imports', async () => {
-    const results = await Promise.all([
-      runYaml('op-path', pipelineYaml('ok.csv', ['  - op: ./evil.ts'])),
-      runYaml('op-parent', pipelineYaml('ok.csv', ['  - op: ../evil.ts'])),
-      runYaml('op-builtin', pipelineYaml('ok.csv', ['  - op: node:child_process'])),
-    ]);
+    const results = await inTurn(
+      [
+        ['op-path', './evil.ts'],
+        ['op-parent', '../evil.ts'],
+        ['op-builtin', 'node:child_process'],
+      ],
+      ([name, op]) => runYaml(name!, pipelineYaml('ok.csv', [`  - op: ${op}`])),
+    );
     for (const r of results) {
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/operators\[1\]\.op: unknown operator '[^']+' \(known: /);
@@ -61,12 +77,10 @@ describe('a config cannot make winnow run code it did not name as a module path'
       'https://example.com/op.js',
       'data:text/javascript,1',
     ];
-    const results = await Promise.all(
-      attempts.map((m, i) =>
-        runYaml(
-          `module-${i}`,
-          pipelineYaml('ok.csv', [`  - module: ${JSON.stringify(m)}`, '    export: exec']),
-        ),
+    const results = await inTurn(attempts, (m, i) =>
+      runYaml(
+        `module-${i}`,
+        pipelineYaml('ok.csv', [`  - module: ${JSON.stringify(m)}`, '    export: exec']),
       ),
     );
     for (const r of results) {
@@ -84,7 +98,8 @@ describe('a config cannot make winnow run code it did not name as a module path'
     const pathy = writeRftYaml(dir, 'reward-name', {}, (c) => {
       (c.explorer as Record<string, unknown>).reward = './evil.ts';
     });
-    const [r1, r2] = await Promise.all([spawnWinnow(['run', named.file]), spawnWinnow(['run', pathy.file])]);
+    const r1 = await captureMain(['run', named.file]);
+    const r2 = await captureMain(['run', pathy.file]);
     expect(r1.code).toBe(2);
     expect(r1.stderr).toContain(
       `error: ${named.file}: explorer.reward.module: 'node:child_process' is not a file path (write a path starting with ./ or ../ (relative to the config file) or an absolute path)\n`,
@@ -170,22 +185,25 @@ describe('a config cannot make winnow run code it did not name as a module path'
   });
 });
 
-describe('paths are resolved and reported', () => {
+// Both tests spawn a run and wait on it: side by side they take the time of one.
+describe.concurrent('paths are resolved and reported', () => {
   it('a task pipeline run from another folder reports the absolute dataset file and database folder', async () => {
     const sub = join(dir, 'project', 'pipelines');
     mkdirSync(sub, { recursive: true });
     writeFileSync(join(sub, 'rel.yaml'), pipelineYaml('../../ok.csv'));
     const cwd = join(dir, 'project');
-    const r = await spawnWinnow(['run', 'pipelines/rel.yaml', '--db', 'out/db'], { cwd });
+    const [r, json] = await Promise.all([
+      spawnWinnow(['run', 'pipelines/rel.yaml', '--db', 'out/db'], { cwd }),
+      spawnWinnow(['run', 'pipelines/rel.yaml', '--db', 'out/db-json', '--json'], { cwd }),
+    ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`files: ${join(dir, 'ok.csv')}\n`);
     expect(r.stdout).toContain(
       `2 tasks passed the operators; table 'tasks' in ${join(cwd, 'out', 'db')}: 2 new`,
     );
-    const json = await spawnWinnow(['run', 'pipelines/rel.yaml', '--db', 'out/db', '--json'], { cwd });
     const report = JSON.parse(json.stdout) as { files: string[]; dbDir: string };
     expect(report.files).toEqual([join(dir, 'ok.csv')]);
-    expect(report.dbDir).toBe(join(cwd, 'out', 'db'));
+    expect(report.dbDir).toBe(join(cwd, 'out', 'db-json'));
   });
 
   it('an RFT run reports its task file, held-out file, database and run folder as absolute paths', async () => {
@@ -227,22 +245,23 @@ describe.skipIf(!HAS_PROC_NET)('nothing listens on a network port', () => {
       lifecycle: { mode: 'sync', steps: 2, checkpointEvery: 1 },
     });
     writeFileSync(join(dir, 'sockets.yaml'), pipelineYaml('ok.csv'));
-    for (const args of [
-      ['run', join(dir, 'sockets.yaml'), '--db', join(dir, 'db-sockets')],
-      ['run', rft.file],
-    ]) {
-      let pid = 0;
-      let watching: Promise<unknown> = Promise.resolve([]);
-      const finished = spawnWinnow(args, {
-        onSpawn: (p) => {
-          pid = p;
-        },
-      });
-      watching = watchInetSockets(pid, finished);
-      const [r, seen] = await Promise.all([finished, watching]);
-      expect(r.code).toBe(0);
-      expect(seen).toEqual([]);
-    }
+    // Both processes at once, each watched on its own (a Node start is most of their time).
+    const watched = await Promise.all(
+      [
+        ['run', join(dir, 'sockets.yaml'), '--db', join(dir, 'db-sockets')],
+        ['run', rft.file],
+      ].map(async (args) => {
+        let pid = 0;
+        const finished = spawnWinnow(args, {
+          onSpawn: (p) => {
+            pid = p;
+          },
+        });
+        const [r, seen] = await Promise.all([finished, watchInetSockets(pid, finished)]);
+        return { args, code: r.code, seen };
+      }),
+    );
+    for (const w of watched) expect([w.args, w.code, w.seen]).toEqual([w.args, 0, []]);
     // And in this process, after a whole pipeline ran in it: no server handle is alive.
     await runTaskPipelineFile(join(dir, 'sockets.yaml'), {
       registry: taskOperatorRegistry(),

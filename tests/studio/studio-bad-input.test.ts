@@ -4,7 +4,9 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskStore } from '../../src/buffer/task-store.ts';
+import type { HttpError } from '../../src/serve/http-error.ts';
 import type { StudioServer } from '../../src/studio/studio-server.ts';
+import { editTask } from '../../src/studio/task-edits.ts';
 import { WRITE_LOCK } from '../../src/studio/write-queue.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { call, makeStudioDb, startFixtureStudio, studioTasks } from './fixture.ts';
@@ -155,19 +157,26 @@ describe('studio: bad input is a clear 4xx and changes nothing', () => {
   it('an edit that waits on another Studio writing and finds its row changed: 409 before writing, no version of its own', async () => {
     const lock = join(places.db, WRITE_LOCK);
     const t = await call(open.url, '/api/task?table=tasks&id=t20');
-    // Another Studio is mid-write (its lock file names a live process on this host)...
+    // Another Studio holds the write lock (its lock file names a live process on this host).
     writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), at: 'now' }));
-    const edit = call(open.url, '/api/task/edit', {
-      body: { table: 'tasks', id: 't20', etag: t.body.etag, changes: { answer: 'mine' } },
-    });
-    // ...and changes the same task, then lets go.
+    // This Studio's edit starts at once (called in this process, its etag check begins now)...
+    const ctx = { dbDir: places.db, runsDir: places.runs, rootDir: dir, readOnly: false, user: 'bob' };
+    const edit = editTask(ctx, {
+      table: 'tasks',
+      id: 't20',
+      etag: String(t.body.etag),
+      changes: { answer: 'mine' },
+      reason: '',
+    }).then(
+      () => ({ status: 200, code: 'written' }),
+      (err: HttpError) => ({ status: err.status, code: err.code }),
+    );
+    // ...while the other Studio changes the same task, then lets go.
     await (await TaskStore.open(places.db)).write([{ ...studioTasks()[20]!, answer: 'theirs' }], 'other');
     const afterTheirs = await versions();
     const edits = (await call(open.url, '/api/edits')).body.edits;
     rmSync(lock);
-    const refused = await edit;
-    expect(refused.status).toBe(409);
-    expect(refused.body.code).toBe('stale_edit');
+    expect(await edit).toEqual({ status: 409, code: 'stale_edit' });
     expect(await versions()).toEqual(afterTheirs);
     expect((await call(open.url, '/api/edits')).body.edits).toEqual(edits);
     expect(existsSync(lock)).toBe(false);

@@ -79,7 +79,9 @@ describe('winnow export of every table a run writes', () => {
     const byRun = join(dir, 'by-run.parquet');
     const experiences = written.get(`${RUN}_experiences`)!.rows;
     const r = await captureMain(['export', '--db', db, '--run', RUN, '--out', byRun]);
-    expect(r.stdout).toBe(`wrote ${experiences.toLocaleString('en-US')} rows of '${RUN}_experiences' to ${byRun}\n`);
+    expect(r.stdout).toBe(
+      `wrote ${experiences.toLocaleString('en-US')} rows of '${RUN}_experiences' to ${byRun}\n`,
+    );
     written.set('by-run', { file: byRun, rows: experiences });
     // The run did write rows into each table except the (local) use journal.
     for (const name of RUN_TABLES.filter((n) => !n.endsWith('_uses')))

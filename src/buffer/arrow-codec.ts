@@ -160,3 +160,12 @@ export function localArrowTable(table: arrow.Table): arrow.Table {
   if (table instanceof arrow.Table) return table;
   return arrow.tableFromIPC(cjsArrow.tableToIPC(table));
 }
+
+/**
+ * A table with no rows and `schema`'s columns (a LanceDB schema, of either apache-arrow build): a
+ * query that matches nothing comes back without columns, and an export of it should keep them.
+ */
+export function emptyLocalTable(schema: arrow.Schema): arrow.Table {
+  const Table = (schema instanceof arrow.Schema ? arrow : cjsArrow).Table;
+  return localArrowTable(new Table(schema));
+}

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type * as arrow from 'apache-arrow';
-import { localArrowTable } from '../buffer/arrow-codec.ts';
+import { emptyLocalTable, localArrowTable } from '../buffer/arrow-codec.ts';
 import { type BadCell, badRows } from '../buffer/bad-cell.ts';
 import { connect } from '../buffer/connection.ts';
 import { decodeExperiences } from '../buffer/experience-table.ts';
@@ -14,6 +14,7 @@ import type {
   ExportResult,
   ExportSource,
 } from '../export/export-format.ts';
+import { jsonRowBatches } from '../export/json-rows.ts';
 import { EXPORT_FORMAT_NAMES, EXPORT_FORMATS } from '../export/registry.ts';
 import { KIND_NOUN, tableKindOf } from '../export/table-kind.ts';
 import { dropCounts, writeDropped, writeExportResult } from '../export/write-export.ts';
@@ -213,8 +214,12 @@ export async function exportCommand(argv: string[]): Promise<number> {
     const version = values.version !== undefined ? await checkoutChecked(table, values.version) : undefined;
     try {
       const filter = await rowFilter(table, { run, taskset: values.taskset, where: values.where });
-      const query = async (where: string | null) =>
-        localArrowTable(await (where ? table.query().where(where) : table.query()).toArrow());
+      const stored = (await table.schema()) as unknown as arrow.Schema;
+      // A query matching no rows comes back without columns; the export keeps the table's.
+      const query = async (where: string | null) => {
+        const rows = localArrowTable(await (where ? table.query().where(where) : table.query()).toArrow());
+        return rows.numRows === 0 ? emptyLocalTable(stored) : rows;
+      };
       let data = await query(filter);
       const filtered = filter !== null ? ' matching the filters' : '';
       if (data.numRows === 0 && format.reads !== 'stored')
@@ -239,12 +244,14 @@ export async function exportCommand(argv: string[]): Promise<number> {
           )}`;
           data = await query(filter ? `(${filter}) AND ${keep}` : keep);
         }
-        if (fileType === 'jsonl') {
-          written = await writeStoredJsonl(out, data, tableName, kind);
+        if (fileType === 'jsonl' && kind === 'tasks') {
+          written = await writeTasksJsonl(out, data, tableName);
           result = { table: data, rows: [], dropped: [], notes: [] };
         } else {
           result = format.build({ kind: 'stored', table: tableName, tableKind: kind, data }, options);
           written = result.table.numRows;
+          // JSONL holds the rows the Parquet export holds, as JSON (json-rows.ts).
+          if (fileType === 'jsonl') await writeJsonl(out, jsonRowBatches(result.table));
         }
       }
       for (const note of result.notes) process.stderr.write(`note: ${note}\n`);
@@ -276,19 +283,9 @@ async function reportDropped(out: string, result: ExportResult, format: string):
   return `; ${format} left out ${result.dropped.length} (${dropCounts(result.dropped)}), listed in ${file}`;
 }
 
-/** The winnow format as JSONL: task tables as Task objects, other tables as their stored rows. */
-async function writeStoredJsonl(out: string, data: arrow.Table, tableName: string, kind: string) {
-  if (kind === 'tasks') {
-    const { tasks } = decodeTaskRows(data, tableName);
-    await writeJsonl(out, tasks);
-    return tasks.length;
-  }
-  const rows = data
-    .toArray()
-    .map(
-      (r) =>
-        JSON.parse(JSON.stringify(r.toJSON(), (_k, v) => (typeof v === 'bigint' ? Number(v) : v))) as object,
-    );
-  await writeJsonl(out, rows);
-  return rows.length;
+/** The winnow format of a task table as JSONL: one Task object a line, as `winnow run` reads tasks. */
+async function writeTasksJsonl(out: string, data: arrow.Table, tableName: string) {
+  const { tasks } = decodeTaskRows(data, tableName);
+  await writeJsonl(out, tasks);
+  return tasks.length;
 }

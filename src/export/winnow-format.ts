@@ -10,7 +10,7 @@ import type { ExportFormat, ExportOptions, ExportResult, ExportSource } from './
  * types a Parquet reader expects (tables written before the typed layout keep JSON text and float
  * milliseconds in LanceDB; typed tables keep JSON and maps) — task `messages` and experience
  * `messages` as chat turns, `features` as a struct of doubles, `meta` and `info` as structs
- * inferred from the values (arrow-infer.ts), and every float `*_at` column as a UTC millisecond
+ * inferred from the values (arrow-infer.ts), and every float `*_at` (or `at`) column as a UTC millisecond
  * timestamp (0, which the tables use for "not set", becomes null). Other columns are copied as
  * they are, so tables other than tasks and experiences only gain timestamps.
  */
@@ -21,7 +21,9 @@ const JSON_COLUMNS: Record<string, Record<string, 'chat' | 'features' | 'infer'>
   experiences: { messages: 'chat', info: 'infer' },
 };
 
-const isTimeColumn = (f: arrow.Field) => f.name.endsWith('_at') && arrow.DataType.isFloat(f.type);
+/** A time stored as float milliseconds: `*_at`, and the journal's `at`. */
+const isTimeColumn = (f: arrow.Field) =>
+  (f.name === 'at' || f.name.endsWith('_at')) && arrow.DataType.isFloat(f.type);
 
 function parseCells(data: arrow.Table, column: string, idOf: (i: number) => string): unknown[] {
   const vec = data.getChild(column)!;

@@ -1,6 +1,6 @@
 import { open, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { type Schema, Table, tableToIPC } from 'apache-arrow';
+import { type Schema, Table } from 'apache-arrow';
 import {
   Compression,
   transformParquetStream,
@@ -12,6 +12,7 @@ import {
 import { z } from 'zod';
 import { writeAtomically } from '../core/atomic-file.ts';
 import { ConfigError, DataError, errorMessage } from '../core/errors.ts';
+import { tableToIpcStream } from './arrow-ipc.ts';
 import { rowsToArrowTable } from './arrow-table.ts';
 import { type RowSource, rowBatches } from './jsonl-writer.ts';
 
@@ -49,8 +50,9 @@ function writerProperties(o: z.output<typeof ParquetWriteOptionsSchema>) {
     .build();
 }
 
+/** The table in parquet-wasm's memory (via IPC bytes arrow-rs accepts: arrow-ipc.ts). */
 function toWasm(table: Table): WasmTable {
-  return WasmTable.fromIPCStream(tableToIPC(table, 'stream'));
+  return WasmTable.fromIPCStream(tableToIpcStream(table));
 }
 
 /**

@@ -5,6 +5,7 @@ import { domainsSection } from './report-sections/domains.ts';
 import { evaluationSection } from './report-sections/evaluation.ts';
 import { examplesSection } from './report-sections/examples.ts';
 import { operatorsSection } from './report-sections/operators.ts';
+import { toolsSection } from './report-sections/tools.ts';
 import type { StepRecord } from './rft-runner.ts';
 
 // Re-exported: the chart helper used to live here and is part of the package's API.
@@ -75,6 +76,7 @@ ${REPORT_CSS}
 <p>run ${esc(r.runId)} · ${h.length} steps · ${(r.durationMs / 1000).toFixed(1)} s · held-out accuracy ${pct(r.initialAccuracy)} → ${pct(r.finalAccuracy)}</p>
 <table>${rows}</table>
 ${charts}
+${toolsSection(r)}
 ${domainsSection(r)}
 ${evaluationSection(r)}
 ${bufferSection(r)}

@@ -1,6 +1,6 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Table, tableToIPC } from 'apache-arrow';
+import type { Table } from 'apache-arrow';
 import { Compression, Table as WasmTable, WriterPropertiesBuilder, writeParquet } from 'parquet-wasm';
 import { z } from 'zod';
 import { writeFileAtomic } from '../core/atomic-file.ts';
@@ -9,6 +9,7 @@ import type { Experience } from '../core/experience.ts';
 import { type ExportDrop, ExportOptionsSchema } from '../export/export-format.ts';
 import { exportFormatRegistry } from '../export/registry.ts';
 import { writeDropped } from '../export/write-export.ts';
+import { tableToIpcStream } from '../io/arrow-ipc.ts';
 import { type ExportRow, exportRow, exportTable } from './export-schema.ts';
 import type { Trainer, TrainMetrics } from './trainer.ts';
 
@@ -111,7 +112,7 @@ export class ExportTrainer implements Trainer {
       .setCompression(CODECS[this.config.compression])
       .setCreatedBy('winnow export trainer')
       .build();
-    const bytes = writeParquet(WasmTable.fromIPCStream(tableToIPC(built.table, 'stream')), props);
+    const bytes = writeParquet(WasmTable.fromIPCStream(tableToIpcStream(built.table)), props);
     await mkdir(this.config.dir, { recursive: true });
     const file = join(this.config.dir, exportBatchFile(version, this.config.prefix));
     if (built.dropped.length > 0) await writeDropped(file, built.dropped);

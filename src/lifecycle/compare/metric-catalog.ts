@@ -59,6 +59,36 @@ export const WANTED_METRICS: ReadonlyArray<{ key: string; label: string; pattern
 
 const EVAL = /^eval\/(.+)\/(mean|pass)@(\d+)$/;
 
+const toolCount = (label: string, description: string): MetricInfo => ({
+  label,
+  unit: 'number',
+  description: `${description} in the step's agent episodes.`,
+});
+
+/** The tool-use figures of agent runs (agents/tool-figures.ts, docs/agents.md). */
+const TOOL_FIGURES: Record<string, MetricInfo> = {
+  'tool/episodes': toolCount('agent episodes', 'Episodes with a trajectory'),
+  'tool/calls': toolCount('tool calls', 'Tool calls'),
+  'tool/valid_calls': toolCount('valid tool calls', 'Tool calls that returned a result'),
+  'tool/invalid_calls': toolCount('invalid tool calls', 'Tool calls that returned no result (any reason)'),
+  'tool/malformed': toolCount('malformed tool calls', 'Tool calls that could not be parsed'),
+  'tool/unknown_tool': toolCount('calls of unknown tools', 'Calls naming a tool the environment lacks'),
+  'tool/invalid_arguments': toolCount(
+    'calls with invalid arguments',
+    'Calls whose arguments failed the schema',
+  ),
+  'tool/errors': toolCount('tool errors', 'Calls whose tool raised an error'),
+  'tool/timeouts': toolCount('tool timeouts', 'Calls whose tool gave no result in time'),
+  'tool/calls_per_episode': toolCount('tool calls per episode', 'Mean tool calls per episode'),
+  'tool/invalid_call_ratio': {
+    label: 'invalid-call ratio',
+    unit: 'ratio',
+    description: "Share of the step's tool calls that were invalid (0 when there were none).",
+  },
+  'tool/episodes_without_calls': toolCount('episodes without tool calls', 'Episodes that called no tool'),
+  'tool/turns_per_episode': toolCount('turns per episode', 'Mean model turns per episode'),
+};
+
 /** Label and unit of any key: known ones by name, evaluation sets by their pattern, the rest as they are. */
 export function metricInfo(key: string): MetricInfo {
   const known = KNOWN_METRICS.find(([k]) => k === key);
@@ -77,6 +107,8 @@ export function metricInfo(key: string): MetricInfo {
       unit: 'ratio',
       description: `Held-out accuracy on ${domain[1]}.`,
     };
+  const tool = TOOL_FIGURES[key];
+  if (tool) return tool;
   if (/Ms$/.test(key)) return { label: key, unit: 'ms', description: 'Milliseconds.' };
   if (/Ratio$|Rate$/.test(key)) return { label: key, unit: 'ratio', description: '' };
   return { label: key, unit: 'number', description: '' };

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { toolStepFigures } from '../../agents/tool-figures.ts';
 import type { Experience } from '../../core/experience.ts';
 import type { RejectedInput } from '../../core/rejected.ts';
 import { rejectedPayload } from '../../core/rejected.ts';
@@ -153,6 +154,7 @@ export async function exploreStep(run: RunState, atStep: number): Promise<Explor
     .map((t) => t.features.difficulty)
     .filter((d): d is number => typeof d === 'number');
   const rewards = rollouts.map((e) => e.reward).filter((r) => Number.isFinite(r));
+  const tools = toolStepFigures(rollouts);
   return {
     rows: afterOps.payload.rows,
     exploreMs: performance.now() - te,
@@ -167,6 +169,7 @@ export async function exploreStep(run: RunState, atStep: number): Promise<Explor
       experiencesKept: afterOps.payload.rows.length,
       experiencesDropped: rollouts.length - afterOps.payload.rows.length,
       operators,
+      ...(tools ? { tools } : {}),
       ...(staged ? staged.numbers : {}),
     },
   };

@@ -176,7 +176,7 @@ export class RunState {
     exploreMs: number;
     stepMs: number;
   }): StepRecord {
-    const { operators, ...numbers } = s.numbers;
+    const { operators, tools, ...numbers } = s.numbers;
     return {
       step: s.step,
       explorerVersion: s.explorerVersion,
@@ -187,6 +187,7 @@ export class RunState {
       trainMs: s.train?.ms ?? 0,
       stepMs: s.stepMs,
       rolloutsPerSecond: s.numbers.rollouts / Math.max(1e-3, s.exploreMs / 1000),
+      ...tools,
       ...(operators ? operatorMetricKeys(operators) : {}),
       ...(operators && operators.warnings.first.length > 0
         ? { [EXP_WARNINGS_KEY]: operators.warnings.first }

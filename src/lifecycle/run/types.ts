@@ -26,6 +26,8 @@ export interface ExploreNumbers extends Partial<StageRoundNumbers> {
   experiencesDropped: number;
   /** Every experience operator's numbers this step (flattened into `exp/<step>/<metric>` keys). */
   operators?: ExperienceOpsReport;
+  /** Agent runs: the step's tool-call figures (`tool/calls`, … keys; agents/tool-figures.ts). */
+  tools?: Record<string, number>;
 }
 
 /** One explorer step's numbers (one line of metrics.jsonl, one point on the report's charts). */

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import * as arrow from 'apache-arrow';
+import { tableToIpcStream } from '../io/arrow-ipc.ts';
 import { plainNested, timeReader, typedColumnData } from './typed-columns.ts';
 
 /**
@@ -152,13 +153,14 @@ export function decodeRows<R>(
 
 // LanceDB (a CommonJS package) builds its Arrow tables with apache-arrow's CommonJS build, while
 // our ESM code loads the ESM build: same version, different classes, so `instanceof` and even
-// `tableToIPC` fail across the two. Re-reading the CommonJS build's IPC bytes gives a local table.
+// `tableToIPC` fail across the two. Re-reading the CommonJS build's IPC bytes gives a local table
+// (written by io/arrow-ipc.ts, which picks the table's own build).
 const cjsArrow = createRequire(import.meta.url)('apache-arrow') as typeof arrow;
 
 /** A table returned by LanceDB as a table of this module's apache-arrow (a copy via IPC when needed). */
 export function localArrowTable(table: arrow.Table): arrow.Table {
   if (table instanceof arrow.Table) return table;
-  return arrow.tableFromIPC(cjsArrow.tableToIPC(table));
+  return arrow.tableFromIPC(tableToIpcStream(table));
 }
 
 /**

@@ -2,6 +2,9 @@ import { resolve } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import type { Schema } from 'apache-arrow';
 import { DataError } from '../core/errors.ts';
+// LanceDB serializes `add`/`mergeInsert`/`createTable` data with apache-arrow's writer: load the
+// all-null boolean fix (io/arrow-ipc.ts) before any connection can write.
+import '../io/arrow-ipc.ts';
 
 // Lance logs "No existing dataset … will be created" at WARN on every new table; keep the CLI quiet
 // unless the user asked for logs.

@@ -1,5 +1,6 @@
 import type { Table } from '@lancedb/lancedb';
-import * as arrow from 'apache-arrow';
+import type * as arrow from 'apache-arrow';
+import { tableToIpcFile } from '../io/arrow-ipc.ts';
 
 /** The native handle of a local LanceDB table (`LocalTable.inner` in @lancedb/lancedb 0.39). */
 interface NativeAppend {
@@ -31,7 +32,8 @@ export function appendsDirectly(table: Table): boolean {
 export async function appendArrow(table: Table, data: arrow.Table): Promise<number> {
   const native = nativeOf(table);
   if (native === null) return (await table.add(data)).version;
-  const ipc = arrow.tableToIPC(data, 'file');
+  // Our writer, not apache-arrow's: an all-null boolean needs its bitmap for Lance (io/arrow-ipc.ts).
+  const ipc = tableToIpcFile(data);
   const buf = Buffer.from(ipc.buffer, ipc.byteOffset, ipc.byteLength);
   return (await native.add(buf, 'append')).version;
 }

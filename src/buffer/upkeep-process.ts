@@ -6,6 +6,8 @@
 import * as lancedb from '@lancedb/lancedb';
 import { tableFromIPC } from 'apache-arrow';
 import { z } from 'zod';
+// The fold's `mergeInsert` serializes with apache-arrow's writer: load the all-null boolean fix.
+import '../io/arrow-ipc.ts';
 
 process.env.LANCEDB_LOG ??= 'error';
 

@@ -3,8 +3,8 @@ import { setPriority } from 'node:os';
 import { extname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as arrow from 'apache-arrow';
-import { tableToIPC } from 'apache-arrow';
 import { WinnowError } from '../core/errors.ts';
+import { tableToIpcStream } from '../io/arrow-ipc.ts';
 import type { UpkeepReply, UpkeepRequest } from './upkeep-process.ts';
 
 /** The upkeep process's nice value (0 = the buffer's own priority, 19 = the lowest). */
@@ -46,7 +46,7 @@ export class UpkeepRunner {
 
   /** Write `rows` (the fold columns, matched on id and seq) into the table, from the child. */
   fold(rows: arrow.Table): Promise<void> {
-    return this.run({ op: 'fold', rows: new Uint8Array(tableToIPC(rows, 'stream')) });
+    return this.run({ op: 'fold', rows: new Uint8Array(tableToIpcStream(rows)) });
   }
 
   /** Compact the table and drop versions older than `cutoff`, from the child. */

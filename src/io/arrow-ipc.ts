@@ -1,6 +1,7 @@
-import { type Bool, type Data, type RecordBatch, RecordBatchStreamWriter, type Table } from 'apache-arrow';
-import { BufferRegion, Message, RecordBatch as RecordBatchHeader } from 'apache-arrow/ipc/metadata/message';
-import { VectorAssembler } from 'apache-arrow/visitor/vectorassembler';
+import { createRequire } from 'node:module';
+import * as esmArrow from 'apache-arrow';
+import * as esmMessage from 'apache-arrow/ipc/metadata/message';
+import * as esmAssembler from 'apache-arrow/visitor/vectorassembler';
 
 /**
  * Arrow IPC bytes that other Arrow implementations accept, for tables holding all-null booleans.
@@ -10,43 +11,95 @@ import { VectorAssembler } from 'apache-arrow/visitor/vectorassembler';
  * arrow-rs (inside parquet-wasm and LanceDB) and pyarrow refuse such a batch ("Need at least 128
  * bytes for bitmap in buffers[0] in array of type Boolean"). So `winnow export` failed whenever a
  * record batch held a nullable boolean that was null in all its rows — a key of `info` absent from
- * 1,024 rows in a row, say. apache-arrow fixed it after 18 (apache/arrow-js#68), but LanceDB pins
- * apache-arrow to ≤ 18.1.0, so this writer sends a zero-filled bitmap instead, and is otherwise
- * apache-arrow's own stream writer.
+ * 1,024 rows in a row, say — and a LanceDB append of such a batch failed the same way. apache-arrow
+ * fixed it after 18 (apache/arrow-js#68), but LanceDB pins apache-arrow to ≤ 18.1.0.
+ *
+ * The fix: apache-arrow's assembler (the part of its writers that lays out buffers) keeps a
+ * zero-filled bitmap for such an array. It is installed on the assembler of BOTH builds of
+ * apache-arrow, because both write IPC that leaves apache-arrow: our ESM code loads the ESM build,
+ * while LanceDB (a CommonJS package) loads the CommonJS build and serializes every `add`,
+ * `mergeInsert(…).execute` and `createTable` with it — a writer we cannot hand a subclass to. Their
+ * classes differ (arrow-codec.ts), so one patch per build; it only widens a buffer that is too
+ * short, so a fixed apache-arrow release leaves it with nothing to do.
+ *
+ * Every IPC write meant for another Arrow implementation goes through `tableToIpcStream` /
+ * `tableToIpcFile` below, which also load this module (and so the fix) before writing:
+ * - io/parquet-writer.ts, trainer/export-trainer.ts: parquet-wasm (arrow-rs) reads the stream;
+ * - buffer/lance-append.ts: the buffer's direct append hands an IPC file to LanceDB (arrow-rs);
+ * - trainer/external/batch.ts: the batch file an external (Python, pyarrow) trainer reads;
+ * - serve/arrow-batch.ts: `winnow serve`'s Arrow batches, read by HTTP clients (pyarrow);
+ * - buffer/upkeep-runner.ts: fold rows sent to the upkeep process (JS reads them back; the child
+ *   then hands them to LanceDB, whose writer is fixed because that process loads this module too);
+ * - buffer/arrow-codec.ts: the CommonJS→ESM copy of a LanceDB result (JS to JS; routed to keep one
+ *   writer for both builds).
+ * buffer/connection.ts and buffer/upkeep-process.ts import this module for LanceDB's own writes.
  */
 
-// The class's constructor is private in its typings only; `assemble` itself calls `new`.
-const Assembler = VectorAssembler as unknown as new () => VectorAssembler;
+type ArrowBuild = typeof esmArrow;
+type MessageModule = typeof esmMessage;
 
-/** apache-arrow's assembler, except that an all-null Bool array keeps a (zero) values bitmap. */
-class BoolBitmapAssembler extends Assembler {
-  override visitBool<T extends Bool>(data: Data<T>): this {
-    super.visitBool(data);
-    const bytes = (data.length + 7) >> 3;
-    const last = this._buffers.length - 1;
-    if (this._buffers[last]!.byteLength >= bytes) return this;
-    // The buffer just added is the 0-byte placeholder at the end of the body: widen it in place.
-    const region = this._bufferRegions[last]!;
-    const padded = (bytes + 7) & ~7;
-    this._buffers[last] = new Uint8Array(padded);
-    this._bufferRegions[last] = new BufferRegion(region.offset, padded);
-    this._byteLength = region.offset + padded;
-    return this;
-  }
+/** The assembler's protected state the fix touches (apache-arrow 18's VectorAssembler). */
+interface AssemblerState {
+  _byteLength: number;
+  _buffers: ArrayBufferView[];
+  _bufferRegions: { offset: number; length: number }[];
+}
+type VisitBool = (this: AssemblerState, data: esmArrow.Data<esmArrow.Bool>) => unknown;
+
+const FIXED = Symbol.for('winnow.arrow-ipc.bool-bitmap');
+
+/** After apache-arrow's own `visitBool`: widen a too-short values bitmap (the 0-byte placeholder). */
+function widenBoolBitmap(state: AssemblerState, data: esmArrow.Data, message: MessageModule): void {
+  const bytes = (data.length + 7) >> 3;
+  const last = state._buffers.length - 1;
+  if (last < 0 || state._buffers[last]!.byteLength >= bytes) return;
+  // The buffer just added is the last one of the body so far: widen it in place, 8-byte aligned.
+  const region = state._bufferRegions[last]!;
+  const padded = (bytes + 7) & ~7;
+  state._buffers[last] = new Uint8Array(padded);
+  state._bufferRegions[last] = new message.BufferRegion(region.offset, padded);
+  state._byteLength = region.offset + padded;
 }
 
-/** apache-arrow's stream writer with the assembler above for record batches. */
-class BoolBitmapStreamWriter extends RecordBatchStreamWriter {
-  protected override _writeRecordBatch(batch: RecordBatch): this {
-    const assembler = new BoolBitmapAssembler();
-    assembler.visitMany(batch.data.children);
-    const header = new RecordBatchHeader(batch.numRows, assembler.nodes, assembler.bufferRegions);
-    const message = Message.from(header, assembler.byteLength);
-    return this._writeDictionaries(batch)._writeMessage(message)._writeBodyBuffers(assembler.buffers);
-  }
+/** Install the fix on one build's assembler (once per build, whoever loads this module). */
+function fixAssembler(assembler: { prototype: object }, message: MessageModule): void {
+  const proto = assembler.prototype as { visitBool: VisitBool; [FIXED]?: true };
+  if (proto[FIXED]) return;
+  const original = proto.visitBool;
+  proto.visitBool = function visitBool(data) {
+    const out = original.call(this, data);
+    widenBoolBitmap(this, data, message);
+    return out;
+  };
+  proto[FIXED] = true;
+}
+
+const requireCjs = createRequire(import.meta.url);
+const cjsArrow = requireCjs('apache-arrow') as ArrowBuild;
+fixAssembler(esmAssembler.VectorAssembler, esmMessage);
+fixAssembler(
+  (requireCjs('apache-arrow/visitor/vectorassembler') as typeof esmAssembler).VectorAssembler,
+  requireCjs('apache-arrow/ipc/metadata/message') as MessageModule,
+);
+
+/** The build whose classes `table` is made of (LanceDB returns CommonJS-build tables). */
+function buildOf(table: esmArrow.Table): ArrowBuild {
+  return table instanceof esmArrow.Table ? esmArrow : cjsArrow;
 }
 
 /** `tableToIPC(table, 'stream')`, with every Bool array's values bitmap present (see above). */
-export function tableToIpcStream(table: Table): Uint8Array {
-  return new BoolBitmapStreamWriter().writeAll(table).toUint8Array(true);
+export function tableToIpcStream(table: esmArrow.Table): Uint8Array {
+  return buildOf(table).tableToIPC(table, 'stream');
+}
+
+/** `tableToIPC(table, 'file')`, with every Bool array's values bitmap present (see above). */
+export function tableToIpcFile(table: esmArrow.Table): Uint8Array {
+  return buildOf(table).tableToIPC(table, 'file');
+}
+
+/** Whether the fix is installed on both builds' assemblers (tests). */
+export function boolBitmapFixInstalled(): boolean {
+  const cjs = requireCjs('apache-arrow/visitor/vectorassembler') as typeof esmAssembler;
+  const fixed = (c: { prototype: object }) => (c.prototype as { [FIXED]?: true })[FIXED] === true;
+  return fixed(esmAssembler.VectorAssembler) && fixed(cjs.VectorAssembler);
 }

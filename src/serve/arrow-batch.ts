@@ -1,6 +1,7 @@
 import * as arrow from 'apache-arrow';
 import { numericVector } from '../buffer/experience-arrow.ts';
 import type { Experience } from '../core/experience.ts';
+import { tableToIpcStream } from '../io/arrow-ipc.ts';
 import { TRAIN_BATCH_SCHEMA, trainBatchRow, trainBatchTable } from '../trainer/external/batch.ts';
 
 /** The media type of an Arrow IPC stream (what `Accept` asks for). */
@@ -38,5 +39,5 @@ export function batchToArrowStream(
     nullCount: 0,
     children,
   });
-  return arrow.tableToIPC(new arrow.Table([new arrow.RecordBatch(schema, data)]), 'stream');
+  return tableToIpcStream(new arrow.Table([new arrow.RecordBatch(schema, data)]));
 }

@@ -1,19 +1,9 @@
-import {
-  Field,
-  Float32,
-  Float64,
-  Int8,
-  Int32,
-  List,
-  Schema,
-  type Table,
-  tableToIPC,
-  Utf8,
-} from 'apache-arrow';
+import { Field, Float32, Float64, Int8, Int32, List, Schema, type Table, Utf8 } from 'apache-arrow';
 import { DataError } from '../../core/errors.ts';
 import type { Experience } from '../../core/experience.ts';
 import { alignTokenArrays } from '../../core/token-alignment.ts';
 import { rowsToTable } from '../../export/arrow-build.ts';
+import { tableToIpcStream } from '../../io/arrow-ipc.ts';
 import type { BatchEncoding } from './protocol.ts';
 
 /**
@@ -117,5 +107,5 @@ export function trainBatchJson(rows: readonly TrainBatchRow[]): string {
 export function encodeTrainBatch(batch: readonly Experience[], encoding: BatchEncoding): Uint8Array {
   const rows = batch.map(trainBatchRow);
   if (encoding === 'json') return new TextEncoder().encode(trainBatchJson(rows));
-  return tableToIPC(trainBatchTable(rows), 'stream');
+  return tableToIpcStream(trainBatchTable(rows));
 }

@@ -1,4 +1,4 @@
-import { engineErrorLine, isEngineMessage, storageFaultOf } from '../core/engine-error.ts';
+import { engineErrorLine, isEngineMessage, storageFaultLine, storageFaultOf } from '../core/engine-error.ts';
 import { ConfigError, StrictModeError, WinnowError } from '../core/errors.ts';
 import { UsageError } from './args.ts';
 import { BENCH_GROUP, benchCommand, benchSpec } from './bench-command.ts';
@@ -205,7 +205,7 @@ export function reportError(err: unknown, debug = false): number {
   // A full disk or a permission is the machine's state, not a bug: say so, and what to do.
   const fault = storageFaultOf(err);
   if (fault) {
-    process.stderr.write(`error: ${fault.what}; ${fault.hint}\n`);
+    process.stderr.write(`error: ${storageFaultLine(err, fault)}\n`);
     return code;
   }
   // Engine (Rust) messages lose their source paths and debug structures here too.

@@ -1,10 +1,8 @@
-import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { isDatabaseUri, refuseFileAsDatabase } from '../buffer/connection.ts';
-import { RejectedStore } from '../buffer/rejected-store.ts';
-import { RunRecorder, RunTable } from '../buffer/run-table.ts';
-import { runTag, TaskStore } from '../buffer/task-store.ts';
+import { RunTable } from '../buffer/run-table.ts';
+import { runTag } from '../buffer/task-store.ts';
 import { parseConfig, readYamlFile } from '../core/config.ts';
 import { errorMessage, StrictModeError } from '../core/errors.ts';
 import { contentHash, stableStringify } from '../core/ids.ts';
@@ -19,7 +17,7 @@ import type { OperatorDefinition } from '../operators/operator.ts';
 import { countReason as count, emptyMetrics, type StepMetrics } from '../operators/step-metrics.ts';
 import { RowStage } from '../pipeline-workers/row-stage.ts';
 import { planRowWise } from '../pipeline-workers/row-wise-plan.ts';
-import { FileLease } from './file-lease.ts';
+import type { FileLease } from './file-lease.ts';
 import { Hooks } from './hooks.ts';
 import { RowsEstimate } from './rows-estimate.ts';
 import { withRunResources } from './run-resources.ts';
@@ -35,6 +33,7 @@ import {
 import { rejectionVerdict } from './task-pipeline-quality.ts';
 import { describeOutcome, endFailedIngest, failedIngestError } from './task-pipeline-rollback.ts';
 import { type StreamContext, streamInputs } from './task-pipeline-stream.ts';
+import { openIngestTables, takeTaskTableLease } from './task-pipeline-tables.ts';
 import type {
   RunTaskPipelineOptions,
   TaskPipelineEvents,
@@ -136,27 +135,12 @@ async function runTaskPipelineLeased(
 
   opts.onStart?.({ runId, dbDir, runsDir });
   if (opts.beforeWrite) await opts.beforeWrite({ runId, dbDir, table: config.output.table });
-  else
-    held.lease = FileLease.acquire({
-      dbDir,
-      runId,
-      bufferTable: config.output.table,
-      tableKind: 'task table',
-    });
-  const store = await TaskStore.open(dbDir, config.output.table);
-  const rejectedStore = await RejectedStore.open(dbDir, config.output.rejectedTable);
-  // pid and host let `winnow runs` tell a record left `running` (a disk too full for the failure
-  // record, a kill) from a live run.
-  const recorder = new RunRecorder(
-    await RunTable.open(dbDir),
+  else held.lease = takeTaskTableLease(dbDir, runId, config.output.table);
+  const { store, rejectedStore, recorder, startVersion, appendOnly } = await openIngestTables(
+    dbDir,
+    { tasks: config.output.table, rejected: config.output.rejectedTable },
     { runId, kind: 'tasks', name: config.name, configHash, seed },
-    { fixed: { pid: process.pid, host: hostname() } },
   );
-  const startVersion = await store.version();
-  // On an empty table every id is new (repeats within the run are rejected below), so commits can
-  // append instead of merging on id.
-  const appendOnly = (await store.count()) === 0;
-  await recorder.mark('running', startVersion, {});
 
   const readStep = emptyMetrics('read', 'read', 'read');
   const mapStep = emptyMetrics('map', 'map', 'map');

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   engineErrorLine,
   isEngineMessage,
+  storageFaultLine,
   storageFaultOf,
   translateEngineError,
 } from '../../src/core/engine-error.ts';
@@ -47,6 +48,13 @@ describe('engine errors as one line', () => {
     expect(storageFaultOf(new Error('Permission denied (os error 13)'))?.kind).toBe('permission');
     expect(storageFaultOf(new Error('Read-only file system (os error 30)'))?.kind).toBe('read-only');
     expect(storageFaultOf(new Error('operator boom'))).toBeNull();
+    const enospc = Object.assign(new Error('ENOSPC: no space left on device, open'), {
+      code: 'ENOSPC',
+      path: '/data/db/x',
+    });
+    expect(storageFaultLine(enospc, storageFaultOf(enospc)!)).toBe(
+      '/data/db/x: the disk is full (no space left on device); free space on that disk, or pass --db a folder on a disk with room, then run again',
+    );
     expect(isEngineMessage(DISK_FULL)).toBe(true);
     expect(isEngineMessage(new Error('expected {a: 1}'))).toBe(false);
   });

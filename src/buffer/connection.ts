@@ -1,7 +1,8 @@
-import { resolve } from 'node:path';
+import { statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import type { Schema } from 'apache-arrow';
-import { DataError } from '../core/errors.ts';
+import { ConfigError, DataError } from '../core/errors.ts';
 // LanceDB serializes `add`/`mergeInsert`/`createTable` data with apache-arrow's writer: load the
 // all-null boolean fix (io/arrow-ipc.ts) before any connection can write.
 import '../io/arrow-ipc.ts';
@@ -53,6 +54,7 @@ export function connect(dir: string = DEFAULT_DB_DIR): Promise<lancedb.Connectio
   const key = databaseKey(dir);
   let conn = connections.get(key);
   if (!conn) {
+    if (!isDatabaseUri(key)) refuseFileAsDatabase(key);
     const options = storageOptionsFor(key);
     const withOptions = Object.keys(options).length > 0 ? { storageOptions: options } : {};
     conn = lancedb.connect(key, { readConsistencyInterval: 0, ...withOptions }).catch((err: unknown) => {
@@ -66,6 +68,30 @@ export function connect(dir: string = DEFAULT_DB_DIR): Promise<lancedb.Connectio
     connections.set(key, conn);
   }
   return conn;
+}
+
+/**
+ * A database is a folder of tables: a regular file at its path (or at a folder above it) would
+ * otherwise fail deep in LanceDB with a Rust debug structure. Said in one line, before connecting.
+ */
+export function refuseFileAsDatabase(dir: string): void {
+  for (let at = dir; ; at = dirname(at)) {
+    let isFile = false;
+    try {
+      isFile = !statSync(at).isDirectory();
+    } catch {
+      if (dirname(at) !== at) continue; // not there yet: look at the folder above
+      return;
+    }
+    if (!isFile) return;
+    const why = at === dir ? 'is a file, not a folder' : `cannot be made: ${at} is a file`;
+    throw new ConfigError({
+      path: '',
+      file: dir,
+      message: `${why}; a database (--db, or the config's db) is a folder of tables`,
+      hint: 'pass a folder path, e.g. --db ./.winnow/db; a missing folder is created',
+    });
+  }
 }
 
 /** The useful part of an object-store error: what was asked of whom, and why it failed. */

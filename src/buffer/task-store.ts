@@ -146,9 +146,31 @@ export class TaskStore {
     return version;
   }
 
-  /** Merge small fragments and drop superseded versions' files older than `olderThanMs` (tags are kept). */
-  async compact(olderThanMs = 7 * 24 * 3600 * 1000): Promise<void> {
-    await this.table.optimize({ cleanupOlderThan: new Date(Date.now() - olderThanMs) });
+  /**
+   * Merge small fragments and drop superseded versions' files older than `olderThanMs` (tags are
+   * kept). `keepVersion` and later versions are kept whatever their age: a run compacting before it
+   * has finished may still need to roll back to the version it started from.
+   */
+  async compact(olderThanMs = 7 * 24 * 3600 * 1000, keepVersion?: number): Promise<void> {
+    let cutoff = Date.now() - olderThanMs;
+    if (keepVersion !== undefined) {
+      const kept = (await this.table.listVersions()).find((v) => v.version === keepVersion);
+      if (kept) cutoff = Math.min(cutoff, kept.timestamp.getTime());
+    }
+    await this.table.optimize({ cleanupOlderThan: new Date(cutoff) });
+  }
+
+  /** Put the table back as it was at `version` (a new version with that content); no-op when unchanged. */
+  async restoreTo(version: number): Promise<void> {
+    if ((await this.table.version()) === version) return;
+    await this.table.checkout(version);
+    await this.table.restore();
+  }
+
+  /** Remove a run's tag, where it has one (a run rolled back after tagging). */
+  async untagRun(runId: string): Promise<void> {
+    const tags = await this.table.tags();
+    if (runTag(runId) in (await tags.list())) await tags.delete(runTag(runId));
   }
 }
 

@@ -1,3 +1,4 @@
+import { engineErrorLine, isEngineMessage, storageFaultLine, storageFaultOf } from '../core/engine-error.ts';
 import { ConfigError, StrictModeError, WinnowError } from '../core/errors.ts';
 import { UsageError } from './args.ts';
 import { BENCH_GROUP, benchCommand, benchSpec } from './bench-command.ts';
@@ -201,11 +202,17 @@ export function reportError(err: unknown, debug = false): number {
     process.stderr.write(`error: ${oneLine(err.message)}\n`);
     return code;
   }
+  // A full disk or a permission is the machine's state, not a bug: say so, and what to do.
+  const fault = storageFaultOf(err);
+  if (fault) {
+    process.stderr.write(`error: ${storageFaultLine(err, fault)}\n`);
+    return code;
+  }
+  // Engine (Rust) messages lose their source paths and debug structures here too.
   const first = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.trim();
-  const text = first.length > 300 ? `${first.slice(0, 300)}…` : first;
+  const plain = first.length > 300 ? `${first.slice(0, 300)}…` : first || 'unexpected failure';
+  const text = isEngineMessage(err) ? engineErrorLine(err) : plain;
   const kind = err instanceof Error && err.name !== 'Error' ? `${err.name}: ` : '';
-  process.stderr.write(
-    `error: ${kind}${text || 'unexpected failure'} (run with --debug for the stack trace)\n`,
-  );
+  process.stderr.write(`error: ${kind}${text} (run with --debug for the stack trace)\n`);
   return code;
 }

@@ -37,6 +37,12 @@ export const RUN_SPEC = {
       only: 'tasks',
       description: 'land nothing if any input row cannot be read or mapped (exit 3)',
     },
+    'keep-partial': {
+      type: 'boolean',
+      only: 'tasks',
+      description:
+        'on failure keep the tasks committed so far, marked by their run_id (default: roll the task table back)',
+    },
     json: { type: 'boolean', description: 'print the full report as JSON on stdout' },
     quiet: { type: 'boolean', description: 'no progress or report on stdout' },
     steps: {
@@ -203,6 +209,7 @@ async function runFile(file: string, values: RunValues, given: ReadonlySet<strin
   const report = await runTaskPipelineFile(file, {
     registry: taskOperatorRegistry(),
     strict: values.strict,
+    keepPartial: values['keep-partial'],
     ...(values.db ? { dbDir: values.db } : {}),
     ...(seed !== undefined ? { seed } : {}),
     onWarn: (m) => warnings.push(m),

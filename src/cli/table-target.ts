@@ -3,6 +3,7 @@ import type { Table } from '@lancedb/lancedb';
 import { connect } from '../buffer/connection.ts';
 import { type RunRecord, RunTable } from '../buffer/run-table.ts';
 import { sqlString } from '../buffer/sql.ts';
+import { engineErrorLine, storageFaultOf } from '../core/engine-error.ts';
 import { WinnowError } from '../core/errors.ts';
 import { resolveDbDir } from '../core/places.ts';
 import { closestNames } from '../core/suggest.ts';
@@ -165,13 +166,6 @@ async function distinctValues(table: Table, column: string): Promise<string[]> {
  */
 export function engineError(err: unknown, doing: string): unknown {
   if (err instanceof WinnowError) return err;
-  const raw = err instanceof Error ? err.message : String(err);
-  const first =
-    raw
-      .split('\n')[0]!
-      .replace(/,?\s*[\w/.-]*\.cargo[\w/.@-]*\.rs:\d+:\d+/g, '')
-      .replace(/\s*(\w+\s*)?\{.*$/, '')
-      .replace(/[:,]\s*$/, '')
-      .trim() || 'unknown error';
-  return new WinnowError(`${doing}: ${first.length > 200 ? `${first.slice(0, 200)}…` : first}`);
+  const fault = storageFaultOf(err);
+  return new WinnowError(`${doing}: ${fault ? `${fault.what}; ${fault.hint}` : engineErrorLine(err)}`);
 }

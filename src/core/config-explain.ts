@@ -286,18 +286,14 @@ function explainIssue(
   }
   if (issue.code === 'invalid_type') {
     const got = schemaAt(root, value, path).value;
-    const received = got === undefined ? 'nothing' : Array.isArray(got) ? 'a list' : typeof got;
-    if (got === undefined)
+    const expected = typeWithArticle(issue.expected);
+    if (got === undefined && path.length > 0)
       return {
         path,
-        message: `missing required key '${String(path[path.length - 1] ?? '')}'`,
-        hint: `expected ${issue.expected}`,
+        message: `missing required key '${String(path[path.length - 1])}'`,
+        hint: `expected ${expected}`,
       };
-    return {
-      path,
-      message: `expected ${issue.expected}, got ${received}`,
-      hint: `write a ${issue.expected} here`,
-    };
+    return { path, message: `expected ${expected}, got ${valueKind(got)}`, hint: `write ${expected} here` };
   }
   if (issue.code === 'invalid_value') {
     const values = (issue.values ?? []).map(String);
@@ -309,4 +305,19 @@ function explainIssue(
     return { path, message: issue.message, hint: 'see `winnow schema` for every key’s range' };
   }
   return { path, message: issue.message };
+}
+
+/** A zod type name as a noun with its article: "an object", "a number", "a list". */
+export function typeWithArticle(type: string): string {
+  if (type === 'array') return 'a list';
+  if (type === 'record') return 'an object';
+  return /^[aeiou]/i.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+/** What a YAML value is, in words: "an empty value" for `key:` with nothing after it. */
+function valueKind(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'an empty value';
+  if (Array.isArray(v)) return 'a list';
+  return typeWithArticle(typeof v);
 }

@@ -26,6 +26,9 @@ export function parseConfig<S extends z.ZodType>(
 ): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
+  // An empty file parses to null: say so, and what it needs, not "expected an object".
+  if (opts.file && !opts.path && (value === null || value === undefined))
+    throw emptyFileError(schema, opts.file);
   const issues = result.error.issues;
   const e = explainIssues(schema, value, issues, opts.path ?? '');
   const more = issues.length > 1 ? ` (${issues.length - 1} more problem(s) after this one)` : '';
@@ -60,4 +63,24 @@ export function readYamlFile(file: string): unknown {
     });
   }
   return doc.toJS({ maxAliasCount: 100 });
+}
+
+/** The top-level keys an object schema cannot do without (none known: an empty list). */
+function requiredKeys(schema: z.ZodType): string[] {
+  const def = (schema as { _zod?: { def?: { type?: string; shape?: Record<string, z.ZodType> } } })._zod?.def;
+  if (def?.type !== 'object' || !def.shape) return [];
+  return Object.entries(def.shape)
+    .filter(([, s]) => !s.safeParse(undefined).success)
+    .map(([k]) => k);
+}
+
+function emptyFileError(schema: z.ZodType, file: string): ConfigError {
+  const keys = requiredKeys(schema);
+  const needs =
+    keys.length > 0 ? `it needs at least the keys ${keys.join(', ')}` : 'it needs a mapping of keys';
+  return new ConfigError({
+    path: '',
+    file,
+    message: `the file is empty; ${needs} (see \`winnow schema\`)`,
+  });
 }

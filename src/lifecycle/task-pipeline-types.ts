@@ -37,6 +37,12 @@ export interface RunTaskPipelineOptions {
    * fails (exit 3, nothing landed) when it rejects every row or more than `output.maxRejectedShare`.
    */
   strict?: boolean;
+  /**
+   * On failure, keep the tasks committed before it (each marked by its run_id; the run record
+   * counts them) instead of rolling the task table back to the version the run started from.
+   * Strict and data-quality failures always roll back.
+   */
+  keepPartial?: boolean;
   registry: Registry<OperatorDefinition<Task, unknown>>;
   hooks?: Hooks<TaskPipelineEvents>;
   onProgress?: (p: TaskPipelineProgress) => void;

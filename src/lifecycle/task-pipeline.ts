@@ -1,10 +1,10 @@
 import { dirname, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { RejectedStore } from '../buffer/rejected-store.ts';
-import { RunRecorder, RunTable } from '../buffer/run-table.ts';
-import { runTag, TaskStore } from '../buffer/task-store.ts';
+import { isDatabaseUri, refuseFileAsDatabase } from '../buffer/connection.ts';
+import { RunTable } from '../buffer/run-table.ts';
+import { runTag } from '../buffer/task-store.ts';
 import { parseConfig, readYamlFile } from '../core/config.ts';
-import { StrictModeError } from '../core/errors.ts';
+import { errorMessage, StrictModeError } from '../core/errors.ts';
 import { contentHash, stableStringify } from '../core/ids.ts';
 import { resolveDbDir, resolveRunsDir } from '../core/places.ts';
 import type { Registry } from '../core/registry.ts';
@@ -17,7 +17,7 @@ import type { OperatorDefinition } from '../operators/operator.ts';
 import { countReason as count, emptyMetrics, type StepMetrics } from '../operators/step-metrics.ts';
 import { RowStage } from '../pipeline-workers/row-stage.ts';
 import { planRowWise } from '../pipeline-workers/row-wise-plan.ts';
-import { FileLease } from './file-lease.ts';
+import type { FileLease } from './file-lease.ts';
 import { Hooks } from './hooks.ts';
 import { RowsEstimate } from './rows-estimate.ts';
 import { withRunResources } from './run-resources.ts';
@@ -31,7 +31,9 @@ import {
   readOptionsOf,
 } from './task-pipeline-inputs.ts';
 import { rejectionVerdict } from './task-pipeline-quality.ts';
+import { describeOutcome, endFailedIngest, failedIngestError } from './task-pipeline-rollback.ts';
 import { type StreamContext, streamInputs } from './task-pipeline-stream.ts';
+import { openIngestTables, takeTaskTableLease } from './task-pipeline-tables.ts';
 import type {
   RunTaskPipelineOptions,
   TaskPipelineEvents,
@@ -104,6 +106,7 @@ async function runTaskPipelineLeased(
   };
 
   // Validate, then act: inputs and the operator graph are checked before any table is opened.
+  if (!isDatabaseUri(dbDir)) refuseFileAsDatabase(dbDir);
   checkInputs(files, config, opts.configFile);
   const resources = withRunResources(opts.registry, { dbDir, baseDir: opts.baseDir });
   const nodes = await buildGraph<Task>(config.operators, {
@@ -132,27 +135,12 @@ async function runTaskPipelineLeased(
 
   opts.onStart?.({ runId, dbDir, runsDir });
   if (opts.beforeWrite) await opts.beforeWrite({ runId, dbDir, table: config.output.table });
-  else
-    held.lease = FileLease.acquire({
-      dbDir,
-      runId,
-      bufferTable: config.output.table,
-      tableKind: 'task table',
-    });
-  const store = await TaskStore.open(dbDir, config.output.table);
-  const rejectedStore = await RejectedStore.open(dbDir, config.output.rejectedTable);
-  const recorder = new RunRecorder(await RunTable.open(dbDir), {
-    runId,
-    kind: 'tasks',
-    name: config.name,
-    configHash,
-    seed,
-  });
-  const startVersion = await store.version();
-  // On an empty table every id is new (repeats within the run are rejected below), so commits can
-  // append instead of merging on id.
-  const appendOnly = (await store.count()) === 0;
-  await recorder.mark('running', startVersion, {});
+  else held.lease = takeTaskTableLease(dbDir, runId, config.output.table);
+  const { store, rejectedStore, recorder, startVersion, appendOnly } = await openIngestTables(
+    dbDir,
+    { tasks: config.output.table, rejected: config.output.rejectedTable },
+    { runId, kind: 'tasks', name: config.name, configHash, seed },
+  );
 
   const readStep = emptyMetrics('read', 'read', 'read');
   const mapStep = emptyMetrics('map', 'map', 'map');
@@ -321,26 +309,18 @@ async function runTaskPipelineLeased(
     });
     if (verdict) {
       await writer.abandon();
-      await rejectedStore.flush();
-      if ((await store.version()) !== startVersion) {
-        await store.table.checkout(startVersion);
-        await store.table.restore();
-      }
-      throw verdict;
+      throw verdict; // the task table is rolled back below; the rejected rows are kept
     }
     await writer.commit(true);
     await rejectedStore.flush();
 
-    if (opts.strict && inputErrors > 0) {
-      // Roll the task table back to where it was: a strict run lands all or nothing.
-      await store.table.checkout(startVersion);
-      await store.table.restore();
-      throw strictError(inputErrors);
-    }
+    // A strict run lands all or nothing: the task table is rolled back below.
+    if (opts.strict && inputErrors > 0) throw strictError(inputErrors);
     // The tasks have landed: now the dedup index may record them (decontaminate's `index`).
     await resources.land();
 
-    if (config.output.compact && writer.totals.inserted + writer.totals.updated > 0) await store.compact();
+    if (config.output.compact && writer.totals.inserted + writer.totals.updated > 0)
+      await store.compact(undefined, startVersion);
     const tableVersion = await store.tagRun(runId);
     const report: TaskPipelineReport = {
       runId,
@@ -379,10 +359,23 @@ async function runTaskPipelineLeased(
     return report;
   } catch (err) {
     await writer.settle();
-    await rejectedStore.flush().catch(() => undefined);
-    await recorder.mark('failed', await store.version(), { error: String(err) }).catch(() => undefined);
+    const table = config.output.table;
+    const outcome = await endFailedIngest({
+      store,
+      table,
+      rejectedStore,
+      runId,
+      startVersion,
+      keepPartial: opts.keepPartial === true,
+      error: err,
+    });
+    const failure = failedIngestError(err, { dbDir, table, outcome: describeOutcome(runId, outcome) });
+    const version = await store.version().catch(() => startVersion);
+    await recorder
+      .mark('failed', version, { error: errorMessage(failure), outcome, ...writer.totals })
+      .catch(() => undefined);
     await hooks.emit('onError', { runId, error: err as Error }).catch(() => undefined);
-    throw err;
+    throw failure;
   } finally {
     await stage.close();
   }

@@ -40,7 +40,7 @@ describe('invalid task pipeline configs', () => {
       'wrong-type',
       pipelineYaml('ok.csv', ['  - op: length_filter', '    params: { minWords: five }']),
     );
-    expectConfigError(r, 'operators[1].params.minWords: expected number, got string (write a number here)');
+    expectConfigError(r, 'operators[1].params.minWords: expected a number, got a string (write a number here)');
   });
 
   it('a negative batch size: names input.batchSize and the bound', async () => {
@@ -96,7 +96,7 @@ describe('invalid RFT configs', () => {
     const r2 = await spawnWinnow(['run', tr.file]);
     expectConfigError(
       { ...r2, file: tr.file },
-      'trainer.params.lr: expected number, got string (write a number here)',
+      'trainer.params.lr: expected a number, got a string (write a number here)',
     );
   });
 

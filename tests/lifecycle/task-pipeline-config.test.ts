@@ -80,7 +80,7 @@ describe('task pipeline config errors: one line naming the key path, with a hint
       what: 'a wrong type',
       yaml: GOOD.replace('threshold: 0.8', 'threshold: high'),
       path: 'operators[1].params.threshold',
-      message: 'operators[1].params.threshold: expected number, got string (write a number here)',
+      message: 'operators[1].params.threshold: expected a number, got a string (write a number here)',
     },
     {
       what: 'an unknown operator',

@@ -173,7 +173,7 @@ describe('operator graph', () => {
         ],
         { registry: registry(), baseDir: '.' },
       ),
-    ).rejects.toThrow('operators[1].params.min: expected number, got string (write a number here)');
+    ).rejects.toThrow('operators[1].params.min: expected a number, got a string (write a number here)');
     await expect(buildGraph<Row>([{ opp: 'tag' }], { registry: registry(), baseDir: '.' })).rejects.toThrow(
       'operators[0]: a step needs one of the keys op, module or branch; found opp',
     );

@@ -40,7 +40,10 @@ describe('invalid task pipeline configs', () => {
       'wrong-type',
       pipelineYaml('ok.csv', ['  - op: length_filter', '    params: { minWords: five }']),
     );
-    expectConfigError(r, 'operators[1].params.minWords: expected a number, got a string (write a number here)');
+    expectConfigError(
+      r,
+      'operators[1].params.minWords: expected a number, got a string (write a number here)',
+    );
   });
 
   it('a negative batch size: names input.batchSize and the bound', async () => {

@@ -205,16 +205,16 @@ async function runRftLeased(
   await recorder.mark('running', 0, {});
   const stopSignals = opts.handleSignals ? onStopSignal(recorder) : () => undefined;
   const rejected = await RejectedStore.open(dbDir);
-  if (prepared.rejected.length > 0 && !plan.resume) {
-    rejected.add(prepared.rejected);
-    await rejected.flush();
-  }
   const parts = { ...prepared.parts, buffer: await prepared.openBuffer(), ...(rollouts ? { rollouts } : {}) };
   opts.coordinator?.attach?.(parts);
   const startedAt = Date.now();
   log(`run: ${runId}${plan.resume ? ' (resume)' : ''}`);
   for (const [k, v] of Object.entries(parts.describe)) log(`${k}: ${v}`);
   if (config.lifecycle.mode === 'explore' && config.lifecycle.annotate) {
+    if (prepared.rejected.length > 0 && !plan.resume) {
+      rejected.add(prepared.rejected);
+      await rejected.flush();
+    }
     const a = config.lifecycle.annotate;
     const table = 'table' in config.tasks ? config.tasks.table : 'tasks';
     try {
@@ -263,6 +263,7 @@ async function runRftLeased(
       runId,
       parts,
       rejected,
+      startRejected: prepared.rejected,
       selectorStates: await SelectorStateStore.open(dbDir),
       ...(opts.hooks ? { hooks: opts.hooks } : {}),
       ...(plan.resume ? { resume: true } : {}),

@@ -13,6 +13,7 @@ import type { RftConfig } from '../rft-config.ts';
 import type { RftEvents } from '../rft-events.ts';
 import type { RftParts } from '../rft-parts.ts';
 import { restoreLatestCheckpoint, saveCheckpoint } from './checkpoint.ts';
+import { crashPoint } from './crash-points.ts';
 import { evalSetsDue, evaluateSetsAt } from './evaluate-step.ts';
 import {
   EXP_WARNINGS_KEY,
@@ -140,6 +141,7 @@ export class RunState {
     this.examples.keepUpTo(this.step);
     if (this.step !== 0) return;
     writeFileSync(this.metricsFile, '');
+    await this.recordStartRejected();
     const heldout = this.parts.heldout;
     if (heldout.length > 0 && o.evaluateFirst) {
       this.initialAccuracy = await this.parts.evaluate(heldout);
@@ -155,6 +157,12 @@ export class RunState {
       ...initialEvaluation(this.counters),
     };
     if (Object.keys(initial).length > 0) this.opts.onStart?.(initial);
+  }
+
+  /** The task sources' start-up rejections, recorded by a run starting at step 0 (not counted as `rejected`: that counter is the loop's own). */
+  async recordStartRejected(): Promise<void> {
+    this.opts.rejected.add(this.opts.startRejected ?? []);
+    await this.opts.rejected.flush();
   }
 
   async syncWeights(atStep: number): Promise<void> {
@@ -208,6 +216,7 @@ export class RunState {
     }
     if (evalSetsDue(this, rec.step)) Object.assign(rec, await evaluateSetsAt(this, rec.step));
     this.appendRecord(rec, lc.steps);
+    crashPoint('step', rec.step);
     if (rec.step % lc.checkpointEvery === 0 || rec.step === lc.steps) await saveCheckpoint(this, rec.step);
   }
 

@@ -5,6 +5,7 @@ import type { SelectorState } from '../../selectors/types.ts';
 import type { CheckpointState } from '../checkpoints.ts';
 import { crashPoint } from './crash-points.ts';
 import type { RunState } from './run-state.ts';
+import { writingTable } from './table-write.ts';
 import type { StepRecord } from './types.ts';
 
 /** The name a selector state is stored under: its registered type, or `module#export` for a plug-in. */
@@ -22,7 +23,7 @@ function selectorName(slot: { type: string } | { module: string; export: string 
 export async function saveCheckpoint(run: RunState, atStep: number): Promise<void> {
   const { parts, opts } = run;
   // Rows rejected up to here belong to this checkpoint; a resume deletes only the later ones.
-  await opts.rejected.flush();
+  await run.flushRejected();
   const state: CheckpointState = {
     step: atStep,
     trainSteps: run.trainSteps,
@@ -44,20 +45,23 @@ export async function saveCheckpoint(run: RunState, atStep: number): Promise<voi
   // Rows rejected from now on must be stamped after the checkpoint's time (see restore).
   await afterMillisecond(state.createdAt);
   // Only now is the training that consumed these deliveries durable.
-  await parts.buffer.ack(run.trainSteps);
+  await writingTable(`${run.bufferTable}_uses`, () => parts.buffer.ack(run.trainSteps));
   await run.hooks.emit('onCheckpoint', { step: atStep, dir });
   crashPoint('checkpoint', atStep);
 }
 
 /** The selector state's row for `step` (replacing one a killed attempt wrote for the same step). */
 async function putSelectorState(run: RunState, step: number, state: JsonValue): Promise<void> {
-  await run.opts.selectorStates?.put({
+  const store = run.opts.selectorStates;
+  if (!store) return;
+  const record = {
     runId: run.opts.runId,
     step,
     selector: selectorName(run.config.selector),
     state: JSON.stringify(state),
     createdAt: Date.now(),
-  });
+  };
+  await writingTable('selector_states', () => store.put(record));
 }
 
 /** Resolve once the wall clock has passed `time` (ms): at most a millisecond's wait. */

@@ -21,6 +21,7 @@ import {
   operatorMetricKeys,
   operatorRecorder,
 } from './operator-report.ts';
+import { writingTable } from './table-write.ts';
 import type { TrainedStep } from './train-step.ts';
 import type { ExploreNumbers, RftRunOptions, RftRunResult, StepRecord } from './types.ts';
 
@@ -104,7 +105,7 @@ export class RunState {
   async recordRejected(rows: RejectedInput[]): Promise<void> {
     if (rows.length === 0) return;
     this.reject(rows);
-    await this.opts.rejected.flush();
+    await this.flushRejected();
   }
 
   /** Hook vetoes as rejected rows (counted as `vetoed`). */
@@ -162,7 +163,17 @@ export class RunState {
   /** The task sources' start-up rejections, recorded by a run starting at step 0 (not counted as `rejected`: that counter is the loop's own). */
   async recordStartRejected(): Promise<void> {
     this.opts.rejected.add(this.opts.startRejected ?? []);
-    await this.opts.rejected.flush();
+    await this.flushRejected();
+  }
+
+  /** Commit the queued rejected rows. */
+  async flushRejected(): Promise<void> {
+    await writingTable('rejected', () => this.opts.rejected.flush());
+  }
+
+  /** The experience buffer's table (named when a write to it fails). */
+  get bufferTable(): string {
+    return this.opts.bufferTable ?? `${this.opts.runId}_experiences`;
   }
 
   async syncWeights(atStep: number): Promise<void> {
@@ -171,7 +182,7 @@ export class RunState {
   }
 
   async writeBuffer(atStep: number, rows: Experience[]): Promise<void> {
-    await this.parts.buffer.write(rows);
+    await writingTable(this.bufferTable, () => this.parts.buffer.write(rows));
     await this.hooks.emit('afterBufferWrite', { step: atStep, written: rows.length });
   }
 

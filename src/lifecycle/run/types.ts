@@ -50,6 +50,8 @@ export interface RftRunOptions {
   runId: string;
   parts: RftParts;
   rejected: RejectedStore;
+  /** The buffer's table, named in a failed write's error (default `<run id>_experiences`). */
+  bufferTable?: string;
   /**
    * Rows the task sources rejected at start-up: recorded when the run starts from step 0 (a fresh
    * run, or a resume with no checkpoint, which first deletes all the killed attempt recorded).

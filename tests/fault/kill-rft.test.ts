@@ -1,8 +1,10 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { RejectedStore } from '../../src/buffer/rejected-store.ts';
+import { SelectorStateStore } from '../../src/buffer/selector-state-store.ts';
 import { Rng } from '../../src/core/rng.ts';
 import { tempDir } from '../helpers/tmp.ts';
-import { type KillPlan, spawnWinnow } from './harness.ts';
+import { type KillPlan, spawnWinnow, tableRows } from './harness.ts';
 import { writeRftYaml } from './rft-files.ts';
 import { metrics, type RunSnapshot, snapshotRun } from './rft-tables.ts';
 
@@ -79,6 +81,7 @@ async function crashThenResume(name: string, crashAt: string): Promise<RunSnapsh
   const db = join(dir, `${name}-db`);
   const runDir = join(dir, `${name}-run`);
   const args = ['run', yaml, '--db', db, '--run-dir', runDir];
+  const bystander = await seedBystander(db);
   const killed = await winnow(args, { crashAt });
   expect([killed.signal, killed.stderr.split('\n').filter((l) => l.startsWith('error'))]).toEqual([
     'SIGKILL',
@@ -86,7 +89,30 @@ async function crashThenResume(name: string, crashAt: string): Promise<RunSnapsh
   ]);
   const last = await winnow([...args, '--resume']);
   expect(last.code).toBe(0);
+  // What the resume took back was this run's alone.
+  expect(await bystanderRows(db)).toEqual(bystander);
   return snapshotRun(db, runDir, runId, BUFFER);
+}
+
+/** Another run's rows in the shared tables (its id starts with this run's: no prefix matching). */
+const BYSTANDER = () => `${runId}0`;
+
+async function seedBystander(db: string): Promise<string[]> {
+  const rejected = await RejectedStore.open(db);
+  rejected.add([
+    { step: 'read', reason: 'another run', runId: BYSTANDER(), createdAt: Date.now() + 3_600_000 },
+  ]);
+  await rejected.flush();
+  const states = await SelectorStateStore.open(db);
+  for (const step of [1, 2, 3])
+    await states.put({ runId: BYSTANDER(), step, selector: 'random', state: '{}', createdAt: 0 });
+  return bystanderRows(db);
+}
+
+async function bystanderRows(db: string): Promise<string[]> {
+  const mine = (t: Record<string, unknown>[]) =>
+    t.filter((r) => r.run_id === BYSTANDER()).map((r) => `${r.step} ${r.reason ?? r.state}`);
+  return [...mine(await tableRows(db, 'rejected')), ...mine(await tableRows(db, 'selector_states'))].sort();
 }
 
 /** Kill once the process printed `lines` more step lines (0: its start-up line), plus a delay. */

@@ -52,6 +52,12 @@ export function storageFaultOf(err: unknown): StorageFault | null {
   return f ? { kind: f.kind, what: f.what, hint: f.hint } : null;
 }
 
+/** A storage fault as one line, led by the path a Node file-system error names: "<path>: the disk is full …; <hint>". */
+export function storageFaultLine(err: unknown, fault: StorageFault): string {
+  const path = (err as { path?: unknown } | null)?.path;
+  return `${typeof path === 'string' ? `${path}: ` : ''}${fault.what}; ${fault.hint}`;
+}
+
 /** Rust source locations: `, /any/path/src/file.rs:123:45` (any crate, any registry folder). */
 const RUST_SOURCE = /,?\s*[^\s,]*\.rs:\d+(?::\d+)?/g;
 

@@ -1,8 +1,13 @@
 import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunRecorder } from '../buffer/run-table.ts';
-import { engineErrorLine, storageFaultOf, translateEngineError } from '../core/engine-error.ts';
-import { errorMessage, WinnowError } from '../core/errors.ts';
+import {
+  engineErrorLine,
+  isEngineMessage,
+  storageFaultOf,
+  translateEngineError,
+} from '../core/engine-error.ts';
+import { WinnowError } from '../core/errors.ts';
 import { TableWriteFailure } from './run/table-write.ts';
 
 /** Bytes set aside on the database's disk for the run's last record (one `runs` version takes a few KB). */
@@ -60,9 +65,9 @@ export interface RunFailurePlace {
  */
 export function runFailure(err: unknown, place: RunFailurePlace): { error: unknown; line: string } {
   if (err instanceof WinnowError) return { error: err, line: err.message };
-  const engine =
-    err instanceof TableWriteFailure || storageFaultOf(err) !== null || LANCE.test(errorMessage(err));
-  if (!engine) return { error: err, line: engineErrorLine(err) };
+  const cause = err instanceof TableWriteFailure ? err.cause : err;
+  if (storageFaultOf(cause) === null && !isEngineMessage(cause))
+    return { error: cause, line: engineErrorLine(cause) };
   const when =
     place.lastStep === undefined
       ? ''
@@ -76,9 +81,6 @@ export function runFailure(err: unknown, place: RunFailurePlace): { error: unkno
       : translateEngineError(err, { doing: 'the run', db: place.dbDir, outcome });
   return { error, line: error.message };
 }
-
-/** How LanceDB's errors read (`lance error: …`, `LanceError(IO): …`). */
-const LANCE = /\blance ?error\b/i;
 
 /**
  * Record the run as failed with its one-line reason (releasing the reserve first, so a full disk

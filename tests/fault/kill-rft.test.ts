@@ -77,7 +77,11 @@ function expectSameAsReference(got: RunSnapshot): void {
 }
 
 /** One run killed at a crash point, then `--resume`d to the end; the finished run's snapshot. */
-async function crashThenResume(name: string, crashAt: string): Promise<RunSnapshot> {
+async function crashThenResume(
+  name: string,
+  crashAt: string,
+  beforeResume: (db: string) => Promise<void> = async () => undefined,
+): Promise<RunSnapshot> {
   const db = join(dir, `${name}-db`);
   const runDir = join(dir, `${name}-run`);
   const args = ['run', yaml, '--db', db, '--run-dir', runDir];
@@ -87,6 +91,7 @@ async function crashThenResume(name: string, crashAt: string): Promise<RunSnapsh
     'SIGKILL',
     [],
   ]);
+  await beforeResume(db);
   const last = await winnow([...args, '--resume']);
   expect(last.code).toBe(0);
   // What the resume took back was this run's alone.
@@ -154,6 +159,19 @@ describe('RFT run: SIGKILL, then winnow run --resume, ends equal to the uninterr
     'killed between the first checkpoint’s latest.json and what follows it',
     async () => {
       expectSameAsReference(await crashThenResume('pointer', 'checkpoint-pointer:2'));
+    },
+    TEST_MS,
+  );
+
+  it(
+    'a checkpoint whose selector_states row was lost (as before the row was part of it): the resume writes it back',
+    async () => {
+      const lose = async (db: string) => {
+        const states = await SelectorStateStore.open(db);
+        await states.table.delete(`run_id = '${runId}' AND step = 2`);
+        expect(await states.get(runId, 2)).toBeUndefined();
+      };
+      expectSameAsReference(await crashThenResume('lost-row', 'checkpoint:2', lose));
     },
     TEST_MS,
   );

@@ -53,6 +53,11 @@ export class SelectorStateStore {
       .execute(encodeRows([record], this.columns));
   }
 
+  /** Delete `runId`'s states after explorer step `step` (all of them for 0); no other run's rows. */
+  async deleteRunAfter(runId: string, step: number): Promise<void> {
+    await this.table.delete(`run_id = ${sqlString(runId)} AND step > ${Math.trunc(step)}`);
+  }
+
   async get(runId: string, step: number): Promise<SelectorStateRecord | undefined> {
     const t = await this.table
       .query()

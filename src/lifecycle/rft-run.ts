@@ -6,7 +6,7 @@ import { RunRecorder, RunTable } from '../buffer/run-table.ts';
 import { SelectorStateStore } from '../buffer/selector-state-store.ts';
 import { writeFileAtomicSync } from '../core/atomic-file.ts';
 import { parseConfig, readYamlFile } from '../core/config.ts';
-import { ConfigError, errorMessage } from '../core/errors.ts';
+import { ConfigError } from '../core/errors.ts';
 import { roundsSelector } from '../selectors/stages/staged-selector.ts';
 import { annotatePassRates } from './annotate.ts';
 import { FileLease } from './file-lease.ts';
@@ -15,8 +15,10 @@ import type { Monitor } from './monitors/monitor.ts';
 import { prepareRft } from './rft-build.ts';
 import { type RftConfig, rftConfigSchema } from './rft-config.ts';
 import type { RftEvents } from './rft-events.ts';
+import { recordFailure, StorageReserve } from './rft-failure.ts';
 import type { RftParts } from './rft-parts.ts';
 import { type RftRunResult, runRftLoop, type StepRecord } from './rft-runner.ts';
+import { lastStepBefore } from './run/run-loop.ts';
 import { planRun, RUN_CONFIG_FILE, type StoredRunConfig } from './run-plan.ts';
 import { defaultRegistries, type RunRegistries } from './run-registries.ts';
 import { describeRemoval, removeRun } from './run-removal.ts';
@@ -202,19 +204,45 @@ async function runRftLeased(
       fixed: { runDir, bufferTable: plan.bufferTable, pid: process.pid, host: hostname() },
     },
   );
-  await recorder.mark('running', 0, {});
+  const reserve = StorageReserve.take(dbDir, runId);
   const stopSignals = opts.handleSignals ? onStopSignal(recorder) : () => undefined;
-  const rejected = await RejectedStore.open(dbDir);
-  if (prepared.rejected.length > 0 && !plan.resume) {
-    rejected.add(prepared.rejected);
-    await rejected.flush();
+  try {
+    await recorder.mark('running', 0, {});
+    return await runStarted({ config, opts, plan, prepared, recorder, rollouts, log });
+  } catch (err) {
+    throw await recordFailure(recorder, err, { runId, dbDir, lastStep: lastStepBefore(err) }, reserve);
+  } finally {
+    stopSignals();
+    reserve?.release();
   }
+}
+
+interface StartedRun {
+  config: RftConfig;
+  opts: RunRftOptions & { baseDir: string; configFile?: string };
+  plan: Awaited<ReturnType<typeof planRun>>;
+  prepared: Awaited<ReturnType<typeof prepareRft>>;
+  recorder: RunRecorder;
+  rollouts: RftParts['rollouts'] | undefined;
+  log: (line: string) => void;
+}
+
+/** The run once it is recorded as running: open the buffer, run the loop, report. Failures are recorded by the caller. */
+async function runStarted(r: StartedRun): Promise<RftReport> {
+  const { config, opts, plan, prepared, recorder, rollouts, log } = r;
+  const { runId, runDir, dbDir, configHash } = plan;
+  const seed = config.seed;
+  const rejected = await RejectedStore.open(dbDir);
   const parts = { ...prepared.parts, buffer: await prepared.openBuffer(), ...(rollouts ? { rollouts } : {}) };
   opts.coordinator?.attach?.(parts);
   const startedAt = Date.now();
   log(`run: ${runId}${plan.resume ? ' (resume)' : ''}`);
   for (const [k, v] of Object.entries(parts.describe)) log(`${k}: ${v}`);
   if (config.lifecycle.mode === 'explore' && config.lifecycle.annotate) {
+    if (prepared.rejected.length > 0 && !plan.resume) {
+      rejected.add(prepared.rejected);
+      await rejected.flush();
+    }
     const a = config.lifecycle.annotate;
     const table = 'table' in config.tasks ? config.tasks.table : 'tasks';
     try {
@@ -231,11 +259,7 @@ async function runRftLeased(
         `annotated ${r.annotated} task(s) in table '${table}' with features.${a.feature} (mean ${r.meanPassRate.toFixed(3)}); ${r.failed} without a usable group`,
       );
       await recorder.mark('completed', 0, { annotated: r.annotated, failed: r.failed });
-    } catch (err) {
-      await recorder.mark('failed', 0, { error: errorMessage(err) }).catch(() => undefined);
-      throw err;
     } finally {
-      stopSignals();
       await parts.buffer.close().catch(() => undefined);
       parts.dispose?.();
     }
@@ -263,6 +287,8 @@ async function runRftLeased(
       runId,
       parts,
       rejected,
+      startRejected: prepared.rejected,
+      bufferTable: plan.bufferTable,
       selectorStates: await SelectorStateStore.open(dbDir),
       ...(opts.hooks ? { hooks: opts.hooks } : {}),
       ...(plan.resume ? { resume: true } : {}),
@@ -310,11 +336,7 @@ async function runRftLeased(
       ...(finished ? {} : { reason: `stopped after step ${result.steps} of ${config.lifecycle.steps}` }),
     });
     return report;
-  } catch (err) {
-    await recorder.mark('failed', 0, { error: errorMessage(err) }).catch(() => undefined);
-    throw err;
   } finally {
-    stopSignals();
     await parts.buffer.close().catch(() => undefined);
     parts.dispose?.();
   }

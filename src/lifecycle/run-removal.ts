@@ -2,6 +2,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { connect } from '../buffer/connection.ts';
 import { type RunRecord, RunTable } from '../buffer/run-table.ts';
 import { sqlString } from '../buffer/sql.ts';
+import { reserveFile } from './rft-failure.ts';
 import { runPlaces } from './run-plan.ts';
 
 /** What removing a run deleted, for the log. */
@@ -14,7 +15,7 @@ export interface RemovedRun {
 
 /**
  * Delete everything a run owns: its buffer table and use journal, its rows in `rejected` and
- * `selector_states`, its run folder and its record. Only ever called for a run the user named
+ * `selector_states`, its run folder, its storage reserve and its record. Only ever called for a run the user named
  * (`--overwrite RUN`, `winnow gc RUN…`), after the command was validated.
  */
 export async function removeRun(dbDir: string, record: RunRecord): Promise<RemovedRun> {
@@ -43,6 +44,8 @@ export async function removeRun(dbDir: string, record: RunRecord): Promise<Remov
     rmSync(places.runDir, { recursive: true, force: true });
     runDir = places.runDir;
   }
+  // The room a killed run had set aside on the database's disk (src/lifecycle/rft-failure.ts).
+  if (!dbDir.includes('://')) rmSync(reserveFile(dbDir, record.runId), { force: true });
   await (await RunTable.open(dbDir)).delete(record.runId);
   return { runId: record.runId, tables, rejectedRows, runDir };
 }

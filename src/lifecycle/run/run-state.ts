@@ -13,6 +13,7 @@ import type { RftConfig } from '../rft-config.ts';
 import type { RftEvents } from '../rft-events.ts';
 import type { RftParts } from '../rft-parts.ts';
 import { restoreLatestCheckpoint, saveCheckpoint } from './checkpoint.ts';
+import { crashPoint } from './crash-points.ts';
 import { evalSetsDue, evaluateSetsAt } from './evaluate-step.ts';
 import {
   EXP_WARNINGS_KEY,
@@ -20,6 +21,7 @@ import {
   operatorMetricKeys,
   operatorRecorder,
 } from './operator-report.ts';
+import { writingTable } from './table-write.ts';
 import type { TrainedStep } from './train-step.ts';
 import type { ExploreNumbers, RftRunOptions, RftRunResult, StepRecord } from './types.ts';
 
@@ -103,7 +105,7 @@ export class RunState {
   async recordRejected(rows: RejectedInput[]): Promise<void> {
     if (rows.length === 0) return;
     this.reject(rows);
-    await this.opts.rejected.flush();
+    await this.flushRejected();
   }
 
   /** Hook vetoes as rejected rows (counted as `vetoed`). */
@@ -140,6 +142,7 @@ export class RunState {
     this.examples.keepUpTo(this.step);
     if (this.step !== 0) return;
     writeFileSync(this.metricsFile, '');
+    await this.recordStartRejected();
     const heldout = this.parts.heldout;
     if (heldout.length > 0 && o.evaluateFirst) {
       this.initialAccuracy = await this.parts.evaluate(heldout);
@@ -157,13 +160,29 @@ export class RunState {
     if (Object.keys(initial).length > 0) this.opts.onStart?.(initial);
   }
 
+  /** The task sources' start-up rejections, recorded by a run starting at step 0 (not counted as `rejected`: that counter is the loop's own). */
+  async recordStartRejected(): Promise<void> {
+    this.opts.rejected.add(this.opts.startRejected ?? []);
+    await this.flushRejected();
+  }
+
+  /** Commit the queued rejected rows. */
+  async flushRejected(): Promise<void> {
+    await writingTable('rejected', () => this.opts.rejected.flush());
+  }
+
+  /** The experience buffer's table (named when a write to it fails). */
+  get bufferTable(): string {
+    return this.opts.bufferTable ?? `${this.opts.runId}_experiences`;
+  }
+
   async syncWeights(atStep: number): Promise<void> {
     this.explorerVersion = await this.parts.sync();
     await this.hooks.emit('onSync', { step: atStep, version: this.explorerVersion });
   }
 
   async writeBuffer(atStep: number, rows: Experience[]): Promise<void> {
-    await this.parts.buffer.write(rows);
+    await writingTable(this.bufferTable, () => this.parts.buffer.write(rows));
     await this.hooks.emit('afterBufferWrite', { step: atStep, written: rows.length });
   }
 
@@ -209,6 +228,7 @@ export class RunState {
     }
     if (evalSetsDue(this, rec.step)) Object.assign(rec, await evaluateSetsAt(this, rec.step));
     this.appendRecord(rec, lc.steps);
+    crashPoint('step', rec.step);
     if (rec.step % lc.checkpointEvery === 0 || rec.step === lc.steps) await saveCheckpoint(this, rec.step);
   }
 

@@ -1,5 +1,6 @@
 import type { RejectedStore } from '../../buffer/rejected-store.ts';
 import type { SelectorStateStore } from '../../buffer/selector-state-store.ts';
+import type { RejectedInput } from '../../core/rejected.ts';
 import type { JsonValue } from '../../core/task.ts';
 import type { StageRoundNumbers } from '../../selectors/stages/live-rounds.ts';
 import type { RolloutExample } from '../evaluation/rollout-examples.ts';
@@ -51,6 +52,13 @@ export interface RftRunOptions {
   runId: string;
   parts: RftParts;
   rejected: RejectedStore;
+  /** The buffer's table, named in a failed write's error (default `<run id>_experiences`). */
+  bufferTable?: string;
+  /**
+   * Rows the task sources rejected at start-up: recorded when the run starts from step 0 (a fresh
+   * run, or a resume with no checkpoint, which first deletes all the killed attempt recorded).
+   */
+  startRejected?: readonly RejectedInput[];
   hooks?: Hooks<RftEvents>;
   resume?: boolean;
   /** Where selector checkpoints are kept in the database (table `selector_states`). */

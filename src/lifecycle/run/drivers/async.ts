@@ -29,11 +29,14 @@ export const asyncDriver: ModeDriver = {
     const ahead = run.lifecycle.maxExploreAhead;
     const meet = new Rendezvous();
     let explored = run.step;
+    // The explorer steps the trainer loop has handled: a step with nothing to train on counts too
+    // (gating on run.trainSteps left both loops waiting once a step trained nothing).
+    let handled = run.step;
     const trained = new Map<number, TrainedStep | null>();
 
     const explorerLoop = async () => {
       for (let s = first; s <= run.last; s++) {
-        await meet.until(() => s - 1 - run.trainSteps <= ahead);
+        await meet.until(() => s - 1 - handled <= ahead);
         const ts = performance.now();
         const version = run.explorerVersion;
         const ex = await exploreStep(run, s);
@@ -59,6 +62,7 @@ export const asyncDriver: ModeDriver = {
         const r = await trainStep(run, s);
         await run.syncWeights(s);
         trained.set(s, r);
+        handled = s;
         meet.wake();
       }
     };

@@ -131,8 +131,13 @@ export const benchDriver: ModeDriver = {
     const folder = run.lifecycle.benchCheckpoints;
     const points =
       folder === undefined ? [] : benchCheckpointsIn(folder, { canLoadWeights: !!run.parts.loadExplorer });
-    if (run.opts.resume) run.log('bench runs keep no state: evaluating from the start');
+    if (run.opts.resume) {
+      run.log('bench runs keep no state: evaluating from the start');
+      // What a killed attempt recorded is recorded again below.
+      await run.opts.rejected.deleteRun(run.opts.runId);
+    }
     writeFileSync(run.metricsFile, '');
+    await run.recordStartRejected();
     const total = 1 + points.length;
     run.initialAccuracy = await evaluateAt(run, 0, total);
     if (run.initialAccuracy !== undefined) {

@@ -1,5 +1,6 @@
 import { parseLatex } from '@cortex-js/compute-engine';
 import type { MathJson } from './evaluate.ts';
+import { mixedNumbers } from './exact.ts';
 import { outerBrackets, splitTopLevel } from './split.ts';
 
 /**
@@ -49,15 +50,21 @@ function hasError(json: unknown): boolean {
   return false;
 }
 
+/** A number literal: kept as written when a float would round it (`9007199254740993`). */
+function literal(t: string): MathJson {
+  const n = Number(t);
+  return t.replace(/^[-+]|[eE].*$|\./g, '').replace(/^0+/, '').length > 15 ? { num: t } : n;
+}
+
 /** A scalar through the compute engine's parser (plain numbers skip it: the common case). */
 export function parseScalar(text: string): MathJson {
   const t = text.trim();
   if (t === '') throw new Unparseable('empty');
-  if (PLAIN_NUMBER.test(t)) return Number(t);
-  if (THOUSANDS.test(t)) return Number(t.replace(/,/g, ''));
+  if (PLAIN_NUMBER.test(t)) return literal(t);
+  if (THOUSANDS.test(t)) return literal(t.replace(/,/g, ''));
   const json = parseLatex(t) as MathJson;
   if (hasError(json)) throw new Unparseable(`cannot parse ${t.slice(0, 60)}`);
-  return json;
+  return mixedNumbers(json);
 }
 
 /**

@@ -13,6 +13,8 @@ import { compareScalars, proportional, type Tri } from './scalar-compare.ts';
 
 export interface CompareOptions {
   tolerance: number;
+  /** A decimal gold also bounds the gap to half a unit of its last digit (off when `tolerance` is set). */
+  goldDigits: boolean;
   deadline: Deadline;
 }
 
@@ -139,14 +141,14 @@ function assignedValue(x: Answer, o: CompareOptions): Answer | null {
     return scalar(last);
   if (x.operands.some((j) => freeVariables(j).size > 0)) return null;
   for (let i = 0; i + 1 < x.operands.length; i++)
-    if (compareScalars(x.operands[i]!, last, o.tolerance, o.deadline) !== 'equal') return null;
+    if (compareScalars(x.operands[i]!, last, o.tolerance, o.deadline, o.goldDigits) !== 'equal') return null;
   return scalar(last);
 }
 
 export function compareAnswers(gold: Answer, got: Answer, o: CompareOptions): Tri {
   o.deadline.check('comparison');
   if (gold.form === 'scalar' && got.form === 'scalar')
-    return compareScalars(gold.json, got.json, o.tolerance, o.deadline);
+    return compareScalars(gold.json, got.json, o.tolerance, o.deadline, o.goldDigits);
   if (gold.form === 'choice' || got.form === 'choice')
     return gold.form === 'choice' && got.form === 'choice' && gold.letter === got.letter
       ? 'equal'
@@ -170,7 +172,9 @@ export function compareAnswers(gold: Answer, got: Answer, o: CompareOptions): Tr
       return 'different';
     return all(
       gold.rows.flatMap((r, i) =>
-        r.map((cell, j) => () => compareScalars(cell, got.rows[i]![j]!, o.tolerance, o.deadline)),
+        r.map(
+          (cell, j) => () => compareScalars(cell, got.rows[i]![j]!, o.tolerance, o.deadline, o.goldDigits),
+        ),
       ),
     );
   }

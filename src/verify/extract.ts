@@ -112,7 +112,9 @@ export function mathBlocks(text: string): string[] {
   return out;
 }
 
-const NUMBER = /-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*\/\s*\d+)?|-?\.\d+/g;
+// A number starts a token: the 2 in `AZYUK2A` is part of a word, not an answer.
+const NUMBER =
+  /(?<![A-Za-z_\d.])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*\/\s*\d+)?|(?<![A-Za-z_\d])-?\.\d+/g;
 
 function lastNumberIn(text: string): string | null {
   const all = text.match(NUMBER);

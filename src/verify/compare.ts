@@ -13,7 +13,7 @@ import { compareScalars, proportional, type Tri } from './scalar-compare.ts';
 
 export interface CompareOptions {
   tolerance: number;
-  /** A decimal gold also bounds the gap to half a unit of its last digit (off when `tolerance` is set). */
+  /** A decimal gold also bounds the gap to half a unit of its last digit (off for a loose tolerance). */
   goldDigits: boolean;
   deadline: Deadline;
 }

@@ -41,9 +41,10 @@ export interface MathVerdict {
 
 export interface VerifyOptions {
   /**
-   * Numbers match when |a − b| ≤ tolerance × max(|a|, |b|). Unset, the tolerance is 1e-6 and a
-   * decimal gold also bounds the gap below half a unit of its last digit (`123456.7` ≠ `123456.8`);
-   * an integer gold always needs that integer when the response is exact.
+   * Numbers match when |a − b| ≤ tolerance × max(|a|, |b|). At the default 1e-6 (or tighter) a
+   * decimal gold also bounds the gap below half a unit of its last digit (`123456.7` ≠ `123456.8`)
+   * and an integer gold needs that integer; a looser tolerance asks to accept approximations and
+   * is then the only rule.
    */
   tolerance?: number;
   /** `25\%` reads as 25 ('strip', the default) or 0.25 ('fraction'). */
@@ -52,6 +53,9 @@ export interface VerifyOptions {
   /** Verdict cache; `null` turns caching off. Default: one shared cache of 10,000 verdicts. */
   cache?: LruCache<MathVerdict> | null;
 }
+
+/** The default relative tolerance; at it or below, the gold's stated digits bound the gap too. */
+const DEFAULT_TOLERANCE = 1e-6;
 
 const SHARED_CACHE = new LruCache<MathVerdict>(10_000);
 /** Longer inputs are not cached: the key would cost more memory than the judgement costs time. */
@@ -170,8 +174,8 @@ function judge(response: string, gold: string, opts: VerifyOptions): MathVerdict
     if (g.form === 'scalar') answer = decimalComma(answer) ?? answer;
     if (answer.form === 'scalar') g = decimalComma(g) ?? g;
     const r = compareAnswers(g, answer, {
-      tolerance: opts.tolerance ?? 1e-6,
-      goldDigits: opts.tolerance === undefined,
+      tolerance: opts.tolerance ?? DEFAULT_TOLERANCE,
+      goldDigits: (opts.tolerance ?? DEFAULT_TOLERANCE) <= DEFAULT_TOLERANCE,
       deadline,
     });
     deadline.check('verdict');

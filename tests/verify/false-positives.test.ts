@@ -72,8 +72,10 @@ describe('the exact cases behind the classes', () => {
     expect(judge('\\boxed{e^{1001}}', 'e^{1000}')).toMatchObject({ correct: false, reason: 'unsure' });
   });
 
-  it('an explicit tolerance replaces the stated-digits rule', () => {
-    expect(verifyMath('\\boxed{123456.8}', '123456.7', { tolerance: 1e-6, cache: null }).correct).toBe(true);
+  it('a tolerance looser than the default replaces the stated-digits rule; the default passed explicitly does not', () => {
+    expect(verifyMath('\\boxed{123456.8}', '123456.7', { tolerance: 1e-5, cache: null }).correct).toBe(true);
+    expect(verifyMath('\\boxed{123456.8}', '123456.7', { tolerance: 1e-6, cache: null }).correct).toBe(false);
+    expect(verifyMath('\\boxed{1000000.5}', '1000000', { tolerance: 1e-6, cache: null }).correct).toBe(false);
     expect(verifyMath('\\boxed{123456.8}', '123456.7', { cache: null }).correct).toBe(false);
   });
 });

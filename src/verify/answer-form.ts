@@ -104,9 +104,28 @@ function parseInterval(text: string): Interval | null {
   };
 }
 
+/**
+ * A label in front of a constant value: `(p,q)=(3,2)`, `f(x)=1`, `AB=4` → the value. Only when
+ * the value has no letters of its own; `x = 3` keeps its form (as a line it differs from `y = 3`;
+ * against a bare value it is compared as an assignment).
+ */
+const LABEL =
+  /^(?:\(\s*[A-Za-z](?:_\{?\w+\}?)?(?:\s*,\s*[A-Za-z](?:_\{?\w+\}?)?)+\s*\)|[A-Za-z](?:_\{?\w+\}?)?\s*\(\s*[A-Za-z]\s*\)|[A-Z]{2,3})\s*=\s*([^=<>]+)$/;
+
+function unlabelled(t: string): string {
+  const m = LABEL.exec(t);
+  if (!m) return t;
+  const value = m[1]!.trim();
+  return /[A-Za-z]/.test(
+    value.replace(/\\(?:frac|dfrac|tfrac|sqrt|pi|infty|cdot|times|left|right)(?![a-zA-Z])/g, ''),
+  )
+    ? t
+    : value;
+}
+
 /** The structure of a normalised answer. Throws `Unparseable` when a part cannot be read. */
 export function parseAnswer(text: string): Answer {
-  const t = text.trim();
+  const t = unlabelled(text.trim());
   if (t === '') throw new Unparseable('empty answer');
   const choice = CHOICE.exec(t);
   if (choice && (t.startsWith('(') || /^[A-E]$/.test(t))) return { form: 'choice', letter: choice[1]! };

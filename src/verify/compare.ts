@@ -137,10 +137,12 @@ function assignedValue(x: Answer, o: CompareOptions): Answer | null {
   if (x.form !== 'relation' || x.ops.some((op) => op !== '=')) return null;
   const last = x.operands[x.operands.length - 1]!;
   const lhs = x.operands[0]!;
-  if (x.operands.length === 2 && typeof lhs === 'string' && freeVariables(lhs).size === 1)
-    return scalar(last);
-  if (x.operands.some((j) => freeVariables(j).size > 0)) return null;
-  for (let i = 0; i + 1 < x.operands.length; i++)
+  const named = typeof lhs === 'string' && freeVariables(lhs).size === 1;
+  if (x.operands.length === 2 && named) return scalar(last);
+  // `x = 5 + 5 + 1 = 11`: a named chain of constants is its last member, when every member is equal.
+  const members = named ? x.operands.slice(1) : x.operands;
+  if (members.some((j) => freeVariables(j).size > 0)) return null;
+  for (let i = named ? 1 : 0; i + 1 < x.operands.length; i++)
     if (compareScalars(x.operands[i]!, last, o.tolerance, o.deadline, o.goldDigits) !== 'equal') return null;
   return scalar(last);
 }

@@ -25,7 +25,10 @@ const read = <T>(name: string): T[] =>
     .map((l) => JSON.parse(l) as T);
 
 const FALSE_POSITIVES = read<Case>('math-false-positives.jsonl');
-const GOLDEN = read<{ gold: string }>('math-golden.jsonl');
+const GOLDEN = [
+  ...read<{ gold: string }>('math-golden.jsonl'),
+  ...read<{ gold: string }>('math-golden-extraction.jsonl'),
+];
 
 describe('false-positive suite', () => {
   it('has at least 60 wrong answers across the five classes', () => {
@@ -85,7 +88,7 @@ describe('every parseable gold equals itself', () => {
     (g) => verifyMath(g, g, { cache: null }).reason !== 'no_gold_answer',
   );
 
-  it('verify(x, x) = 1 for every gold of both suites', () => {
+  it('verify(x, x) = 1 for every gold of the three suites', () => {
     expect(golds.length).toBeGreaterThan(150);
     const failing = golds.filter((g) => !verifyMath(g, g, { cache: null }).correct);
     expect(failing).toEqual([]);

@@ -123,6 +123,16 @@ function unlabelled(t: string): string {
     : value;
 }
 
+/** `\{-1, 8\}` in a union: each point a closed interval of length 0 ([−1, −1], [8, 8]). */
+function pointsAsIntervals(text: string): Interval[] | null {
+  const b = outerBrackets(text);
+  if (!b || b.open !== '\\{' || b.inner.trim() === '') return null;
+  return splitTopLevel(b.inner, ',').map((item) => {
+    const point = parseAnswer(item);
+    return { lo: point, hi: point, loClosed: true, hiClosed: true };
+  });
+}
+
 /** The structure of a normalised answer. Throws `Unparseable` when a part cannot be read. */
 export function parseAnswer(text: string): Answer {
   const t = unlabelled(text.trim());
@@ -141,9 +151,9 @@ export function parseAnswer(text: string): Answer {
   }
   const unionParts = splitTopLevel(t, '\\cup');
   if (unionParts.length > 1) {
-    const parts = unionParts.map(parseInterval);
+    const parts = unionParts.map((u) => pointsAsIntervals(u) ?? parseInterval(u));
     if (parts.some((p) => p === null)) throw new Unparseable('union of non-intervals');
-    return { form: 'interval', parts: parts as Interval[] };
+    return { form: 'interval', parts: (parts as Array<Interval | Interval[]>).flat() };
   }
   const b = outerBrackets(t);
   if (b && b.open === '\\{') {

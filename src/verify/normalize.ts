@@ -62,8 +62,11 @@ export function normalizeAnswer(raw: string, percent: PercentMode = 'strip'): st
   t = t.replace(/\*\*/g, '');
   t = t.replace(/\s+/g, ' ').trim();
   t = t.replace(/[.。]+$/, '').trim();
-  // `\left(\begin{array}…\end{array}\right)`: the parentheses only draw the matrix.
-  t = t.replace(/^\(\s*(\\begin\{array\}[\s\S]*\\end\{array\})\s*\)$/, '$1');
+  // `\left(\begin{array}…\end{array}\right)` or `\left[…\right]`: the brackets only draw the matrix.
+  t = t.replace(
+    /^(?:\(\s*(\\begin\{array\}[\s\S]*\\end\{array\})\s*\)|\[\s*(\\begin\{array\}[\s\S]*\\end\{array\})\s*\])$/,
+    '$1$2',
+  );
   t = stripVariablePrefix(t);
   t = joinThousands(t);
   t = stripTrailingWords(t);

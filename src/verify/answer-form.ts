@@ -1,5 +1,6 @@
 import { parseLatex } from '@cortex-js/compute-engine';
 import type { MathJson } from './evaluate.ts';
+import { mixedNumbers } from './exact.ts';
 import { outerBrackets, splitTopLevel } from './split.ts';
 
 /**
@@ -49,15 +50,21 @@ function hasError(json: unknown): boolean {
   return false;
 }
 
+/** A number literal: kept as written when a float would round it (`9007199254740993`). */
+function literal(t: string): MathJson {
+  const n = Number(t);
+  return t.replace(/^[-+]|[eE].*$|\./g, '').replace(/^0+/, '').length > 15 ? { num: t } : n;
+}
+
 /** A scalar through the compute engine's parser (plain numbers skip it: the common case). */
 export function parseScalar(text: string): MathJson {
   const t = text.trim();
   if (t === '') throw new Unparseable('empty');
-  if (PLAIN_NUMBER.test(t)) return Number(t);
-  if (THOUSANDS.test(t)) return Number(t.replace(/,/g, ''));
+  if (PLAIN_NUMBER.test(t)) return literal(t);
+  if (THOUSANDS.test(t)) return literal(t.replace(/,/g, ''));
   const json = parseLatex(t) as MathJson;
   if (hasError(json)) throw new Unparseable(`cannot parse ${t.slice(0, 60)}`);
-  return json;
+  return mixedNumbers(json);
 }
 
 /**
@@ -97,9 +104,38 @@ function parseInterval(text: string): Interval | null {
   };
 }
 
+/**
+ * A label in front of a constant value: `(p,q)=(3,2)`, `f(x)=1`, `AB=4` → the value. Only when
+ * the value has no letters of its own; `x = 3` keeps its form (as a line it differs from `y = 3`;
+ * against a bare value it is compared as an assignment).
+ */
+const LABEL =
+  /^(?:\(\s*[A-Za-z](?:_\{?\w+\}?)?(?:\s*,\s*[A-Za-z](?:_\{?\w+\}?)?)+\s*\)|[A-Za-z](?:_\{?\w+\}?)?\s*\(\s*[A-Za-z]\s*\)|[A-Z]{2,3})\s*=\s*([^=<>]+)$/;
+
+function unlabelled(t: string): string {
+  const m = LABEL.exec(t);
+  if (!m) return t;
+  const value = m[1]!.trim();
+  return /[A-Za-z]/.test(
+    value.replace(/\\(?:frac|dfrac|tfrac|sqrt|pi|infty|cdot|times|left|right)(?![a-zA-Z])/g, ''),
+  )
+    ? t
+    : value;
+}
+
+/** `\{-1, 8\}` in a union: each point a closed interval of length 0 ([−1, −1], [8, 8]). */
+function pointsAsIntervals(text: string): Interval[] | null {
+  const b = outerBrackets(text);
+  if (!b || b.open !== '\\{' || b.inner.trim() === '') return null;
+  return splitTopLevel(b.inner, ',').map((item) => {
+    const point = parseAnswer(item);
+    return { lo: point, hi: point, loClosed: true, hiClosed: true };
+  });
+}
+
 /** The structure of a normalised answer. Throws `Unparseable` when a part cannot be read. */
 export function parseAnswer(text: string): Answer {
-  const t = text.trim();
+  const t = unlabelled(text.trim());
   if (t === '') throw new Unparseable('empty answer');
   const choice = CHOICE.exec(t);
   if (choice && (t.startsWith('(') || /^[A-E]$/.test(t))) return { form: 'choice', letter: choice[1]! };
@@ -115,9 +151,9 @@ export function parseAnswer(text: string): Answer {
   }
   const unionParts = splitTopLevel(t, '\\cup');
   if (unionParts.length > 1) {
-    const parts = unionParts.map(parseInterval);
+    const parts = unionParts.map((u) => pointsAsIntervals(u) ?? parseInterval(u));
     if (parts.some((p) => p === null)) throw new Unparseable('union of non-intervals');
-    return { form: 'interval', parts: parts as Interval[] };
+    return { form: 'interval', parts: (parts as Array<Interval | Interval[]>).flat() };
   }
   const b = outerBrackets(t);
   if (b && b.open === '\\{') {

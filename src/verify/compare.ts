@@ -13,6 +13,8 @@ import { compareScalars, proportional, type Tri } from './scalar-compare.ts';
 
 export interface CompareOptions {
   tolerance: number;
+  /** A decimal gold also bounds the gap to half a unit of its last digit (off for a loose tolerance). */
+  goldDigits: boolean;
   deadline: Deadline;
 }
 
@@ -135,18 +137,20 @@ function assignedValue(x: Answer, o: CompareOptions): Answer | null {
   if (x.form !== 'relation' || x.ops.some((op) => op !== '=')) return null;
   const last = x.operands[x.operands.length - 1]!;
   const lhs = x.operands[0]!;
-  if (x.operands.length === 2 && typeof lhs === 'string' && freeVariables(lhs).size === 1)
-    return scalar(last);
-  if (x.operands.some((j) => freeVariables(j).size > 0)) return null;
-  for (let i = 0; i + 1 < x.operands.length; i++)
-    if (compareScalars(x.operands[i]!, last, o.tolerance, o.deadline) !== 'equal') return null;
+  const named = typeof lhs === 'string' && freeVariables(lhs).size === 1;
+  if (x.operands.length === 2 && named) return scalar(last);
+  // `x = 5 + 5 + 1 = 11`: a named chain of constants is its last member, when every member is equal.
+  const members = named ? x.operands.slice(1) : x.operands;
+  if (members.some((j) => freeVariables(j).size > 0)) return null;
+  for (let i = named ? 1 : 0; i + 1 < x.operands.length; i++)
+    if (compareScalars(x.operands[i]!, last, o.tolerance, o.deadline, o.goldDigits) !== 'equal') return null;
   return scalar(last);
 }
 
 export function compareAnswers(gold: Answer, got: Answer, o: CompareOptions): Tri {
   o.deadline.check('comparison');
   if (gold.form === 'scalar' && got.form === 'scalar')
-    return compareScalars(gold.json, got.json, o.tolerance, o.deadline);
+    return compareScalars(gold.json, got.json, o.tolerance, o.deadline, o.goldDigits);
   if (gold.form === 'choice' || got.form === 'choice')
     return gold.form === 'choice' && got.form === 'choice' && gold.letter === got.letter
       ? 'equal'
@@ -170,7 +174,9 @@ export function compareAnswers(gold: Answer, got: Answer, o: CompareOptions): Tr
       return 'different';
     return all(
       gold.rows.flatMap((r, i) =>
-        r.map((cell, j) => () => compareScalars(cell, got.rows[i]![j]!, o.tolerance, o.deadline)),
+        r.map(
+          (cell, j) => () => compareScalars(cell, got.rows[i]![j]!, o.tolerance, o.deadline, o.goldDigits),
+        ),
       ),
     );
   }

@@ -50,8 +50,12 @@ function factorial(n: number): number {
   return r;
 }
 
+/** Past this many factors C(n, k) ≥ 2^k exceeds every float: the loop would only reach Infinity slowly. */
+const BINOMIAL_FLOAT_FACTORS = 1100;
+
 function binomial(n: number, k: number): number {
   if (!Number.isInteger(n) || !Number.isInteger(k) || k < 0 || n < 0 || k > n) return Number.NaN;
+  if (Math.min(k, n - k) > BINOMIAL_FLOAT_FACTORS) return Number.POSITIVE_INFINITY;
   let r = 1;
   for (let i = 1; i <= Math.min(k, n - k); i++) r = (r * (n - k + i)) / i;
   return Math.round(r);

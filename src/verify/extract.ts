@@ -17,26 +17,50 @@ export interface NoAnswer {
   failure: 'unclosed_box';
 }
 
+/** What may stand between boxes that together give one answer: `\boxed{1}, \boxed{2}`, `… \text{and} …`. */
+const BOX_JOINER = /^[\s,;$.]*(?:(?:\\text\s*\{\s*(?:and|or)\s*\}|\\(?:quad|qquad)|and|or)[\s,;$.]*)?$/;
+
 /**
  * Content of the last `\boxed{…}`/`\fbox{…}` (nested braces allowed), or `\boxed 5`; `unclosed`
  * when the last box never closes (a truncated response: its answer is unknown, not the box before).
+ * Boxes that follow each other with only a comma, `and`/`or` or space between them are one answer
+ * of several parts (`\boxed{1}\boxed{2}` reads as `1, 2`).
  */
 export function lastBoxed(text: string): string | null | { unclosed: true } {
+  return lastBoxedAt(text)?.answer ?? null;
+}
+
+/** `lastBoxed` with where the answer's boxes start (for the final-answer phrase that follows them). */
+export function lastBoxedAt(text: string): { answer: string | { unclosed: true }; at: number } | null {
   const re = /\\(?:boxed|fbox)\s*(\{)?/g;
-  let last: string | null | { unclosed: true } = null;
+  let run: string[] = [];
+  let runStart = -1;
+  let prevEnd = -1;
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {
     const start = m.index + m[0].length;
+    let content: string;
+    let end: number;
     if (m[1] === undefined) {
       const bare = /^\s*([^\s$]+)/.exec(text.slice(start, start + 200));
-      if (bare) last = bare[1]!;
-      continue;
+      if (!bare) continue;
+      content = bare[1]!;
+      end = start + bare[0].length;
+    } else {
+      const close = closingBrace(text, start);
+      if (close < 0) return { answer: { unclosed: true }, at: m.index };
+      content = text.slice(start, close).trim();
+      end = close + 1;
+      re.lastIndex = close;
     }
-    const end = closingBrace(text, start);
-    if (end < 0) return { unclosed: true };
-    last = text.slice(start, end).trim();
-    re.lastIndex = end;
+    const joined = prevEnd >= 0 && BOX_JOINER.test(text.slice(prevEnd, m.index));
+    if (!joined) {
+      run = [];
+      runStart = m.index;
+    }
+    if (content !== '') run.push(content);
+    prevEnd = end;
   }
-  return last;
+  return run.length === 0 ? null : { answer: run.join(', '), at: runStart };
 }
 
 /** Index of the `}` closing a group whose content starts at `start`, or -1 when it never closes. */
@@ -112,7 +136,9 @@ export function mathBlocks(text: string): string[] {
   return out;
 }
 
-const NUMBER = /-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*\/\s*\d+)?|-?\.\d+/g;
+// A number starts a token: the 2 in `AZYUK2A` is part of a word, not an answer.
+const NUMBER =
+  /(?<![A-Za-z_\d.])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*\/\s*\d+)?|(?<![A-Za-z_\d])-?\.\d+/g;
 
 function lastNumberIn(text: string): string | null {
   const all = text.match(NUMBER);
@@ -134,15 +160,44 @@ function isBareAnswer(text: string): boolean {
   return words.length <= 3 && /^[A-Za-z][A-Za-z '-]*$/.test(plain.trim());
 }
 
+/** Where the last "final answer" phrase starts, or -1. */
+function lastFinalAnswerAt(text: string): number {
+  let at = -1;
+  const re = /final\s+answer/gi;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) at = m.index;
+  return at;
+}
+
+/**
+ * A phrase's sentence cut to its answer: `The largest $n$ is 34` → `34` (after the last `is`,
+ * when what follows is a bare answer).
+ */
+function phraseAnswer(phrase: string): string {
+  if (isBareAnswer(phrase)) return phrase;
+  const m = /\b(?:is|are|equals|was)\s+(?!.*\b(?:is|are|equals|was)\s)(.+)$/i.exec(phrase);
+  const tail = m?.[1]
+    ?.trim()
+    .replace(/^\$+|\$+$/g, '')
+    .trim();
+  return tail && isBareAnswer(tail) ? tail : phrase;
+}
+
 /** The final answer of a text, or null when none can be found. */
 export function findAnswer(text: string): FoundAnswer | NoAnswer | null {
-  const boxed = lastBoxed(text);
+  const box = lastBoxedAt(text);
+  const boxed = box?.answer ?? null;
   if (boxed !== null && typeof boxed === 'object') return { failure: 'unclosed_box' };
+  // A "final answer" stated after the last box is the answer (an early box was a step on the way).
+  if (boxed !== null && box !== null && lastFinalAnswerAt(text) > box.at) {
+    const phrase = lastPhrase(text.slice(box.at));
+    if (phrase !== null && /\d/.test(phrase) && !phrase.includes('\\boxed'))
+      return { answer: phraseAnswer(phrase), by: 'phrase' };
+  }
   if (boxed !== null && boxed !== '') return { answer: boxed, by: 'boxed' };
   const hashes = lastHashes(text);
   if (hashes !== null) return { answer: hashes, by: 'hashes' };
   const phrase = lastPhrase(text);
-  if (phrase !== null) return { answer: phrase, by: 'phrase' };
+  if (phrase !== null) return { answer: phraseAnswer(phrase), by: 'phrase' };
   if (isBareAnswer(text)) return { answer: text.trim(), by: 'whole' };
   const blocks = mathBlocks(text);
   if (blocks.length > 0) return { answer: blocks[blocks.length - 1]!, by: 'math_block' };

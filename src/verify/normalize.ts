@@ -41,6 +41,13 @@ export function normalizeAnswer(raw: string, percent: PercentMode = 'strip'): st
   let t = raw;
   for (const [re, to] of UNICODE) t = t.replace(re, to);
   t = t.replace(/\\displaystyle|\\textstyle/g, '');
+  // MATH's thousands separator: `11,\! 111,\! 100` is one number.
+  t = t.replace(/(\d),\\!\s*(?=\d{3}(?!\d))/g, '$1');
+  // Parts joined by words: `6 \text{ and } 8`, `(11,7) \text{ or } (7,11)` are lists.
+  t = t.replace(/\s*\\(?:text|textnormal|mbox|mathrm)\s*\{\s*(?:and|or)\s*\}\s*/g, ', ');
+  t = t.replace(/(?<=[\d)\]}])\s+(?:and|or)\s+(?=[-\d([\\])/g, ', ');
+  // `(0;0;0)`: a semicolon list when no comma is used.
+  if (!t.includes(',')) t = t.replace(/;/g, ',');
   t = t.replace(/^\s*(?:\$\$?|\\\(|\\\[)/, '').replace(/(?:\$\$?|\\\)|\\\])\s*$/, '');
   t = t.replace(/\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big|biggl|biggr|bigg|Bigg)(?![a-zA-Z])\s*\.?/g, '');
   t = t.replace(/(?<!\\)\\(?:q?quad|[,;:! ]|thinspace|medspace|thickspace|enspace)/g, ' ').replace(/~/g, ' ');
@@ -55,8 +62,11 @@ export function normalizeAnswer(raw: string, percent: PercentMode = 'strip'): st
   t = t.replace(/\*\*/g, '');
   t = t.replace(/\s+/g, ' ').trim();
   t = t.replace(/[.。]+$/, '').trim();
-  // `\left(\begin{array}…\end{array}\right)`: the parentheses only draw the matrix.
-  t = t.replace(/^\(\s*(\\begin\{array\}[\s\S]*\\end\{array\})\s*\)$/, '$1');
+  // `\left(\begin{array}…\end{array}\right)` or `\left[…\right]`: the brackets only draw the matrix.
+  t = t.replace(
+    /^(?:\(\s*(\\begin\{array\}[\s\S]*\\end\{array\})\s*\)|\[\s*(\\begin\{array\}[\s\S]*\\end\{array\})\s*\])$/,
+    '$1$2',
+  );
   t = stripVariablePrefix(t);
   t = joinThousands(t);
   t = stripTrailingWords(t);

@@ -1,6 +1,7 @@
 import { ComputeEngine, expand } from '@cortex-js/compute-engine';
 import { Rng } from '../core/rng.ts';
 import { evaluate, freeVariables, type MathJson, Unsupported } from './evaluate.ts';
+import { abs, cmp, exactValue, mul, parseDecimal, rational, statedDecimals, sub } from './exact.ts';
 import type { Deadline } from './limits.ts';
 
 /**
@@ -13,14 +14,96 @@ import type { Deadline } from './limits.ts';
 export type Tri = 'equal' | 'different' | 'unknown';
 
 let engine: ComputeEngine | undefined;
-/** The engine, built on first use (about half a second, not charged to the judgement that needs it). */
+/**
+ * The engine, built on first use and warmed (its first simplification and numeric evaluation
+ * compile rule sets: about a second on a busy machine). None of it is charged to the judgement
+ * that needs it, so a cold start never turns a verdict into a timeout.
+ */
 function ce(deadline: Deadline): ComputeEngine {
   if (engine === undefined) {
     const t0 = performance.now();
-    engine = new ComputeEngine();
+    const e = new ComputeEngine();
+    try {
+      expand(e.box(['Subtract', ['Power', ['Add', 'x', 1], 2], ['Multiply', 'x', 'x']] as never)).simplify();
+      e.box(['Divide', ['Sqrt', 2], 3] as never).N();
+    } catch {
+      // A warm-up that fails only leaves the engine cold.
+    }
+    engine = e;
     deadline.grant(performance.now() - t0);
   }
   return engine;
+}
+
+/** Whether an expression holds a decimal fraction literal (`0.333`, `1.5e-3`): an approximation. */
+function writtenInDecimals(json: MathJson): boolean {
+  if (typeof json === 'number') return !Number.isInteger(json);
+  if (Array.isArray(json)) return json.some((j, i) => i > 0 && writtenInDecimals(j));
+  return typeof json === 'object' && json !== null && 'num' in json && /[.eE]/.test(json.num);
+}
+
+/** Whether an expression names infinity itself (not a finite value too large for a float). */
+function namesInfinity(json: MathJson): boolean {
+  if (typeof json === 'string')
+    return json === 'PositiveInfinity' || json === 'NegativeInfinity' || json === 'ComplexInfinity';
+  return Array.isArray(json) && json.some((j, i) => i > 0 && namesInfinity(j));
+}
+
+/**
+ * How far a response may be from `gold` and still match: the relative tolerance, but never half a
+ * unit of the gold's last stated digit or more (`123456.7` does not accept `123456.8`).
+ */
+function allowedGap(gold: MathJson, tolerance: number, scale: number, goldDigits: boolean): number {
+  const rel = tolerance * scale;
+  const decimals = goldDigits ? statedDecimals(gold) : null;
+  return decimals === null ? rel : Math.min(rel, 0.5 * 10 ** -decimals * (1 - 1e-9));
+}
+
+/**
+ * Two constants: exactly, as rationals, when both have an exact value (an integer gold then needs
+ * that very integer); else as floats, where a value too large for a float is not infinity.
+ */
+function compareConstants(
+  gold: MathJson,
+  got: MathJson,
+  tolerance: number,
+  deadline: Deadline,
+  goldDigits: boolean,
+): Tri {
+  // Both sides are priced (a too costly part throws) before any float evaluation runs.
+  const eg = exactValue(gold);
+  const er = exactValue(got);
+  if (eg !== null && er !== null) {
+    if (cmp(eg, er) === 0) return 'equal';
+    if (eg.d === 1n && goldDigits) return 'different';
+    // A tolerance is for decimal approximations: two values written exactly are equal or not.
+    if (!writtenInDecimals(gold) && !writtenInDecimals(got)) return 'different';
+    const gap = abs(sub(eg, er));
+    const big = cmp(abs(eg), abs(er)) >= 0 ? abs(eg) : abs(er);
+    const tol = parseDecimal(String(tolerance)) ?? rational(0n);
+    if (cmp(gap, mul(tol, big)) > 0) return 'different';
+    const decimals = goldDigits ? statedDecimals(gold) : null;
+    if (decimals === null) return 'equal';
+    // Strictly under half a unit of the gold's last stated digit.
+    return cmp(mul(gap, rational(2n * 10n ** BigInt(decimals))), rational(1n)) < 0 ? 'equal' : 'different';
+  }
+  const va = safeEvaluate(gold, {}) ?? engineValue(gold, deadline);
+  const vb = safeEvaluate(got, {}) ?? engineValue(got, deadline);
+  if (va === null || vb === null || Number.isNaN(va) || Number.isNaN(vb)) {
+    deadline.check('symbolic comparison');
+    return engineSymbolic(gold, got, deadline);
+  }
+  if (!Number.isFinite(va) || !Number.isFinite(vb)) {
+    const infA = namesInfinity(gold) && !Number.isFinite(va);
+    const infB = namesInfinity(got) && !Number.isFinite(vb);
+    if (infA && infB) return va === vb ? 'equal' : 'different';
+    // ∞ against a finite value (however large) differs; two overflowed values cannot be told apart.
+    return infA || infB ? 'different' : 'unknown';
+  }
+  // Two integers are equal or not: a tolerance would let 123456788 pass for 123456789.
+  if (Number.isInteger(va) && Number.isInteger(vb)) return va === vb ? 'equal' : 'different';
+  const gap = allowedGap(gold, tolerance, Math.max(Math.abs(va), Math.abs(vb)), goldDigits);
+  return va === vb || Math.abs(va - vb) <= gap + 1e-12 ? 'equal' : 'different';
 }
 
 export function numbersClose(a: number, b: number, tolerance: number): boolean {
@@ -108,19 +191,15 @@ function engineSymbolic(a: MathJson, b: MathJson, deadline: Deadline): Tri {
   }
 }
 
-export function compareScalars(a: MathJson, b: MathJson, tolerance: number, deadline: Deadline): Tri {
+export function compareScalars(
+  a: MathJson,
+  b: MathJson,
+  tolerance: number,
+  deadline: Deadline,
+  goldDigits = true,
+): Tri {
   const vars = [...freeVariables(a, freeVariables(b))].sort();
-  if (vars.length === 0) {
-    const va = safeEvaluate(a, {}) ?? engineValue(a, deadline);
-    const vb = safeEvaluate(b, {}) ?? engineValue(b, deadline);
-    if (va === null || vb === null || Number.isNaN(va) || Number.isNaN(vb)) {
-      deadline.check('symbolic comparison');
-      return engineSymbolic(a, b, deadline);
-    }
-    // Two integers are equal or not: a tolerance would let 123456788 pass for 123456789.
-    if (Number.isInteger(va) && Number.isInteger(vb)) return va === vb ? 'equal' : 'different';
-    return numbersClose(va, vb, tolerance) ? 'equal' : 'different';
-  }
+  if (vars.length === 0) return compareConstants(a, b, tolerance, deadline, goldDigits);
   if (vars.length > 8) return 'unknown';
   let agreed = 0;
   for (const env of samplePoints(vars)) {

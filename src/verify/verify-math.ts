@@ -1,6 +1,7 @@
 import { parseLatex } from '@cortex-js/compute-engine';
 import { type Answer, type AnswerForm, parseAnswer, Unparseable } from './answer-form.ts';
 import { compareAnswers } from './compare.ts';
+import { TooCostly } from './exact.ts';
 import { type FoundBy, findAnswer } from './extract.ts';
 import { DEFAULT_LIMITS, Deadline, LimitExceeded, nestingDepth, type VerifyLimits } from './limits.ts';
 import { MACRO_DEFINITION, normalizeAnswer, type PercentMode } from './normalize.ts';
@@ -22,7 +23,8 @@ export type VerdictReason =
   | 'no_gold_answer'
   | 'unparseable'
   | 'timeout'
-  | 'too_large';
+  | 'too_large'
+  | 'too_costly';
 
 export interface MathVerdict {
   correct: boolean;
@@ -38,7 +40,12 @@ export interface MathVerdict {
 }
 
 export interface VerifyOptions {
-  /** Numbers match when |a − b| ≤ tolerance × max(|a|, |b|). */
+  /**
+   * Numbers match when |a − b| ≤ tolerance × max(|a|, |b|). At the default 1e-6 (or tighter) a
+   * decimal gold also bounds the gap below half a unit of its last digit (`123456.7` ≠ `123456.8`)
+   * and an integer gold needs that integer; a looser tolerance asks to accept approximations and
+   * is then the only rule.
+   */
   tolerance?: number;
   /** `25\%` reads as 25 ('strip', the default) or 0.25 ('fraction'). */
   percent?: PercentMode;
@@ -46,6 +53,9 @@ export interface VerifyOptions {
   /** Verdict cache; `null` turns caching off. Default: one shared cache of 10,000 verdicts. */
   cache?: LruCache<MathVerdict> | null;
 }
+
+/** The default relative tolerance; at it or below, the gold's stated digits bound the gap too. */
+const DEFAULT_TOLERANCE = 1e-6;
 
 const SHARED_CACHE = new LruCache<MathVerdict>(10_000);
 /** Longer inputs are not cached: the key would cost more memory than the judgement costs time. */
@@ -155,13 +165,19 @@ function judge(response: string, gold: string, opts: VerifyOptions): MathVerdict
   }
   if (side === null) return verdict(false, 'no_answer', 'no answer found in the response', base);
   const got = { ...base, extracted: side.found.answer, extractedBy: side.found.by };
+  // The gold's own text (once normalised) is its own answer, whatever the comparison could do with it.
+  if (side.normalized === goldSide.normalized) return verdict(true, 'equal', '', got);
   try {
     let answer = goldAnswer.form === 'choice' ? choiceOf(side.normalized) : null;
     answer ??= parseAnswer(side.normalized);
     let g = goldAnswer;
     if (g.form === 'scalar') answer = decimalComma(answer) ?? answer;
     if (answer.form === 'scalar') g = decimalComma(g) ?? g;
-    const r = compareAnswers(g, answer, { tolerance: opts.tolerance ?? 1e-6, deadline });
+    const r = compareAnswers(g, answer, {
+      tolerance: opts.tolerance ?? DEFAULT_TOLERANCE,
+      goldDigits: (opts.tolerance ?? DEFAULT_TOLERANCE) <= DEFAULT_TOLERANCE,
+      deadline,
+    });
     deadline.check('verdict');
     if (r === 'equal') return verdict(true, 'equal', '', got);
     if (r === 'different') return verdict(false, 'not_equal', `${answer.form} vs ${g.form}`, got);
@@ -169,6 +185,7 @@ function judge(response: string, gold: string, opts: VerifyOptions): MathVerdict
   } catch (err) {
     if (err instanceof LimitExceeded) return verdict(false, err.reason, err.message, got);
     if (err instanceof Unparseable) return verdict(false, 'unparseable', err.message, got);
+    if (err instanceof TooCostly) return verdict(false, 'too_costly', err.message, got);
     if (err instanceof RangeError)
       return verdict(false, 'too_large', `engine gave up: ${err.message.slice(0, 80)}`, got);
     return verdict(false, 'unparseable', `engine error: ${(err as Error).message.slice(0, 80)}`, got);

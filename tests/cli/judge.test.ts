@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -120,6 +121,49 @@ describe('winnow judge end to end', () => {
     expect(r.stderr.trim().split('\n').at(-1)).toBe(
       `judged 8 rows, mean reward 0.1250, timeouts 0, unparseable 3, too_large 2, no_reference 1; wrote ${out}`,
     );
+  });
+
+  it('20 rows with explosive arguments and a 1 MB response: each refused with its reason, the same under a busy second process', () => {
+    const costly: Array<[string, string, number, string]> = [
+      ['binom', '\\boxed{\\binom{10^{12}}{5\\cdot10^{11}}}', 0, 'too_costly'],
+      ['tower', '\\boxed{10^{10^{10^{10}}}}', 0, 'too_costly'],
+      ['factorial', '\\boxed{(10^9)!}', 0, 'too_costly'],
+      ['megabyte', `${'y'.repeat(1_000_000)} \\boxed{5}`, 0, 'too_large'],
+    ];
+    const plain: Array<[string, string, number, string]> = Array.from({ length: 16 }, (_, i) =>
+      i % 2 === 0
+        ? [`right-${i}`, `so \\boxed{${i + 5}}`, 1, 'equal']
+        : [`wrong-${i}`, `so \\boxed{${i + 6}}`, 0, 'not_equal'],
+    );
+    const rows = [...costly, ...plain].map(([id, response, reward, reason], k) => ({
+      id,
+      response,
+      answer: k < costly.length ? '5' : String(k - costly.length + 5),
+      want: [reward, reason],
+    }));
+    const input = join(root, 'costly.jsonl');
+    writeFileSync(input, `${rows.map(({ want: _w, ...row }) => JSON.stringify(row)).join('\n')}\n`);
+    const judge = () =>
+      winnow(['judge', '--reward', 'math', '--params', '{"timeLimitMs":500}', '--input', input, '--quiet']);
+    const verdicts = (r: { code: number; stdout: string }) => {
+      expect(r.code).toBe(0);
+      return parseRows(r.stdout).map((x) => [x.id, x.reward, (x.info as { reason: string }).reason]);
+    };
+    const want = rows.map((r) => [r.id, ...r.want]);
+    expect(verdicts(judge())).toEqual(want);
+    // The verdicts come from pricing the arguments, not from the clock: a busy second process changes nothing.
+    const busy = spawn(
+      process.execPath,
+      ['-e', 'const end = Date.now() + 120000; while (Date.now() < end) {}'],
+      {
+        stdio: 'ignore',
+      },
+    );
+    try {
+      expect(verdicts(judge())).toEqual(want);
+    } finally {
+      busy.kill();
+    }
   });
 
   it('JSONL to stdout; --response-field/--answer-field; an unreadable line is a warning, not a crash', () => {

@@ -20,6 +20,12 @@ export const stdKindParam = z
   .default('population')
   .describe('population std divides by n, sample std by n − 1');
 
+/** grpo's std: sample by default, as Trinity-RFT's grpo (PyTorch's `std` is unbiased). */
+export const sampleStdKindParam = z
+  .enum(['population', 'sample'])
+  .default('sample')
+  .describe("sample std divides by n − 1 (Trinity's grpo, the default), population std by n");
+
 /**
  * Computes one advantage per row. `rows` holds only rows with finite rewards; `groups` maps each
  * groupId to indices into `rows`. Returns advantages aligned with `rows`, plus extra metrics.

@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import type { Experience } from '../../core/experience.ts';
 import type { Drop, OperatorContext, OperatorResult } from '../operator.ts';
-import { applyAdvantages, countSingletons, epsParam, perTokenParam, stdKindParam } from './advantage.ts';
+import {
+  applyAdvantages,
+  countSingletons,
+  epsParam,
+  perTokenParam,
+  sampleStdKindParam,
+} from './advantage.ts';
 import { defineExperienceOperator } from './define.ts';
 import { duplicateGroups } from './duplicate-groups.ts';
 import { rankPenalizedRewards } from './rank-penalty.ts';
@@ -10,7 +16,7 @@ import { fmt, groupIndices, isFiniteReward, mean, std } from './stats.ts';
 const paramsSchema = z
   .object({
     stdNormalize: z.boolean().default(true),
-    std: stdKindParam,
+    std: sampleStdKindParam,
     eps: epsParam,
     stdLevel: z
       .enum(['group', 'batch'])

@@ -13,6 +13,7 @@ import { passRate } from './pass-rate.ts';
 import { rec } from './rec.ts';
 import { reinforce } from './reinforce.ts';
 import { reinforcePp } from './reinforce-pp.ts';
+import { reinforcePpSeq } from './reinforce-pp-seq.ts';
 import { rewardShaping } from './reward-shaping.ts';
 import { rewardStdFilter } from './reward-std-filter.ts';
 import { rewardThreshold } from './reward-threshold.ts';
@@ -43,6 +44,7 @@ export { rankPenalizedRewards } from './rank-penalty.ts';
 export { rec } from './rec.ts';
 export { reinforce } from './reinforce.ts';
 export { reinforcePp } from './reinforce-pp.ts';
+export { reinforcePpSeq } from './reinforce-pp-seq.ts';
 export { lookupInfo, rewardShaping } from './reward-shaping.ts';
 export { rewardStdFilter, SURPLUS_REASON } from './reward-std-filter.ts';
 export { rewardThreshold } from './reward-threshold.ts';
@@ -57,6 +59,7 @@ export const experienceOperators: readonly OperatorDefinition<Experience>[] = [
   drGrpo,
   rloo,
   reinforcePp,
+  reinforcePpSeq,
   opmd,
   asymre,
   rec,

@@ -46,9 +46,10 @@ export const opmd = defineExperienceOperator({
 
 /** τ·log((1/n)·Σ exp(x_i/τ)), shifted by the maximum so large rewards or small τ cannot overflow. */
 export function logAvgExp(xs: readonly number[], tau: number): number {
+  // Shifted by the largest reward in reward units, so equal rewards give exactly that reward.
   let m = Number.NEGATIVE_INFINITY;
-  for (const x of xs) m = Math.max(m, x / tau);
+  for (const x of xs) m = Math.max(m, x);
   let s = 0;
-  for (const x of xs) s += Math.exp(x / tau - m);
-  return tau * (m + Math.log(s / xs.length));
+  for (const x of xs) s += Math.exp((x - m) / tau);
+  return m + tau * Math.log(s / xs.length);
 }

@@ -3,11 +3,37 @@ import type { Experience } from '../../core/experience.ts';
 /** Which standard deviation: population divides by n, sample (Bessel) by n − 1. */
 export type StdKind = 'population' | 'sample';
 
+/** Whether every value equals the first (a flat group: its statistics are set exactly, not summed). */
+function allEqual(values: readonly number[]): boolean {
+  const first = values[0];
+  for (const v of values) if (v !== first) return false;
+  return true;
+}
+
+/**
+ * Mean. Equal values give exactly that value (0.1 + 0.1 + 0.1 summed and divided by 3 is
+ * 0.10000000000000002), so a flat group's deviations and std are exactly 0 in every advantage
+ * function and filter.
+ */
 export function mean(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;
+  if (allEqual(values)) return values[0]!;
   let s = 0;
   for (const v of values) s += v;
   return s / values.length;
+}
+
+/** Mean weighted by `weights` (equal values give exactly that value, as `mean`). */
+export function weightedMean(values: readonly number[], weights: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  let s = 0;
+  let w = 0;
+  for (let i = 0; i < values.length; i++) {
+    s += weights[i]! * values[i]!;
+    w += weights[i]!;
+  }
+  if (w === 0) return Number.NaN;
+  return allEqual(values) ? values[0]! : s / w;
 }
 
 /** Standard deviation; 0 when there are too few values to have any spread (n = 1, or n < 2 for `sample`). */

@@ -38,7 +38,7 @@ export interface StagedStepResult {
 export interface StagedStepOptions {
   want: number;
   groupSize: number;
-  /** Rounds a refilling step may take (default 8). */
+  /** Rounds a refilling step may take (default: the largest stage `maxRounds`, else 8). */
   maxRounds?: number;
   step?: number;
 }
@@ -70,7 +70,8 @@ export function* stagedStep(
   };
   const G = o.groupSize;
   const refills = stages.some((s) => s.refills);
-  const maxRounds = refills ? (o.maxRounds ?? 8) : 1;
+  const stageRounds = Math.max(0, ...stages.map((s) => s.maxRounds ?? 0));
+  const maxRounds = refills ? (o.maxRounds ?? (stageRounds || 8)) : 1;
   const ctx = o.step !== undefined ? { step: o.step } : undefined;
   if (isProbingSelector(selector)) {
     const probe = selector.probe();

@@ -31,6 +31,8 @@ export interface PreRolloutStage {
   readonly type: string;
   /** Whether a step rolls out further rounds until it keeps the groups it wants. */
   readonly refills: boolean;
+  /** Rounds a refilling step may take before it trains on what it has (the step's own bound wins). */
+  readonly maxRounds?: number;
   init(view: SelectorTaskView): void;
   /** How many candidates to ask the selector for when `n` groups are wanted. */
   candidates?(n: number): number;

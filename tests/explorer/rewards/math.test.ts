@@ -161,6 +161,19 @@ describe('judgeMath equivalence', () => {
 describe('math reward', () => {
   const fn = mathReward.create(mathReward.params.parse({}), { baseDir: '.', path: 'reward' }) as RewardFn;
 
+  it('with its default params, refuses the false-positive classes (the tolerance param is the verifier default)', async () => {
+    const score = async (response: string, answer: string) =>
+      (await fn({ response, task: task(answer) })).reward;
+    expect(await score('\\boxed{1000000.5}', '1000000')).toBe(0);
+    expect(await score('\\boxed{123456.8}', '123456.7')).toBe(0);
+    expect(await score('\\boxed{2^{53}+1}', '2^{53}')).toBe(0);
+    expect(await score('\\boxed{10^{400}}', '\\infty')).toBe(0);
+    expect(await score('\\boxed{\\frac12}', '2\\frac14')).toBe(0);
+    expect(await score('\\boxed{\\frac94}', '2\\frac14')).toBe(1);
+    const costly = await fn({ response: '\\boxed{(10^9)!}', task: task('5') });
+    expect([costly.reward, costly.info?.reason]).toEqual([0, 'too_costly']);
+  });
+
   it('scores 1/0 with info', async () => {
     expect(await fn({ response: 'so \\boxed{18}', task: task('18') })).toEqual({
       reward: 1,

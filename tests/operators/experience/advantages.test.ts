@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { drGrpo, grpo, reinforcePp, rewardThreshold, rloo } from '../../../src/operators/experience/index.ts';
+import {
+  drGrpo,
+  grpo,
+  reinforcePpSeq,
+  rewardThreshold,
+  rloo,
+} from '../../../src/operators/experience/index.ts';
 import { batchOf, chain, ctx, exp, r6, run } from './helpers.ts';
 
 describe('acceptance: 8 tasks × 4 rollouts, reward = rollout index', () => {
@@ -18,21 +24,21 @@ describe('acceptance: 8 tasks × 4 rollouts, reward = rollout index', () => {
     expect(new Set(dropped.map((d) => `${d.op}: ${d.reason}`))).toEqual(
       new Set(['reward_threshold: reward 0 < min 0.5']),
     );
-    // Each surviving group has rewards 1, 2, 3: mean 2, population std sqrt(2/3) = 0.816497.
-    // A = (r − 2) / (0.816497 + 1e-6).
+    // Each surviving group has rewards 1, 2, 3: mean 2, sample std 1 (grpo's default).
+    // A = (r − 2) / (1 + 1e-6).
     for (let g = 0; g < 8; g++) {
       const group = rows.filter((e) => e.groupId === `g${g}`);
       expect(group.map((e) => e.runIndex)).toEqual([1, 2, 3]);
-      expect(group.map((e) => r6(e.advantage))).toEqual([-1.224743, 0, 1.224743]);
+      expect(group.map((e) => r6(e.advantage))).toEqual([-0.999999, 0, 0.999999]);
       expect(group.map((e) => e.info.advantage_fn)).toEqual(['grpo', 'grpo', 'grpo']);
     }
   });
 });
 
 describe('grpo', () => {
-  it('population std by default, eps 1e-6', async () => {
+  it("sample std by default (Trinity's grpo: PyTorch's unbiased std), eps 1e-6", async () => {
     const byDefault = await run(grpo, {}, batchOf([[0, 1, 2, 3]]));
-    const explicit = await run(grpo, { std: 'population', eps: 1e-6 }, batchOf([[0, 1, 2, 3]]));
+    const explicit = await run(grpo, { std: 'sample', eps: 1e-6 }, batchOf([[0, 1, 2, 3]]));
     expect(byDefault.rows.map((e) => e.advantage)).toEqual(explicit.rows.map((e) => e.advantage));
   });
 
@@ -203,11 +209,11 @@ describe('rloo', () => {
   });
 });
 
-describe('reinforce_pp', () => {
+describe('reinforce_pp_seq (sequence-level REINFORCE++)', () => {
   it('normalises over the whole batch (baseline none)', async () => {
     // x = [0,1,2,4]: mean 1.75, population std sqrt(2.1875) = 1.479020.
     const res = await run(
-      reinforcePp,
+      reinforcePpSeq,
       {},
       batchOf([
         [0, 1],
@@ -221,7 +227,7 @@ describe('reinforce_pp', () => {
   it('subtracts the group mean first with baseline: group', async () => {
     // x = [−0.5, 0.5, −1, 1]: mean 0, std sqrt(0.625) = 0.790569.
     const res = await run(
-      reinforcePp,
+      reinforcePpSeq,
       { baseline: 'group' },
       batchOf([
         [0, 1],
@@ -232,7 +238,7 @@ describe('reinforce_pp', () => {
   });
 
   it('a flat batch gets 0 everywhere', async () => {
-    const res = await run(reinforcePp, { eps: 0 }, batchOf([[2, 2], [2]]));
+    const res = await run(reinforcePpSeq, { eps: 0 }, batchOf([[2, 2], [2]]));
     expect(res.rows.map((e) => e.advantage)).toEqual([0, 0, 0]);
   });
 });

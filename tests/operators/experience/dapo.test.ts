@@ -44,7 +44,7 @@ describe('mask_truncated', () => {
   it('zeroes per-token advantages written before it, and drops a row whose mask fits no layout', async () => {
     const graded = await chain(
       [
-        [grpo, { perToken: true, eps: 0 }],
+        [grpo, { perToken: true, eps: 0, std: 'population' }],
         [maskTruncated, {}],
       ],
       [

@@ -197,7 +197,7 @@ describe('positive_only / negative_only', () => {
     ]);
     const pos = await chain(
       [
-        [grpo, {}],
+        [grpo, { std: 'population' }],
         [positiveOnly, {}],
       ],
       batch,
@@ -211,7 +211,7 @@ describe('positive_only / negative_only', () => {
     ]);
     const neg = await chain(
       [
-        [grpo, {}],
+        [grpo, { std: 'population' }],
         [negativeOnly, {}],
       ],
       batch,

@@ -10,6 +10,7 @@ describe('experienceOperators', () => {
       'dr_grpo',
       'rloo',
       'reinforce_pp',
+      'reinforce_pp_seq',
       'opmd',
       'asymre',
       'rec',

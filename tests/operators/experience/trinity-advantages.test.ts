@@ -13,14 +13,14 @@ describe('grpo: stdLevel, rankPenalty, stdThreshold, duplicateExperiences', () =
 
   it('stdLevel: batch divides by one std over the batch; the mean stays per group', async () => {
     // Rewards 1,2,3,11,12,13: mean 7, Σ(r − 7)² = 154; population std √(154/6) = 5.066228.
-    const res = await run(grpo, { stdLevel: 'batch', eps: 0 }, twoTasks());
+    const res = await run(grpo, { stdLevel: 'batch', eps: 0, std: 'population' }, twoTasks());
     expect(adv(res.rows)).toEqual([-0.197386, 0, 0.197386, -0.197386, 0, 0.197386]);
     expect(r6(res.metrics!.batch_std!)).toBe(5.066228);
     // Sample std √(154/5) = 5.549775.
     const sample = await run(grpo, { stdLevel: 'batch', std: 'sample', eps: 0 }, twoTasks());
     expect(adv(sample.rows)).toEqual([-0.180187, 0, 0.180187, -0.180187, 0, 0.180187]);
     // Per group instead, each group is [−1, 0, 1]/std([1,2,3]) = ±1.224745.
-    expect(adv((await run(grpo, { eps: 0 }, twoTasks())).rows)).toEqual([
+    expect(adv((await run(grpo, { eps: 0, std: 'population' }, twoTasks())).rows)).toEqual([
       -1.224745, 0, 1.224745, -1.224745, 0, 1.224745,
     ]);
   });
@@ -55,7 +55,11 @@ describe('grpo: stdLevel, rankPenalty, stdThreshold, duplicateExperiences', () =
   });
 
   it('stdThreshold drops flat groups (and groups of one) with the reason', async () => {
-    const res = await run(grpo, { stdThreshold: 0, eps: 0 }, batchOf([[1, 1], [0, 1], [5]]));
+    const res = await run(
+      grpo,
+      { stdThreshold: 0, eps: 0, std: 'population' },
+      batchOf([[1, 1], [0, 1], [5]]),
+    );
     expect(res.rows.map((e) => e.id)).toEqual(['g1-0', 'g1-1']);
     expect(adv(res.rows)).toEqual([-1, 1]);
     expect(res.dropped.map((d) => `${d.row.id}: ${d.reason}`)).toEqual([

@@ -4,6 +4,7 @@
 #
 #   WINNOW_LOAD_WORKERS   busy loops to start (default: one per core, `nproc`)
 #   WINNOW_LOAD_RUNS      how many times to run `npm test` under the load (default 1)
+# Arguments go to `npm test` (`npm run test:loaded -- tests/cli`: only those test files).
 #
 # The burners are plain Node busy loops (no extra package), each ending by itself after
 # WINNOW_LOAD_MAX_S seconds (default 3600) should this script be killed before it stops them.
@@ -27,7 +28,7 @@ echo "test-under-load: ${workers} busy loop(s) running (pids ${pids[*]}); npm te
 rc=0
 for i in $(seq "$runs"); do
   echo "test-under-load: run ${i} of ${runs}"
-  npm test || rc=1
+  npm test -- "$@" || rc=1
 done
 stop
 echo "test-under-load: burners stopped; $([ "$rc" -eq 0 ] && echo 'every run passed' || echo 'a run FAILED')"

@@ -40,8 +40,8 @@ const PHASE_NAMES: Record<string, string> = {
 /** 754.2 → "12m34s"; 8.04 → "8.0s". */
 export function duration(seconds: number): string {
   if (seconds < 60) return `${seconds.toFixed(1)}s`;
-  const m = Math.floor(seconds / 60);
-  return `${m}m${String(Math.round(seconds - 60 * m)).padStart(2, '0')}s`;
+  const whole = Math.round(seconds);
+  return `${Math.floor(whole / 60)}m${String(whole % 60).padStart(2, '0')}s`;
 }
 
 function readLines(file: string | undefined): string[][] {

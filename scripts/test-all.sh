@@ -57,7 +57,7 @@ if [ "$failed" -ne 0 ]; then
   # Fast feedback, as before: no tests after a type or lint error.
   stop_deps
   echo "npm test: typecheck or lint failed; tests not run" >&2
-  node tools/test-summary.ts --phases "$PHASES"
+  node tools/test-summary.ts --phases "$PHASES" --checks-failed
   exit 1
 fi
 

@@ -1,10 +1,11 @@
 // The closing lines of `npm test` (scripts/test-all.sh): how long each phase took, the slowest test
 // files, and one plain line "Tests: N passed, N failed, N skipped" — the form CI logs are read for.
 //
-//   node tools/test-summary.ts [--phases FILE] [--deps FILE] [vitest.json ...]
+//   node tools/test-summary.ts [--phases FILE] [--deps FILE] [--checks-failed] [vitest.json ...]
 //
 // --phases: lines "<phase> <epoch seconds>" in order ("start" first: the moment timing began).
 // --deps: lines "<name> <start> <end> <exit code>", one per background install.
+// --checks-failed: typecheck or lint failed, so no test ran (counted as one failure).
 // A vitest JSON file that does not exist (a phase that did not run) is left out.
 import { existsSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
@@ -107,9 +108,11 @@ function slowest(results: readonly VitestJson[], n: number): string[] {
 function main(argv: string[]): void {
   let phasesFile: string | undefined;
   let depsFile: string | undefined;
+  let checksFailed = false;
   const jsonFiles: string[] = [];
   for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--phases') phasesFile = argv[++i];
+    if (argv[i] === '--checks-failed') checksFailed = true;
+    else if (argv[i] === '--phases') phasesFile = argv[++i];
     else if (argv[i] === '--deps') depsFile = argv[++i];
     else jsonFiles.push(argv[i]!);
   }
@@ -122,7 +125,10 @@ function main(argv: string[]): void {
     ...timeLines(readLines(phasesFile), readLines(depsFile), Date.now() / 1000),
   ];
   const c = counts(results);
-  lines.push(`Tests: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped`);
+  // Typecheck or lint failed and no test ran: that is a failure, never "0 failed".
+  if (checksFailed)
+    lines.push('Tests: 0 passed, 1 failed, 0 skipped (typecheck or lint failed; no test ran)');
+  else lines.push(`Tests: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { slowdownForRun } from './tests/helpers/slowdown.ts';
 
@@ -8,6 +9,9 @@ const BASE_MS = 60_000;
 if (factor > 1) console.log(`vitest.config: the machine is busy (slowdown x${factor}); timeouts x${factor}`);
 
 export default defineConfig({
+  // Test files importing 'vitest' get tests/helpers/vitest-scaled.ts: the same module, with the
+  // timeouts they pass explicitly (it(..., 180_000), beforeAll(..., 240_000)) scaled as well.
+  resolve: { alias: [{ find: /^vitest$/, replacement: fileURLToPath(new URL('./tests/helpers/vitest-scaled.ts', import.meta.url)) }] },
   test: {
     include: ['tests/**/*.test.ts'],
     pool: 'forks',

@@ -9,7 +9,9 @@
 # (ignored by git), which tests/helpers/python.ts prefers when it exists.
 # WINNOW_SKIP_PYTHON_DEPS=1 skips the whole step.
 #
-# Others may append a package to this list (one name per line).
+# Every name here is imported by some test (grep tests/ and examples/ before adding one); keep the
+# list lean, it is the longest part of a fresh `npm test`. torch is whatever wheel the index
+# serves (pip.conf's find-links may offer the CPU wheel). One name per line.
 PACKAGES=(
   pyarrow
   pandas
@@ -43,27 +45,55 @@ VENV="$PWD/.cache/python"
 PY=python3
 if [ -x "$VENV/bin/python" ]; then PY="$VENV/bin/python"; fi
 
-# Checked from / and only a real module counts: from the repository's root, `import datasets`
-# finds our own datasets/ folder as an empty namespace package.
-has_module() { (cd / && "$PY" -c "import $1; assert getattr($1, '__file__', None)") >/dev/null 2>&1; }
+# Found, not imported (importing torch, transformers and TRL takes tens of seconds, and the tests
+# import what they use themselves); checked from / and only a real module counts: from the
+# repository's root, `datasets` finds our own datasets/ folder as an empty namespace package.
+FIND='import importlib.util as u, sys
+for m in sys.argv[1:]:
+    s = u.find_spec(m)
+    if s is None or s.origin in (None, "namespace"): print(m)'
+missing_of() { (cd / && "$PY" -c "$FIND" "$@" 2>/dev/null); }
+has_module() { [ -z "$(missing_of "$1")" ]; }
 
+mapfile -t missing_mods < <(missing_of "${PACKAGES[@]//-/_}")
 missing=()
 for pkg in "${PACKAGES[@]}"; do
-  mod="${pkg//-/_}"
-  has_module "$mod" || missing+=("$pkg")
+  [[ " ${missing_mods[*]} " == *" ${pkg//-/_} "* ]] && missing+=("$pkg")
 done
 if [ "${#missing[@]}" -eq 0 ]; then
   note "all present (${PACKAGES[*]}) for $PY"
   exit 0
 fi
 
+# Each index lookup pip cannot reach would otherwise be retried 5 times with back-off (~8 s per
+# package name, dozens of names with the dependencies): no retries, a short timeout.
+PIP_NET=(--retries 0 --timeout 15)
+pip_install() {
+  if [ "$PY" = python3 ]; then python3 -m pip install --quiet --user "${PIP_NET[@]}" "$@"; else
+    "$PY" -m pip install --quiet "${PIP_NET[@]}" "$@"; fi
+}
+# Whether an index offers $1: one quick lookup, nothing downloaded. Names no index serves
+# (lancedb, where only a local mirror is reachable) are dropped up front: one of them would fail
+# the whole set, and the one-at-a-time retry after it cost minutes on every run. A pip without
+# `pip index` (or any other answer) counts as available.
+available() {
+  local out
+  out=$(timeout 60 "$PY" -m pip index versions "${PIP_NET[@]}" "$1" 2>&1)
+  ! grep -q "No matching distribution found" <<<"$out"
+}
+unavailable=()
+wanted=()
+for pkg in "${missing[@]}"; do
+  if available "$pkg"; then wanted+=("$pkg"); else unavailable+=("$pkg"); fi
+done
+if [ "${#unavailable[@]}" -gt 0 ]; then
+  note "NOTE: no package index offers ${unavailable[*]}; the tests that need them are skipped"
+fi
+missing=("${wanted[@]}")
+[ "${#missing[@]}" -eq 0 ] && exit 0
+
 note "installing ${missing[*]} for $PY (best effort; a failure only skips tests)"
 log=$(mktemp)
-# pip install for $PY (the user site for the system python3); one package pip cannot get would
-# fail the whole set, so a failed set is retried one package at a time.
-pip_install() {
-  if [ "$PY" = python3 ]; then python3 -m pip install --quiet --user "$@"; else "$PY" -m pip install --quiet "$@"; fi
-}
 # The large ones (torch and what needs it) go last, in a call of their own: when the time limit
 # stops a slow download, the small ones are installed already.
 HEAVY=" torch trl transformers peft "
@@ -83,8 +113,9 @@ install_all() {
     PY="$VENV/bin/python"
     pip_install "${missing[@]}" >>"$log" 2>&1 && return 0
   fi
+  # One package pip cannot get fails its whole set: only then, one at a time.
   failed=()
-  for pkg in "${missing[@]}"; do pip_install "$pkg" >>"$log" 2>&1 || failed+=("$pkg"); done
+  for pkg in "${missing[@]}"; do has_module "${pkg//-/_}" || pip_install "$pkg" >>"$log" 2>&1 || failed+=("$pkg"); done
   [ "${#failed[@]}" -eq 0 ]
 }
 

@@ -4,7 +4,7 @@ import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { engineError } from '../../src/cli/table-target.ts';
 import { WinnowError } from '../../src/core/errors.ts';
-import { winnow } from '../helpers/cli.ts';
+import { type CliResult, winnow, winnowInProcess } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { type FilterDb, makeFilterDb } from './fixtures/filter-db.ts';
 
@@ -203,22 +203,40 @@ describe('bad inspect/export invocations', () => {
     expect(CASES.length).toBeGreaterThanOrEqual(12);
   });
 
+  /** The code, the one stderr line, no stack or engine internals, and nothing written. */
+  function expectRefused(c: Case, r: CliResult, before: Record<string, string>): void {
+    expect(r.code, r.stderr).toBe(c.code);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.split('\n').filter((l) => l !== '');
+    expect(lines, r.stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(c.message);
+    expect(r.stderr).not.toMatch(/^\s+at /m);
+    expect(r.stderr).not.toMatch(/\.cargo|\.rs:\d+|SELECT 1 FROM/);
+    expect(hashTree(f.db)).toEqual(before);
+    expect(existsSync(missing)).toBe(false);
+    expect(existsSync(out())).toBe(false);
+  }
+
+  // Every case through the CLI's own main, in this process (no Node start-up per case)...
   for (const c of CASES) {
-    it(`${c.name} → exit ${c.code}, one line, database unchanged`, () => {
+    it(`${c.name} → exit ${c.code}, one line, database unchanged`, async () => {
       const before = hashTree(f.db);
-      const r = winnow(c.args(f));
-      expect(r.code, r.stderr).toBe(c.code);
-      expect(r.stdout).toBe('');
-      const lines = r.stderr.split('\n').filter((l) => l !== '');
-      expect(lines, r.stderr).toHaveLength(1);
-      expect(lines[0]).toMatch(c.message);
-      expect(r.stderr).not.toMatch(/^\s+at /m);
-      expect(r.stderr).not.toMatch(/\.cargo|\.rs:\d+|SELECT 1 FROM/);
-      expect(hashTree(f.db)).toEqual(before);
-      expect(existsSync(missing)).toBe(false);
-      expect(existsSync(out())).toBe(false);
+      expectRefused(c, await winnowInProcess(c.args(f)), before);
     });
   }
+
+  // ...and one of each kind as a real `winnow` process: the exit status and what reaches stderr.
+  const REAL = [
+    'inspect --limit abc',
+    'inspect --db <a file>',
+    'export --version run-nope',
+    '--where injection',
+  ];
+  it.each(REAL)('%s, as a real process: the same exit code and line', (name) => {
+    const c = CASES.find((x) => x.name === name)!;
+    const before = hashTree(f.db);
+    expectRefused(c, winnow(c.args(f)), before);
+  });
 });
 
 describe('engine errors that get past the checks', () => {

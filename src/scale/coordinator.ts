@@ -5,6 +5,7 @@ import type { RftConfig } from '../lifecycle/rft-config.ts';
 import type { RftParts } from '../lifecycle/rft-parts.ts';
 import type { CoordinatedRunInfo } from '../lifecycle/rft-run.ts';
 import { RunLease } from './lease.ts';
+import { QueueLoss } from './queue-loss.ts';
 import { QueueRollouts } from './queue-rollouts.ts';
 import { connectionOf, type QueueUrl } from './queue-url.ts';
 import { contextKeyOf, ROLLOUT_QUEUE, type RunContext } from './rollout-job.ts';
@@ -36,10 +37,13 @@ export class Coordinator {
   private context = '';
   private readonly url: QueueUrl;
   private readonly o: CoordinatorOptions;
+  private lastError: string | undefined;
+  private readonly loss: QueueLoss;
 
   constructor(url: QueueUrl, o: CoordinatorOptions) {
     this.url = url;
     this.o = o;
+    this.loss = new QueueLoss(url);
     this.redis = new Redis({
       ...(connectionOf(url) as object),
       lazyConnect: true,
@@ -47,7 +51,11 @@ export class Coordinator {
       retryStrategy: (n: number) => (n > 5 ? null : 200),
     });
     // Connection errors reach the caller through the failed command; ioredis would print them unhandled.
-    this.redis.on('error', () => undefined);
+    this.redis.on('error', (err: Error) => {
+      this.lastError = err.message;
+    });
+    // ioredis gave up reconnecting: the server is gone (the run's lease with it, soon).
+    this.redis.on('end', () => this.loss.lose(`went away (${this.lastError ?? 'connection closed'})`));
   }
 
   async claim(run: CoordinatedRunInfo): Promise<QueueRollouts> {
@@ -55,8 +63,7 @@ export class Coordinator {
     await this.reach();
     this.lease = await RunLease.acquire(this.redis, run, {
       ttlMs: this.o.leaseTtlMs,
-      onLost: (why) =>
-        this.o.log(`warning: the run's lease was lost (${why}); the run stops at its next step`),
+      onLost: (why) => this.loss.lose(`no longer holds the run's lease (${why})`),
     });
     // One owner whatever the mode: the file lease a single-process run takes, before anything is stored.
     run.onLeased();
@@ -91,6 +98,7 @@ export class Coordinator {
         this.o.maxInFlight ?? run.config.explorer.batchTasks + (run.config.explorer.extraGroups ?? 0),
       groupSize: run.config.explorer.repeat,
       lease: this.lease,
+      loss: this.loss,
       log: this.o.log,
     });
     return this.rollouts;
@@ -130,9 +138,17 @@ export class Coordinator {
   }
 
   async close(): Promise<void> {
-    await this.lease?.release();
-    await this.events?.close().catch(() => undefined);
-    await this.queue?.close().catch(() => undefined);
+    this.loss.closing = true;
+    if (this.loss.error) {
+      // BullMQ would wait for a server that is gone: drop its connections without waiting.
+      this.lease?.stop();
+      for (const c of [this.events, this.queue]) void c?.disconnect().catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 50));
+    } else {
+      await this.lease?.release();
+      await this.events?.close().catch(() => undefined);
+      await this.queue?.close().catch(() => undefined);
+    }
     this.redis.disconnect();
   }
 }

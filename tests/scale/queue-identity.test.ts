@@ -4,6 +4,8 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnswerServer } from '../../bench/scale-answer-server.ts';
 import { startRedis, type TestRedis, warnIfNoRedis } from '../../bench/scale-redis.ts';
+import type { RunRecord } from '../../src/buffer/run-table.ts';
+import { removeQueuedRunJobs } from '../../src/scale/run-jobs.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import {
   type Proc,
@@ -116,4 +118,35 @@ describe.skipIf(noRedis)('queued rollout jobs belong to one run: its id, start a
       Array.from({ length: JOBS }, () => `pid ${second.worker}`),
     );
   }, 180_000);
+});
+
+describe("removing a queued run's jobs is best effort", () => {
+  const record = (summary: unknown): RunRecord => ({
+    runId: 'o',
+    kind: 'rft',
+    name: 'scale',
+    configHash: 'abc',
+    seed: 5,
+    status: 'completed',
+    startedAt: 1,
+    finishedAt: 2,
+    tableVersion: 0,
+    summary: JSON.stringify(summary),
+  });
+
+  it('a Redis that cannot be reached gets one line naming it and saying the jobs are never reused', async () => {
+    // Port 1 on loopback: nothing listens there.
+    const line = await removeQueuedRunJobs(
+      record({ queue: { server: 'redis://127.0.0.1:1/0', context: 'winnow:context:00112233aabbccdd' } }),
+    );
+    expect(line).toMatch(
+      /^could not remove the queued jobs of run 'o' from Redis at 127\.0\.0\.1:1 \([^)]*\); they are never reused .* expire within 7 days$/,
+    );
+    expect(line).not.toContain('\n');
+  });
+
+  it('a run that was not queued has nothing to remove (no line)', async () => {
+    expect(await removeQueuedRunJobs(record({ runDir: '/x' }))).toBeUndefined();
+    expect(await removeQueuedRunJobs(record({ queue: { server: 'nope', context: 'x' } }))).toBeUndefined();
+  });
 });

@@ -9,7 +9,6 @@ import { parseConfig, readYamlFile } from '../core/config.ts';
 import { ConfigError, errorMessage } from '../core/errors.ts';
 import { roundsSelector } from '../selectors/stages/staged-selector.ts';
 import { annotatePassRates } from './annotate.ts';
-import { FileLease } from './file-lease.ts';
 import type { Hooks } from './hooks.ts';
 import type { Monitor } from './monitors/monitor.ts';
 import { prepareRft } from './rft-build.ts';
@@ -17,7 +16,8 @@ import { type RftConfig, rftConfigSchema } from './rft-config.ts';
 import type { RftEvents } from './rft-events.ts';
 import type { RftParts } from './rft-parts.ts';
 import { type RftRunResult, runRftLoop, type StepRecord } from './rft-runner.ts';
-import { planRun, RUN_CONFIG_FILE, runPlaces, type StoredRunConfig } from './run-plan.ts';
+import { type HeldLeases, releaseRunLeases, takeRunLeases } from './run-leases.ts';
+import { planRun, RUN_CONFIG_FILE, type StoredRunConfig } from './run-plan.ts';
 import { defaultRegistries, type RunRegistries } from './run-registries.ts';
 import { describeRemoval, removeRun } from './run-removal.ts';
 
@@ -125,25 +125,18 @@ export async function runRft(
   loaded: RftConfig,
   opts: RunRftOptions & { baseDir: string; configFile?: string },
 ): Promise<RftReport> {
-  const held: Held = {};
+  const held: HeldLeases = {};
   try {
     return await runRftLeased(loaded, opts, held);
   } finally {
-    held.lease?.releaseSync();
-    held.replaced?.releaseSync();
+    releaseRunLeases(held);
   }
-}
-
-/** The file leases a start holds: its own, and while its data is removed, the run --overwrite replaces. */
-interface Held {
-  lease?: FileLease | undefined;
-  replaced?: FileLease | undefined;
 }
 
 async function runRftLeased(
   loaded: RftConfig,
   opts: RunRftOptions & { baseDir: string; configFile?: string },
-  held: Held,
+  held: HeldLeases,
 ): Promise<RftReport> {
   const seed = opts.seed ?? loaded.seed;
   const lc = loaded.lifecycle;
@@ -199,11 +192,8 @@ async function runRftLeased(
   // run or table (`--resume`, `serve`, another coordinator) is refused, naming the holder, first.
   // Under --queue the Redis lease is taken first (a refusal there leaves no lease file behind).
   const mode = opts.coordinator ? 'winnow run --queue' : 'winnow run';
-  const takeFileLeases = () => {
-    held.lease = FileLease.acquire({ dbDir, runId, bufferTable: plan.bufferTable, mode });
-    if (plan.overwrite)
-      held.replaced = leaseReplacedRun(dbDir, plan.overwrite, { runId, bufferTable: plan.bufferTable }, mode);
-  };
+  const takeFileLeases = () =>
+    takeRunLeases(held, { dbDir, runId, bufferTable: plan.bufferTable, overwrite: plan.overwrite, mode });
   if (!opts.coordinator) takeFileLeases();
   const rollouts = await opts.coordinator?.claim({
     runId,
@@ -363,21 +353,6 @@ async function runRftLeased(
     await parts.buffer.close().catch(() => undefined);
     parts.dispose?.();
   }
-}
-
-/**
- * `--overwrite` of a run other than the one starting: that run must not be live either, so its lease
- * is taken while its data is removed. A run with our id or our table is covered by our own lease.
- */
-function leaseReplacedRun(
-  dbDir: string,
-  record: RunRecord,
-  ours: { runId: string; bufferTable: string },
-  mode: string,
-): FileLease | undefined {
-  const bufferTable = runPlaces(record).bufferTable ?? `${record.runId}_experiences`;
-  if (record.runId === ours.runId || bufferTable === ours.bufferTable) return undefined;
-  return FileLease.acquire({ dbDir, runId: record.runId, bufferTable, mode });
 }
 
 /**

@@ -97,7 +97,7 @@ export async function scaleBenchMain(argv: string[]): Promise<number> {
       seed: 1,
     });
     const tasks: Task[] = prepared.parts.tasks;
-    const context = contextKeyOf(dbDir, runId);
+    const context = contextKeyOf({ dbDir, runId, startedAt: Date.now(), configHash: 'bench' });
     const ctx: RunContext = {
       runId,
       config: config as unknown as Record<string, unknown>,

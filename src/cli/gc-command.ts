@@ -14,7 +14,8 @@ export const GC_SPEC = {
   name: 'gc',
   args: 'RUN [RUN…]',
   summary:
-    'Delete runs you name: their buffer tables, rejected rows, selector states, run folder and record. ' +
+    'Delete runs you name: their buffer tables, rejected rows, selector states, run folder and record ' +
+    '(and, for a run started with --queue, its rollout jobs in Redis, best effort). ' +
     'Without --yes it only prints what it would delete.',
   options: {
     db: DB_OPTION,
@@ -50,6 +51,13 @@ async function previewRemoval(dbDir: string, record: RunRecord): Promise<Removed
     : 0;
   const runDir = places.runDir && existsSync(places.runDir) ? places.runDir : null;
   return { runId: record.runId, tables, rejectedRows, runDir };
+}
+
+/** A queued run's jobs in Redis go with it (best effort; the queue code loads only for such a run). */
+async function removeQueuedJobs(r: RunRecord): Promise<string | undefined> {
+  if (!r.summary.includes('"queue"')) return undefined;
+  const { removeQueuedRunJobs } = await import('../scale/run-jobs.ts');
+  return removeQueuedRunJobs(r);
 }
 
 export async function gcCommand(argv: string[]): Promise<number> {
@@ -105,6 +113,8 @@ export async function gcCommand(argv: string[]): Promise<number> {
     } else {
       const line = describeRemoval(await removeRun(dbDir, r)).replace(/^removed run '[^']*'/, '');
       process.stdout.write(`removed ${what}${line}\n`);
+      const jobs = await removeQueuedJobs(r);
+      if (jobs) process.stdout.write(`${jobs}\n`);
     }
   }
   if (dry) process.stdout.write(`dry run: nothing deleted; add --yes to delete ${selected.size} run(s)\n`);

@@ -1,4 +1,5 @@
 import { dirname, resolve } from 'node:path';
+import type { RunRecord } from '../buffer/run-table.ts';
 import { applyStorageOptions } from '../buffer/storage-options.ts';
 import { readYamlFile } from '../core/config.ts';
 import { ConfigError, errorMessage, WinnowError } from '../core/errors.ts';
@@ -311,6 +312,7 @@ async function runRftCommand(
   const coordinator = o.queue ? await openCoordinator(o.queue, o.leaseTtl, log) : undefined;
   const report = await runRft(config, {
     ...(coordinator ? { coordinator } : {}),
+    removeQueuedJobs: (removed) => removeQueuedJobs(removed, o.queue),
     baseDir: dirname(abs),
     configFile: abs,
     ...(o.db ? { dbDir: o.db } : {}),
@@ -435,6 +437,14 @@ async function queuedPipelineInput(values: RunValues) {
     leaseTtlMs: (values['lease-ttl'] ?? 30) * 1000,
     log: (line) => process.stderr.write(`${line}\n`),
   });
+}
+
+/** `--overwrite` of a queued run: its jobs in Redis go with it (the queue code loads only for such a run). */
+async function removeQueuedJobs(removed: RunRecord, queue: string | undefined): Promise<string | undefined> {
+  if (!removed.summary.includes('"queue"')) return undefined;
+  const { removeQueuedRunJobs } = await import('../scale/run-jobs.ts');
+  const { parseQueueUrl } = await import('../scale/queue-url.ts');
+  return removeQueuedRunJobs(removed, queue ? parseQueueUrl(queue) : undefined);
 }
 
 async function openCoordinator(queue: string, leaseTtl: number | undefined, log: (line: string) => void) {

@@ -28,4 +28,16 @@ export interface LeaseSubject {
   bufferTable: string;
   /** How errors name the table (default 'buffer table'; a task pipeline's output: 'task table'). */
   tableKind?: string;
+  /** What the holder is, for the refusal a second writer gets: 'winnow run', 'winnow run --queue', 'winnow serve'. */
+  mode?: string;
+}
+
+/** How a refusal names a lease's holder: `<pid>@<host> (<mode>, run <id>, since <time>)`. */
+export function describeHolder(h: {
+  holder: string;
+  mode?: string | undefined;
+  runId: string;
+  startedAt: string;
+}): string {
+  return `${h.holder} (${h.mode ? `${h.mode}, ` : ''}run ${h.runId}, since ${h.startedAt})`;
 }

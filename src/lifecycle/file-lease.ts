@@ -11,7 +11,7 @@ import {
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { isDatabaseUri } from '../buffer/connection.ts';
-import { LeaseHeldError, type LeaseSubject } from '../core/lease.ts';
+import { describeHolder, LeaseHeldError, type LeaseSubject } from '../core/lease.ts';
 
 /** The folder under a local database that holds the single-process runs' lease files. */
 export const LEASE_DIR = '.winnow-leases';
@@ -23,6 +23,8 @@ export const DEFAULT_FILE_LEASE_TTL_MS = 60_000;
 export interface FileLeaseRecord {
   holder: string;
   runId: string;
+  /** What holds it ('winnow run', 'winnow run --queue', 'winnow serve'); absent in older files. */
+  mode?: string;
   startedAt: string;
   heartbeatAt: string;
   released?: true;
@@ -85,7 +87,7 @@ export function leaseIsFree(
   return host === hostname() && Number(pid) > 0 && !alive(Number(pid));
 }
 
-const describe = (r: FileLeaseRecord): string => `${r.holder} (run ${r.runId}, since ${r.startedAt})`;
+const describe = (r: FileLeaseRecord): string => describeHolder(r);
 
 /**
  * A lease on a run and its buffer (or task) table for single-process runs on a local database
@@ -122,6 +124,7 @@ export class FileLease {
     const lease = new FileLease({
       holder: `${process.pid}@${hostname()}`,
       runId: subject.runId,
+      ...(subject.mode ? { mode: subject.mode } : {}),
       startedAt: now,
       heartbeatAt: now,
     });

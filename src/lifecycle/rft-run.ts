@@ -2,14 +2,13 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { RejectedStore } from '../buffer/rejected-store.ts';
-import { RunRecorder, RunTable } from '../buffer/run-table.ts';
+import { type RunRecord, RunRecorder, RunTable } from '../buffer/run-table.ts';
 import { SelectorStateStore } from '../buffer/selector-state-store.ts';
 import { writeFileAtomicSync } from '../core/atomic-file.ts';
 import { parseConfig, readYamlFile } from '../core/config.ts';
 import { ConfigError } from '../core/errors.ts';
 import { roundsSelector } from '../selectors/stages/staged-selector.ts';
 import { annotatePassRates } from './annotate.ts';
-import { FileLease } from './file-lease.ts';
 import type { Hooks } from './hooks.ts';
 import type { Monitor } from './monitors/monitor.ts';
 import { prepareRft } from './rft-build.ts';
@@ -19,6 +18,7 @@ import { recordFailure, StorageReserve } from './rft-failure.ts';
 import type { RftParts } from './rft-parts.ts';
 import { type RftRunResult, runRftLoop, type StepRecord } from './rft-runner.ts';
 import { lastStepBefore } from './run/run-loop.ts';
+import { type HeldLeases, releaseRunLeases, takeRunLeases } from './run-leases.ts';
 import { planRun, RUN_CONFIG_FILE, type StoredRunConfig } from './run-plan.ts';
 import { defaultRegistries, type RunRegistries } from './run-registries.ts';
 import { describeRemoval, removeRun } from './run-removal.ts';
@@ -50,10 +50,19 @@ export interface RunRftOptions {
    * executor that rolls out each step's groups on workers.
    */
   coordinator?: {
+    /** Reach the queue (a server that cannot be reached is refused before anything is written). */
+    reach?(): Promise<void>;
     claim(run: CoordinatedRunInfo): Promise<RftParts['rollouts']>;
     /** The built parts with the buffer open: the rate limiter and the explorer's weights. */
     attach?(parts: RftParts): void;
+    /** Fields for the run record once claimed (where its jobs live, so `gc` can remove them). */
+    recordFields?(): Record<string, unknown>;
   };
+  /**
+   * Remove the queued jobs of the run `--overwrite` replaces (best effort: returns the line to log).
+   * The CLI passes src/scale/run-jobs.ts; a library caller without a queue leaves it out.
+   */
+  removeQueuedJobs?: (removed: RunRecord) => Promise<string | undefined>;
 }
 
 /** What a coordinator learns about the run it is to own. */
@@ -66,6 +75,11 @@ export interface CoordinatedRunInfo {
   configFile?: string | undefined;
   config: RftConfig;
   seed: number;
+  /** The run record's start (kept across --resume): with the config hash, what keys its queued jobs. */
+  startedAt: number;
+  configHash: string;
+  /** Called once the queue's lease is held and before anything is stored: the run's file leases. */
+  onLeased: () => void;
 }
 
 export interface RftReport extends RftRunResult {
@@ -105,25 +119,26 @@ export async function runRftFile(file: string, opts: RunRftOptions = {}): Promis
 /**
  * Validate, then act. Everything that can fail on a bad config or a bad path fails before the first
  * write: the plan (run id, folder, tables, --resume and --overwrite checks) and every part. Only
- * then is the run's lease taken (a file lease on a local database; --queue's coordinator holds
- * one in Redis), an overwritten run removed, the run folder made and the run recorded.
+ * then is the run's lease taken (a file lease on a local database, whatever the mode; --queue's
+ * coordinator also holds one in Redis), an overwritten run removed, the run folder made and the
+ * run recorded.
  */
 export async function runRft(
   loaded: RftConfig,
   opts: RunRftOptions & { baseDir: string; configFile?: string },
 ): Promise<RftReport> {
-  const held: { lease?: FileLease | undefined } = {};
+  const held: HeldLeases = {};
   try {
     return await runRftLeased(loaded, opts, held);
   } finally {
-    held.lease?.releaseSync();
+    releaseRunLeases(held);
   }
 }
 
 async function runRftLeased(
   loaded: RftConfig,
   opts: RunRftOptions & { baseDir: string; configFile?: string },
-  held: { lease?: FileLease | undefined },
+  held: HeldLeases,
 ): Promise<RftReport> {
   const seed = opts.seed ?? loaded.seed;
   const lc = loaded.lifecycle;
@@ -171,6 +186,17 @@ async function runRftLeased(
       hint: 'run without --queue, or keep only greso in explorer.stages',
       ...(opts.configFile ? { file: opts.configFile } : {}),
     });
+  await RunTable.checkSeedIn(dbDir, seed);
+  await opts.coordinator?.reach?.();
+  const previous = plan.resume ? (await RunTable.readAll(dbDir)).find((r) => r.runId === runId) : undefined;
+  const runStartedAt = previous?.startedAt ?? Date.now();
+  // ---- validated: from here on, act. One owner per run whatever the mode: a second process on this
+  // run or table (`--resume`, `serve`, another coordinator) is refused, naming the holder, first.
+  // Under --queue the Redis lease is taken first (a refusal there leaves no lease file behind).
+  const mode = opts.coordinator ? 'winnow run --queue' : 'winnow run';
+  const takeFileLeases = () =>
+    takeRunLeases(held, { dbDir, runId, bufferTable: plan.bufferTable, overwrite: plan.overwrite, mode });
+  if (!opts.coordinator) takeFileLeases();
   const rollouts = await opts.coordinator?.claim({
     runId,
     dbDir,
@@ -180,28 +206,37 @@ async function runRftLeased(
     configFile: opts.configFile,
     config,
     seed,
+    startedAt: runStartedAt,
+    configHash,
+    onLeased: takeFileLeases,
   });
-  await RunTable.checkSeedIn(dbDir, seed);
-  // ---- validated: from here on, act. A second process on this run or table is refused first.
-  if (!opts.coordinator) held.lease = FileLease.acquire({ dbDir, runId, bufferTable: plan.bufferTable });
   log(`database: ${dbDir}`);
   log(`run folder: ${runDir}`);
   for (const n of plan.notes) log(n);
-  if (plan.overwrite) log(describeRemoval(await removeRun(dbDir, plan.overwrite)));
+  if (plan.overwrite) {
+    log(describeRemoval(await removeRun(dbDir, plan.overwrite)));
+    held.replaced?.releaseSync();
+    const line = await opts.removeQueuedJobs?.(plan.overwrite);
+    if (line) log(line);
+  }
   mkdirSync(runDir, { recursive: true });
   const configFileOut = join(runDir, RUN_CONFIG_FILE);
   if (!plan.resume || !existsSync(configFileOut) || plan.changedHarmless.length > 0) {
     const stored: StoredRunConfig = { runId, configHash, bufferTable: plan.bufferTable, config };
     writeFileAtomicSync(configFileOut, `${JSON.stringify(stored, null, 2)}\n`);
   }
-  const runs = await RunTable.open(dbDir);
-  const previous = plan.resume ? await runs.get(runId) : undefined;
   const recorder = new RunRecorder(
-    runs,
+    await RunTable.open(dbDir),
     { runId, kind: 'rft', name: config.name, configHash, seed },
     {
-      ...(previous ? { startedAt: previous.startedAt } : {}),
-      fixed: { runDir, bufferTable: plan.bufferTable, pid: process.pid, host: hostname() },
+      startedAt: runStartedAt,
+      fixed: {
+        runDir,
+        bufferTable: plan.bufferTable,
+        pid: process.pid,
+        host: hostname(),
+        ...opts.coordinator?.recordFields?.(),
+      },
     },
   );
   const reserve = StorageReserve.take(dbDir, runId);

@@ -54,9 +54,14 @@ export async function openIngestTables(
 }
 
 /** The file lease on a local database's task table; a full disk or a permission is one line. */
-export function takeTaskTableLease(dbDir: string, runId: string, table: string): FileLease | undefined {
+export function takeTaskTableLease(
+  dbDir: string,
+  runId: string,
+  table: string,
+  mode: string,
+): FileLease | undefined {
   try {
-    return FileLease.acquire({ dbDir, runId, bufferTable: table, tableKind: 'task table' });
+    return FileLease.acquire({ dbDir, runId, bufferTable: table, tableKind: 'task table', mode });
   } catch (err) {
     if (!storageFaultOf(err)) throw err;
     throw translateEngineError(err, {

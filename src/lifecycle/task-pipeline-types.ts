@@ -50,7 +50,13 @@ export interface RunTaskPipelineOptions {
   /** Called once the run is validated, before it writes: where it writes (absolute paths). */
   onStart?: (where: { runId: string; dbDir: string; runsDir: string }) => void;
   /** Awaited after `onStart`, before the first write; a throw stops the run with nothing written (the --queue lease). */
-  beforeWrite?: (where: { runId: string; dbDir: string; table: string }) => Promise<void>;
+  beforeWrite?: (where: {
+    runId: string;
+    dbDir: string;
+    table: string;
+    /** Called once the queue's lease is held: the file lease; if it throws, the queue's lease is given back. */
+    onLeased: () => void;
+  }) => Promise<void>;
   /**
    * Replaces the in-process read → map → row-wise steps → land loop (`winnow run --queue`: shards
    * go to pipeline workers, src/scale/pipeline-coordinator.ts). It must land rows in input order.

@@ -60,7 +60,7 @@ export async function loadTaskPipeline(
 
 /**
  * Run a task-set pipeline end to end. Before its first write it takes a lease on the run and its
- * task table (`beforeWrite` under --queue; otherwise a file lease on a local database).
+ * task table (a file lease on a local database; under --queue `beforeWrite` takes Redis's too).
  */
 export async function runTaskPipeline(
   config: TaskPipelineConfig,
@@ -134,8 +134,19 @@ async function runTaskPipelineLeased(
   const hooks = opts.hooks ?? new Hooks<TaskPipelineEvents>();
 
   opts.onStart?.({ runId, dbDir, runsDir });
-  if (opts.beforeWrite) await opts.beforeWrite({ runId, dbDir, table: config.output.table });
-  else held.lease = takeTaskTableLease(dbDir, runId, config.output.table);
+  // One owner per table whatever the mode: the file lease on a local database, and under --queue
+  // the coordinator's Redis lease before it (a refusal there leaves no lease file behind).
+  const takeFileLease = () => {
+    held.lease = takeTaskTableLease(
+      dbDir,
+      runId,
+      config.output.table,
+      opts.beforeWrite ? 'winnow run --queue' : 'winnow run',
+    );
+  };
+  if (opts.beforeWrite)
+    await opts.beforeWrite({ runId, dbDir, table: config.output.table, onLeased: takeFileLease });
+  else takeFileLease();
   const { store, rejectedStore, recorder, startVersion, appendOnly } = await openIngestTables(
     dbDir,
     { tasks: config.output.table, rejected: config.output.rejectedTable },

@@ -5,10 +5,12 @@ import type { RftConfig } from '../lifecycle/rft-config.ts';
 import type { RftParts } from '../lifecycle/rft-parts.ts';
 import type { CoordinatedRunInfo } from '../lifecycle/rft-run.ts';
 import { RunLease } from './lease.ts';
+import { QueueLoss } from './queue-loss.ts';
 import { QueueRollouts } from './queue-rollouts.ts';
 import { connectionOf, type QueueUrl } from './queue-url.ts';
 import { contextKeyOf, ROLLOUT_QUEUE, type RunContext } from './rollout-job.ts';
 import { weightsPublisher } from './rollout-weights.ts';
+import { type QueuedRunFields, serverOf } from './run-jobs.ts';
 import { encodeWire } from './wire.ts';
 
 export interface CoordinatorOptions {
@@ -35,10 +37,13 @@ export class Coordinator {
   private context = '';
   private readonly url: QueueUrl;
   private readonly o: CoordinatorOptions;
+  private lastError: string | undefined;
+  private readonly loss: QueueLoss;
 
   constructor(url: QueueUrl, o: CoordinatorOptions) {
     this.url = url;
     this.o = o;
+    this.loss = new QueueLoss(url);
     this.redis = new Redis({
       ...(connectionOf(url) as object),
       lazyConnect: true,
@@ -46,18 +51,23 @@ export class Coordinator {
       retryStrategy: (n: number) => (n > 5 ? null : 200),
     });
     // Connection errors reach the caller through the failed command; ioredis would print them unhandled.
-    this.redis.on('error', () => undefined);
+    this.redis.on('error', (err: Error) => {
+      this.lastError = err.message;
+    });
+    // ioredis gave up reconnecting: the server is gone (the run's lease with it, soon).
+    this.redis.on('end', () => this.loss.lose(`went away (${this.lastError ?? 'connection closed'})`));
   }
 
   async claim(run: CoordinatedRunInfo): Promise<QueueRollouts> {
     this.config = run.config;
-    await this.connect();
+    await this.reach();
     this.lease = await RunLease.acquire(this.redis, run, {
       ttlMs: this.o.leaseTtlMs,
-      onLost: (why) =>
-        this.o.log(`warning: the run's lease was lost (${why}); the run stops at its next step`),
+      onLost: (why) => this.loss.lose(`no longer holds the run's lease (${why})`),
     });
-    const context = contextKeyOf(run.dbDir, run.runId);
+    // One owner whatever the mode: the file lease a single-process run takes, before anything is stored.
+    run.onLeased();
+    const context = contextKeyOf(run);
     this.context = context;
     const ctx: RunContext = {
       runId: run.runId,
@@ -88,6 +98,7 @@ export class Coordinator {
         this.o.maxInFlight ?? run.config.explorer.batchTasks + (run.config.explorer.extraGroups ?? 0),
       groupSize: run.config.explorer.repeat,
       lease: this.lease,
+      loss: this.loss,
       log: this.o.log,
     });
     return this.rollouts;
@@ -107,7 +118,14 @@ export class Coordinator {
     });
   }
 
-  private async connect(): Promise<void> {
+  /** What the run record keeps of the queue: the server (no password) and the run's context, for `gc`. */
+  recordFields(): Record<string, unknown> {
+    return { queue: { server: serverOf(this.url), context: this.context } satisfies QueuedRunFields };
+  }
+
+  /** Connect to Redis (once): an address that cannot be reached is a usage error naming it. */
+  async reach(): Promise<void> {
+    if (this.redis.status === 'ready') return;
     try {
       await this.redis.connect();
     } catch (err) {
@@ -120,9 +138,17 @@ export class Coordinator {
   }
 
   async close(): Promise<void> {
-    await this.lease?.release();
-    await this.events?.close().catch(() => undefined);
-    await this.queue?.close().catch(() => undefined);
+    this.loss.closing = true;
+    if (this.loss.error) {
+      // BullMQ would wait for a server that is gone: drop its connections without waiting.
+      this.lease?.stop();
+      for (const c of [this.events, this.queue]) void c?.disconnect().catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 50));
+    } else {
+      await this.lease?.release();
+      await this.events?.close().catch(() => undefined);
+      await this.queue?.close().catch(() => undefined);
+    }
     this.redis.disconnect();
   }
 }

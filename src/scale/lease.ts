@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import { databaseKey } from '../buffer/connection.ts';
-import { LeaseHeldError, LeaseLostError, type LeaseSubject } from '../core/lease.ts';
+import { describeHolder, LeaseHeldError, LeaseLostError, type LeaseSubject } from '../core/lease.ts';
 
 export { LeaseHeldError, LeaseLostError, type LeaseSubject } from '../core/lease.ts';
 
@@ -47,7 +47,12 @@ export class RunLease {
 
   static async acquire(redis: Redis, subject: LeaseSubject, opts: LeaseOptions): Promise<RunLease> {
     const k = leaseKeys(subject);
-    const holder = `${hostname()} pid ${process.pid} (run ${subject.runId}, since ${new Date().toISOString()})`;
+    const holder = describeHolder({
+      holder: `${process.pid}@${hostname()}`,
+      mode: subject.mode ?? 'winnow run --queue',
+      runId: subject.runId,
+      startedAt: new Date().toISOString(),
+    });
     const token = `${holder} #${Math.random().toString(36).slice(2)}`;
     const taken: string[] = [];
     const what: Array<[string, string]> = [
@@ -98,6 +103,11 @@ export class RunLease {
       clearInterval(this.timer);
       this.opts.onLost?.(this.lost);
     }
+  }
+
+  /** Stop the heartbeat without giving the keys back (their server is gone; they lapse by themselves). */
+  stop(): void {
+    clearInterval(this.timer);
   }
 
   async release(): Promise<void> {

@@ -176,7 +176,15 @@ export function queuedPipeline(
   return {
     inputStream,
     beforeWrite: async (w) => {
-      await claim(w.dbDir, w.runId, w.table);
+      const { redis, lease } = await claim(w.dbDir, w.runId, w.table);
+      try {
+        w.onLeased();
+      } catch (err) {
+        // Refused by the file lease (a single-process run holds the table): nothing stays held.
+        await lease.release();
+        redis.disconnect();
+        throw err;
+      }
     },
   };
 }

@@ -10,6 +10,7 @@ import { groupIdOf } from '../explorer/workflow.ts';
 import { Admission, type StepAdmission } from './admission.ts';
 import { jobStats } from './job-stats.ts';
 import type { RunLease } from './lease.ts';
+import type { QueueLoss } from './queue-loss.ts';
 import { type RolloutJob, RolloutResultSchema, rolloutJobId, type WeightsRef } from './rollout-job.ts';
 import { decodeWire } from './wire.ts';
 
@@ -37,6 +38,8 @@ export interface QueueRolloutsOptions {
   /** Experiences one job inserts (explorer.repeat): what the rate limiter is asked about per job. */
   groupSize?: number;
   lease?: RunLease;
+  /** The coordinator's Redis server going away: a step's jobs stop waiting, with one line saying so. */
+  loss?: QueueLoss;
   log: (line: string) => void;
 }
 
@@ -76,7 +79,7 @@ export class QueueRollouts {
   }
 
   async explore(tasks: readonly Task[], step: number, modelVersion: number): Promise<ExploreResult> {
-    this.o.lease?.check();
+    this.stopIfLost();
     const t0 = performance.now();
     const groups = new Array<Experience[] | null>(tasks.length).fill(null);
     const failures: RolloutFailure[] = [];
@@ -134,11 +137,9 @@ export class QueueRollouts {
         });
       }
     };
-    const admitted = await this.admission.run(tasks.length, runOne, {
-      step,
-      taskId: (i) => tasks[i]!.id,
-    });
-    this.o.lease?.check();
+    const running = this.admission.run(tasks.length, runOne, { step, taskId: (i) => tasks[i]!.id });
+    const admitted = await (this.o.loss ? Promise.race([running, this.o.loss.stopped]) : running);
+    this.stopIfLost();
     this.record(step, records.filter(Boolean));
     this.recordAdmission(admitted);
 
@@ -157,6 +158,12 @@ export class QueueRollouts {
         ms: performance.now() - t0,
       },
     };
+  }
+
+  /** Throw before writing anything more once Redis is gone or the run's lease was lost. */
+  private stopIfLost(): void {
+    if (this.o.loss?.error) throw this.o.loss.error;
+    this.o.lease?.check();
   }
 
   /** A step whose jobs waited for the rate limiter's bound gets a line in scale-backpressure.jsonl and the log. */

@@ -67,16 +67,42 @@ export const RolloutResultSchema = z.object({
 });
 export type RolloutResult = z.infer<typeof RolloutResultSchema>;
 
+/**
+ * What makes a run one run to the queue: its database, its id, when it started (kept across
+ * --resume; a run id reused after `winnow gc` or `--overwrite` starts anew) and the hash of the keys
+ * that decide its results. Jobs and the stored context are keyed by all four, so no run is ever
+ * handed the cached rollouts of another.
+ */
+export interface RunIdentity {
+  dbDir: string;
+  runId: string;
+  /** The run record's start (epoch ms). */
+  startedAt: number;
+  configHash: string;
+}
+
 /** Redis key of a run's context (a database is named by a hash of its absolute path). */
-export function contextKeyOf(dbDir: string, runId: string): string {
-  return `winnow:context:${createHash('sha1').update(`${dbDir}\n${runId}`).digest('hex').slice(0, 16)}`;
+export function contextKeyOf(run: RunIdentity): string {
+  const h = createHash('sha1').update(`${run.dbDir}\n${run.runId}\n${run.startedAt}\n${run.configHash}`);
+  return `winnow:context:${h.digest('hex').slice(0, 16)}`;
+}
+
+/** The short id of a context key (its last part): every job id of the run starts `r-<it>-`. */
+export function contextIdOf(context: string): string {
+  return context.slice(context.lastIndexOf(':') + 1);
 }
 
 /**
  * A job's id is a function of (run, step, version, task): adding it twice (a redone step, a resumed
  * coordinator) finds the job already there, and its result is read instead of rolling out again.
+ * It starts with the run's context id, so the jobs of a run can be found and removed (run-jobs.ts).
  */
 export function rolloutJobId(context: string, step: number, version: number, taskId: string): string {
   const h = createHash('sha1').update(`${context}\n${step}\n${version}\n${taskId}`).digest('hex');
-  return `r-${step}-${h.slice(0, 20)}`;
+  return `${rolloutJobPrefix(context)}${step}-${h.slice(0, 20)}`;
+}
+
+/** The id prefix every rollout job of the run with this context shares. */
+export function rolloutJobPrefix(context: string): string {
+  return `r-${contextIdOf(context)}-`;
 }

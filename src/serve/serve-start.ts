@@ -7,6 +7,7 @@ import { SelectorStateStore } from '../buffer/selector-state-store.ts';
 import { writeFileAtomicSync } from '../core/atomic-file.ts';
 import { readYamlFile } from '../core/config.ts';
 import { ConfigError, errorMessage, WinnowError } from '../core/errors.ts';
+import { FileLease } from '../lifecycle/file-lease.ts';
 import { prepareRft } from '../lifecycle/rft-build.ts';
 import type { RftConfig } from '../lifecycle/rft-config.ts';
 import type { RunBuffer } from '../lifecycle/rft-parts.ts';
@@ -123,11 +124,14 @@ export async function startServe(o: StartServeOptions): Promise<ServeRun> {
     );
   });
 
-  // ---- validated: from here on, act.
+  // ---- validated: from here on, act. One owner per run whatever the mode: a run or table another
+  // process holds (`winnow run`, `--queue`, another serve) is refused, naming the holder, first.
   const opened: { recorder?: RunRecorder; buffer?: RunBuffer } = {};
+  let lease: FileLease | undefined;
   let session: ServeSession;
   let restored: boolean;
   try {
+    lease = FileLease.acquire({ dbDir, runId, bufferTable: plan.bufferTable, mode: 'winnow serve' });
     ({ session, restored } = await act(opened));
   } catch (err) {
     // A start that fails after the port was bound must not leave the process listening.
@@ -135,6 +139,7 @@ export async function startServe(o: StartServeOptions): Promise<ServeRun> {
     await opened.buffer?.close().catch(() => undefined);
     prepared.parts.dispose?.();
     await opened.recorder?.mark('failed', 0, { error: errorMessage(err) }).catch(() => undefined);
+    lease?.releaseSync();
     throw err;
   }
   const { recorder, buffer } = opened as Required<typeof opened>;
@@ -225,6 +230,7 @@ export async function startServe(o: StartServeOptions): Promise<ServeRun> {
         } finally {
           await buffer.close().catch(() => undefined);
           parts.dispose?.();
+          lease?.releaseSync();
         }
       })();
       return stopping;

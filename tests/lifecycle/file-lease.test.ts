@@ -129,6 +129,35 @@ describe('winnow run under a file lease', () => {
     expect(versionCount(db, table)).toBeGreaterThan(before.versions);
     for (const f of files(db)) expect(read(db, f)).toMatchObject({ released: true });
   }, 60_000);
+
+  it('--overwrite of a live run under another id is refused naming its holder; its rows stay', async () => {
+    const a = await spawnWinnow(['run', file, '--run', 'ow-a'], { timeoutMs: 60_000 });
+    expect(a.code, a.stderr).toBe(0);
+    const rows = (await tableRows(db, 'ow-a_experiences')).length;
+    expect(rows).toBeGreaterThan(0);
+    const lease = FileLease.acquire({
+      dbDir: db,
+      runId: 'ow-a',
+      bufferTable: 'ow-a_experiences',
+      mode: 'winnow run',
+    })!;
+    const refused = await spawnWinnow(['run', file, '--overwrite', 'ow-a', '--run', 'ow-b'], {
+      timeoutMs: 60_000,
+    });
+    lease.releaseSync();
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr.trim()).toMatch(
+      new RegExp(
+        `^error: run 'ow-a' is owned by ${process.pid}@\\S+ \\(winnow run, run ow-a, since [^)]+\\); nothing was written`,
+      ),
+    );
+    expect((await tableRows(db, 'ow-a_experiences')).length).toBe(rows);
+    const replaced = await spawnWinnow(['run', file, '--overwrite', 'ow-a', '--run', 'ow-b'], {
+      timeoutMs: 60_000,
+    });
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(replaced.stderr).toContain("removed run 'ow-a'");
+  }, 120_000);
 });
 
 describe('winnow run of a task pipeline under a file lease', () => {

@@ -124,7 +124,10 @@ describe.skipIf(noRedis)('winnow run --queue with worker processes (Redis + Bull
     const second = startWinnow([...base, '--resume'], dir);
     expect(await second.exited, second.err).toBe(2);
     expect(second.err).toMatch(
-      new RegExp(`^error: run 'k' is owned by \\S+ pid ${first.child.pid} \\(run k, since `, 'm'),
+      new RegExp(
+        `^error: run 'k' is owned by ${first.child.pid}@\\S+ \\(winnow run --queue, run k, since `,
+        'm',
+      ),
     );
     expect(second.err).toContain('nothing was written');
     expect(snapshot(dir)).toEqual(before);
@@ -153,7 +156,7 @@ describe.skipIf(noRedis)('winnow run --queue with worker processes (Redis + Bull
     while ((await client.exists(key)) === 1) await new Promise((r) => setTimeout(r, 50));
     client.disconnect();
     // The dead holder's lease was there after the kill (unless the machine was slower than its TTL) and went by itself.
-    if (held !== null) expect(held).toContain(`pid ${first.child.pid}`);
+    if (held !== null) expect(held).toContain(`${first.child.pid}@`);
     expect(Date.now() - t0).toBeLessThan(3_500);
     const resumed = startWinnow([...base, '--resume', '--quiet'], dir);
     expect(await resumed.exited, resumed.err).toBe(0);

@@ -219,7 +219,7 @@ describe.skipIf(noRedis)('task pipeline shards over the queue (winnow worker --r
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toMatch(
         new RegExp(
-          `^error: task table 'tasks' is owned by \\S+ pid ${process.pid} \\(run first, since `,
+          `^error: task table 'tasks' is owned by ${process.pid}@\\S+ \\(winnow run --queue, run first, since `,
           'm',
         ),
       );

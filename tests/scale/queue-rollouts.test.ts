@@ -181,7 +181,7 @@ describe.skipIf(noRedis)('QueueRollouts: the coordinator side of rollout jobs', 
     expect(r.experiences.map((e) => e.taskId)).toEqual(['t1', 't1', 't2', 't2']);
     expect(r.failures).toHaveLength(1);
     expect(r.failures[0]).toMatchObject({ taskId: 'bad', kind: 'error', groupId: 's4:bad' });
-    expect(r.failures[0]!.reason).toMatch(/^rollout job r-4-[0-9a-f]{20}: model server said no$/);
+    expect(r.failures[0]!.reason).toMatch(/^rollout job r-test-4-[0-9a-f]{20}: model server said no$/);
     expect(calls.filter((c) => c === '4:bad')).toHaveLength(3);
   }, 20_000);
 });

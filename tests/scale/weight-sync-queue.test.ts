@@ -81,6 +81,9 @@ describe.skipIf(noRedis)('weight sync with rollout workers', () => {
       configFile: file,
       config,
       seed: 2,
+      startedAt: Date.now(),
+      configHash: 'test',
+      onLeased: () => undefined,
     });
     // The coordinator's own model, as parts.serve(version) leaves it before each step.
     const model = { servedModel: 'ws-v0' as string | undefined };

@@ -3,7 +3,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/core/errors.ts';
 import { parseQueueUrl } from '../../src/scale/queue-url.ts';
-import { RolloutResultSchema, rolloutJobId } from '../../src/scale/rollout-job.ts';
+import {
+  contextKeyOf,
+  RolloutResultSchema,
+  rolloutJobId,
+  rolloutJobPrefix,
+} from '../../src/scale/rollout-job.ts';
 import { decodeWire, encodeWire } from '../../src/scale/wire.ts';
 import { winnow } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -41,19 +46,35 @@ describe('what crosses the queue', () => {
     expect(JSON.parse(JSON.stringify({ r: Number.NaN })).r).toBeNull();
   });
 
-  it('names a job by run, step, version and task only', () => {
-    const id = rolloutJobId('ctx', 3, 0, 't1');
-    expect(rolloutJobId('ctx', 3, 0, 't1')).toBe(id);
+  it('names a job by run, step, version and task only, under its run context', () => {
+    const ctx = 'winnow:context:00112233aabbccdd';
+    const id = rolloutJobId(ctx, 3, 0, 't1');
+    expect(rolloutJobId(ctx, 3, 0, 't1')).toBe(id);
     expect(
       new Set([
         id,
-        rolloutJobId('ctx', 4, 0, 't1'),
-        rolloutJobId('ctx', 3, 1, 't1'),
-        rolloutJobId('ctx2', 3, 0, 't1'),
-        rolloutJobId('ctx', 3, 0, 't2'),
+        rolloutJobId(ctx, 4, 0, 't1'),
+        rolloutJobId(ctx, 3, 1, 't1'),
+        rolloutJobId('winnow:context:ffeeddccbbaa9988', 3, 0, 't1'),
+        rolloutJobId(ctx, 3, 0, 't2'),
       ]).size,
     ).toBe(5);
-    expect(id).toMatch(/^r-3-[0-9a-f]{20}$/);
+    expect(id).toMatch(/^r-00112233aabbccdd-3-[0-9a-f]{20}$/);
+    expect(id.startsWith(rolloutJobPrefix(ctx))).toBe(true);
+  });
+
+  it('keys a run context by database, run id, start and config hash: each one changes it', () => {
+    const run = { dbDir: '/d/db', runId: 'r1', startedAt: 1_700_000_000_000, configHash: 'abc' };
+    const key = contextKeyOf(run);
+    expect(key).toMatch(/^winnow:context:[0-9a-f]{16}$/);
+    expect(contextKeyOf({ ...run })).toBe(key);
+    const others = [
+      contextKeyOf({ ...run, dbDir: '/d/db2' }),
+      contextKeyOf({ ...run, runId: 'r2' }),
+      contextKeyOf({ ...run, startedAt: run.startedAt + 1 }),
+      contextKeyOf({ ...run, configHash: 'abd' }),
+    ];
+    expect(new Set([key, ...others]).size).toBe(5);
   });
 
   it('parses --queue addresses and refuses others with the option named', () => {

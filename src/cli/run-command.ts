@@ -409,9 +409,12 @@ export function formatRftReport(r: RftReport, paths: Record<string, string> = {}
     formatTable(['step', 'mean reward', 'effective', 'difficulty', 'held-out', 'loss', 'rollouts/s'], rows),
     '',
     `held-out accuracy ${pct(r.initialAccuracy)} → ${pct(r.finalAccuracy)}; mean effective task ratio ${pct(mean((x) => x.effectiveTaskRatio))}; ${r.counters.rollouts ?? 0} rollouts, ${r.counters.failedGroups ?? 0} failed groups, ${r.counters.rejected ?? 0} rows recorded in rejected; ${(r.durationMs / 1000).toFixed(1)} s`,
-    ...((r.counters.rewardTimeouts ?? 0) + (r.counters.rewardTooLarge ?? 0) > 0
+    ...((r.counters.rewardTimeouts ?? 0) +
+      (r.counters.rewardTooLarge ?? 0) +
+      (r.counters.rewardTooCostly ?? 0) >
+    0
       ? [
-          `reward judgements given up (scored 0): ${r.counters.rewardTimeouts ?? 0} timed out, ${r.counters.rewardTooLarge ?? 0} too large`,
+          `reward judgements given up (scored 0): ${r.counters.rewardTimeouts ?? 0} timed out, ${r.counters.rewardTooLarge ?? 0} too large, ${r.counters.rewardTooCostly ?? 0} too costly`,
         ]
       : []),
     ...evaluationLines(r, pct),

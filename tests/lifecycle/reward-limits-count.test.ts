@@ -10,7 +10,7 @@ import { smallRftConfig } from '../helpers/rft.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 describe('reward judgements given up are counted in the run record', () => {
-  it('every rollout a reward gave up on (timeout, too_large) is counted, and the summary says so', async () => {
+  it('every rollout a reward gave up on (timeout, too_large, too_costly) is counted, and the summary says so', async () => {
     const dir = tempDir('winnow-reward-limits-');
     const rewardFile = join(dir, 'giving-up.ts');
     writeFileSync(
@@ -18,7 +18,7 @@ describe('reward judgements given up are counted in the run record', () => {
       [
         'export function givingUp({ response, task }: { response: string; task: { id: string } }) {',
         '  const d = [...(task.id + response)].reduce((a, c) => a + c.charCodeAt(0), 0);',
-        "  const reason = d % 3 === 0 ? 'timeout' : d % 3 === 1 ? 'too_large' : 'not_equal';",
+        "  const reason = ['timeout', 'too_large', 'too_costly', 'not_equal'][d % 4];",
         '  return { reward: 0, info: { reason } };',
         '}',
         '',
@@ -50,10 +50,13 @@ describe('reward judgements given up are counted in the run record', () => {
     expect(reasons).toHaveLength(32);
     expect(tooLarge).toBeGreaterThan(0);
     expect(reasons.filter((x) => x === 'timeout').length).toBeGreaterThan(0);
+    const tooCostly = reasons.filter((x) => x === 'too_costly').length;
+    expect(tooCostly).toBeGreaterThan(0);
     expect(r.counters.rewardTooLarge).toBe(tooLarge);
+    expect(r.counters.rewardTooCostly).toBe(tooCostly);
     expect(r.counters.rewardTimeouts ?? 0).toBe(reasons.filter((x) => x === 'timeout').length);
     expect(formatRftReport(r).split('\n')).toContain(
-      `reward judgements given up (scored 0): ${r.counters.rewardTimeouts ?? 0} timed out, ${tooLarge} too large`,
+      `reward judgements given up (scored 0): ${r.counters.rewardTimeouts ?? 0} timed out, ${tooLarge} too large, ${tooCostly} too costly`,
     );
   });
 });

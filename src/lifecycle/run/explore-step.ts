@@ -143,10 +143,11 @@ export async function exploreStep(run: RunState, atStep: number): Promise<Explor
   await run.recordRejected(rejectedNow);
 
   run.count('rollouts', rollouts.length);
-  // Judgements a reward gave up on (the math verifier's time and size limits) score 0: counted, never hidden.
+  // Judgements a reward gave up on (the math verifier's time, size and cost limits) score 0: counted, never hidden.
   for (const e of rollouts) {
     if (e.info.reason === 'timeout') run.count('rewardTimeouts', 1);
     else if (e.info.reason === 'too_large') run.count('rewardTooLarge', 1);
+    else if (e.info.reason === 'too_costly') run.count('rewardTooCostly', 1);
   }
   run.count('failedGroups', explored.failures.length);
   if (staged) run.count('rolloutsSpent', staged.numbers.rolloutsSpent);

@@ -158,9 +158,9 @@ describe('winnow serve routes over real HTTP (real LanceDB in a temp folder)', (
     ]);
     expect(b.experiences[0]!.logprobs).toEqual([-0.5, -0.25, -1]);
     expect(b.experiences[1]!.actionMask).toEqual([1]);
-    // grpo over the kept group (rewards 1, 0): ±1 up to its epsilon.
-    expect((b.experiences[0]!.advantage as number).toFixed(4)).toBe('1.0000');
-    expect((b.experiences[1]!.advantage as number).toFixed(4)).toBe('-1.0000');
+    // grpo over the kept group (rewards 1, 0) with Trinity's default sample std (√0.5): ±0.5/√0.5.
+    expect((b.experiences[0]!.advantage as number).toFixed(4)).toBe('0.7071');
+    expect((b.experiences[1]!.advantage as number).toFixed(4)).toBe('-0.7071');
     expect(b.experiences.map((e) => e.taskset)).toEqual(['arithmetic', 'arithmetic']);
   });
 

@@ -1,4 +1,3 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +10,8 @@ import {
   type RunOutcome,
   readJobLines,
   readOutcome,
+  settledAfterStop,
+  snapshot,
   startWinnow,
   startWorker,
   stopAll,
@@ -21,45 +22,6 @@ import {
 const noRedis = warnIfNoRedis();
 const STEPS = 4;
 const GROUPS = 6;
-
-/** Every file under `dir` with its size and modification time: "nothing written" means this is unchanged. */
-/**
- * After SIGSTOP, wait until every thread of `pid` is stopped and the files under `dir` have stopped
- * changing: the signal is delivered asynchronously, so the process (its background row-store and
- * LanceDB writes included) may still run for a moment after `kill` returns.
- */
-async function settledAfterStop(pid: number, dir: string): Promise<string[]> {
-  const stopped = () =>
-    readdirSync(`/proc/${pid}/task`).every((t) => {
-      const stat = readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
-      return /^[Tt]$/.test(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? '');
-    });
-  for (let i = 0; i < 200 && !stopped(); i++) await new Promise((r) => setTimeout(r, 10));
-  let last = snapshot(dir);
-  for (let i = 0; i < 50; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    const now = snapshot(dir);
-    if (JSON.stringify(now) === JSON.stringify(last)) return now;
-    last = now;
-  }
-  return last;
-}
-
-function snapshot(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else {
-        const s = statSync(p);
-        out.push(`${p} ${s.size} ${s.mtimeMs}`);
-      }
-    }
-  };
-  walk(dir);
-  return out.sort();
-}
 
 describe.skipIf(noRedis)('winnow run --queue with worker processes (Redis + BullMQ)', () => {
   const dir = tempDir('winnow-scale-e2e-');

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from '@lancedb/lancedb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +6,16 @@ import { AnswerServer } from '../../bench/scale-answer-server.ts';
 import { startRedis, type TestRedis, warnIfNoRedis } from '../../bench/scale-redis.ts';
 import { RunTable } from '../../src/buffer/run-table.ts';
 import { tempDir } from '../helpers/tmp.ts';
-import { type Proc, startWinnow, startWorker, stopAll, waitFor, writeConfig } from './scale-run-harness.ts';
+import {
+  type Proc,
+  settledAfterStop,
+  snapshot,
+  startWinnow,
+  startWorker,
+  stopAll,
+  waitFor,
+  writeConfig,
+} from './scale-run-harness.ts';
 
 // One owner per run whatever the mode: a queued coordinator holds the same file lease as a
 // single-process run, so a `--resume` of its run in one process is refused before it writes.
@@ -14,38 +23,6 @@ import { type Proc, startWinnow, startWorker, stopAll, waitFor, writeConfig } fr
 const noRedis = warnIfNoRedis();
 const STEPS = 6;
 const GROUPS = 4;
-
-/** Every file under `dir` with its size and modification time. */
-function snapshot(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out.push(`${p} ${statSync(p).size} ${statSync(p).mtimeMs}`);
-    }
-  };
-  walk(dir);
-  return out.sort();
-}
-
-/** After SIGSTOP: wait until every thread of `pid` is stopped and `dir` stopped changing. */
-async function settledAfterStop(pid: number, dir: string): Promise<string[]> {
-  const stopped = () =>
-    readdirSync(`/proc/${pid}/task`).every((t) => {
-      const stat = readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
-      return /^[Tt]$/.test(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? '');
-    });
-  for (let i = 0; i < 500 && !stopped(); i++) await new Promise((r) => setTimeout(r, 10));
-  let last = snapshot(dir);
-  for (let i = 0; i < 100; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    const now = snapshot(dir);
-    if (JSON.stringify(now) === JSON.stringify(last)) return now;
-    last = now;
-  }
-  return last;
-}
 
 async function bufferRows(dbDir: string, runId: string): Promise<number> {
   return (await (await connect(dbDir)).openTable(`${runId}_experiences`)).countRows();

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from '@lancedb/lancedb';
 import { REPO_ROOT, WINNOW_BIN } from '../helpers/cli.ts';
@@ -138,4 +138,43 @@ export function readJobLines(runDir: string): JobLine[] {
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l) as JobLine);
+}
+
+/** Every file under `dir` with its size and modification time: "nothing written" means this is unchanged. */
+export function snapshot(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else {
+        const s = statSync(p);
+        out.push(`${p} ${s.size} ${s.mtimeMs}`);
+      }
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+/**
+ * After SIGSTOP, wait until every thread of `pid` is stopped and the files under `dir` have stopped
+ * changing: the signal is delivered asynchronously, so the process (its background row-store and
+ * LanceDB writes included) may still run for a moment after `kill` returns.
+ */
+export async function settledAfterStop(pid: number, dir: string): Promise<string[]> {
+  const stopped = () =>
+    readdirSync(`/proc/${pid}/task`).every((t) => {
+      const stat = readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
+      return /^[Tt]$/.test(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? '');
+    });
+  for (let i = 0; i < 500 && !stopped(); i++) await new Promise((r) => setTimeout(r, 10));
+  let last = snapshot(dir);
+  for (let i = 0; i < 100; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    const now = snapshot(dir);
+    if (JSON.stringify(now) === JSON.stringify(last)) return now;
+    last = now;
+  }
+  return last;
 }

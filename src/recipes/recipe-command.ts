@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { UsageError } from '../cli/args.ts';
 import type { CommandSpec } from '../cli/command-spec.ts';
 import type { Progress } from '../cli/progress.ts';
-import { formatTaskReport } from '../cli/run-command.ts';
+import { formatTaskReport } from '../cli/run-report.ts';
 import { taskOperatorRegistry } from '../operators/registries.ts';
 import { runRecipe } from './run-recipe.ts';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RejectedStore } from '../../src/buffer/rejected-store.ts';
 import { TaskStore } from '../../src/buffer/task-store.ts';
-import { formatTaskReport, tokenBudgetLine } from '../../src/cli/run-command.ts';
+import { formatTaskReport, tokenBudgetLine } from '../../src/cli/run-report.ts';
 import { readRuns } from '../../src/cli/runs-command.ts';
 import type { Task } from '../../src/core/task.ts';
 import { loadTaskPipeline, runTaskPipeline } from '../../src/lifecycle/task-pipeline.ts';

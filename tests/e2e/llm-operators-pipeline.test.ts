@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RejectedStore } from '../../src/buffer/rejected-store.ts';
 import { TaskStore } from '../../src/buffer/task-store.ts';
-import { formatTaskReport } from '../../src/cli/run-command.ts';
+import { formatTaskReport } from '../../src/cli/run-report.ts';
 import { headline, readRuns } from '../../src/cli/runs-command.ts';
 import { usageLine, usageOf } from '../../src/lifecycle/run-usage.ts';
 import { runTaskPipelineFile } from '../../src/lifecycle/task-pipeline.ts';

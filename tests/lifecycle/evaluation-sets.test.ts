@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RunTable } from '../../src/buffer/run-table.ts';
-import { formatRftReport } from '../../src/cli/run-command.ts';
+import { formatRftReport } from '../../src/cli/run-report.ts';
 import { ConfigError } from '../../src/core/errors.ts';
 import { Hooks } from '../../src/lifecycle/hooks.ts';
 import type { RftEvents } from '../../src/lifecycle/rft-events.ts';

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatRftReport } from '../../src/cli/run-command.ts';
+import { formatRftReport } from '../../src/cli/run-report.ts';
 import { Hooks } from '../../src/lifecycle/hooks.ts';
 import type { RftEvents } from '../../src/lifecycle/rft-events.ts';
 import { runRft } from '../../src/lifecycle/rft-run.ts';

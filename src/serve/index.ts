@@ -2,6 +2,8 @@ export * from './arrow-batch.ts';
 export * from './bind-policy.ts';
 export * from './http-error.ts';
 export * from './http-server.ts';
+export * from './request-log.ts';
+export * from './reward-route.ts';
 export * from './router.ts';
 export * from './routes.ts';
 export * from './schemas.ts';

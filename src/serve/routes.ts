@@ -1,5 +1,6 @@
 import { ARROW_STREAM, batchToArrowStream } from './arrow-batch.ts';
 import { parseBody } from './http-error.ts';
+import { rewardRoute } from './reward-route.ts';
 import type { Route, RouteRequest } from './router.ts';
 import {
   AckRequestSchema,
@@ -82,6 +83,13 @@ export function serveRoutes(session: ServeSession, winnowVersion: string): Route
       summary: 'acknowledge every lease up to the given one (its training is durable)',
       handle: async (req) => ({ json: await session.ack(parseBody(AckRequestSchema, req.body)) }),
     },
+    {
+      method: 'GET',
+      path: '/v1/pending',
+      summary: 'the selections still waiting for feedback (what a restarted trainer recovers)',
+      handle: async () => ({ json: await session.pending() }),
+    },
+    rewardRoute(session),
     {
       method: 'GET',
       path: '/v1/metrics',

@@ -15,9 +15,20 @@ export const MAX_BATCH = 100_000;
 
 const count = z.number().int().min(1).max(MAX_BATCH);
 
+/**
+ * A client's id for one logical request, the same on every retry of it: a select or feedback whose
+ * id the server has answered before gets that answer again (`repeated: true`) and changes nothing.
+ */
+export const RequestIdSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .describe('An id for this request, reused on its retries: a repeat gets the first answer again.');
+
 /** `POST /v1/select`: the next `n` tasks (default: explorer.batchTasks + explorer.extraGroups). */
 export const SelectRequestSchema = z.strictObject({
   n: count.optional().describe('How many tasks (at most the task set’s size).'),
+  requestId: RequestIdSchema.optional(),
 });
 export type SelectRequest = z.output<typeof SelectRequestSchema>;
 
@@ -26,6 +37,8 @@ export const SelectResponseSchema = z.object({
   step: z.number().int().positive(),
   taskIds: z.array(z.string()),
   tasks: z.array(TaskSchema),
+  /** Present (true) when this answers a request id seen before: nothing was selected anew. */
+  repeated: z.literal(true).optional(),
 });
 export type SelectResponse = z.output<typeof SelectResponseSchema>;
 
@@ -57,6 +70,12 @@ export type FeedbackItem = z.output<typeof FeedbackItemSchema>;
 /** `POST /v1/feedback`: one explorer step's outcomes, fed to the selector in one call. */
 export const FeedbackRequestSchema = z.strictObject({
   results: z.array(FeedbackItemSchema).min(1).max(MAX_BATCH),
+  /**
+   * The select step these results answer. Feedback for a step that was already fed is recognised
+   * and not applied again. Without it, the feedback answers the newest selection still waiting.
+   */
+  step: z.number().int().positive().optional(),
+  requestId: RequestIdSchema.optional(),
 });
 export type FeedbackRequest = z.output<typeof FeedbackRequestSchema>;
 
@@ -69,7 +88,20 @@ export const FeedbackResponseSchema = z.object({
   clippedRewards: z.number().int(),
   droppedRewards: z.number().int(),
   warnings: z.array(z.string()),
+  /** The select step this feedback settled (absent when no selection was waiting). */
+  selectStep: z.number().int().positive().optional(),
+  /** Present (true) when this feedback was applied before (same request id or step): not counted again. */
+  repeated: z.literal(true).optional(),
 });
+export type FeedbackResponse = z.output<typeof FeedbackResponseSchema>;
+
+/** `GET /v1/pending`: the selections that have not had their feedback yet, oldest first. */
+export const PendingResponseSchema = z.object({
+  selectSteps: z.number().int(),
+  feedbackSteps: z.number().int(),
+  pending: z.array(SelectResponseSchema.extend({ requestId: z.string().optional() })),
+});
+export type PendingResponse = z.output<typeof PendingResponseSchema>;
 
 const E = ExperienceFieldsSchema.shape;
 

@@ -5,6 +5,7 @@ import type { JsonValue } from '../core/task.ts';
 import { type CheckpointState, CheckpointStore } from '../lifecycle/checkpoints.ts';
 import type { RunBuffer } from '../lifecycle/rft-parts.ts';
 import type { Selector, SelectorState } from '../selectors/types.ts';
+import { RequestLog } from './request-log.ts';
 
 /** The numbers a serve run carries between requests (and across restarts). */
 export interface ServeCounters {
@@ -71,7 +72,12 @@ export class ServeCheckpoints {
     this.store = new CheckpointStore(join(o.runDir, 'serve'));
   }
 
-  async save(counters: ServeCounters, selector: Selector, buffer: RunBuffer): Promise<string> {
+  async save(
+    counters: ServeCounters,
+    selector: Selector,
+    buffer: RunBuffer,
+    requests: RequestLog,
+  ): Promise<string> {
     const selectorState = selector.state();
     const { revision, leases, latestModelVersion, ...rest } = counters;
     const state: CheckpointState = {
@@ -93,15 +99,16 @@ export class ServeCheckpoints {
       state: JSON.stringify(selectorState),
       createdAt: state.createdAt,
     });
-    const dir = await this.store.save(state, async () => undefined);
+    const dir = await this.store.save(state, async (d) => requests.writeTo(d));
     if (revision % PRUNE_EVERY === 0) await this.prune(revision);
     return dir;
   }
 
-  /** The latest checkpoint loaded into `selector` and `buffer`; its counters, or null when there is none. */
-  async restore(selector: Selector, buffer: RunBuffer): Promise<ServeCounters | null> {
+  /** The latest checkpoint loaded into `selector`, `buffer` and `requests`; its counters, or null when there is none. */
+  async restore(selector: Selector, buffer: RunBuffer, requests: RequestLog): Promise<ServeCounters | null> {
     const latest = this.store.latest();
     if (!latest) return null;
+    requests.load(RequestLog.readFrom(latest.dir));
     const s = latest.state;
     const stored = await this.o.selectorStates.get(this.o.runId, s.step);
     selector.load((stored ? JSON.parse(stored.state) : s.selector) as SelectorState);

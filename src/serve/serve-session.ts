@@ -8,12 +8,15 @@ import type { OperatorGraph } from '../operators/graph.ts';
 import type { Selector, TaskFeedback } from '../selectors/types.ts';
 import { intakeExperiences } from './experience-intake.ts';
 import { badRequest, HttpError } from './http-error.ts';
+import { RequestLog } from './request-log.ts';
 import type {
   AckRequest,
   ExperiencesRequest,
   ExperiencesResponse,
   FeedbackRequest,
+  FeedbackResponse,
   MetricsResponse,
+  PendingResponse,
   SampleRequest,
   SelectRequest,
   SelectResponse,
@@ -58,6 +61,7 @@ export class ServeSession {
   private readonly o: ServeSessionOptions;
   private readonly taskById: Map<string, Task>;
   private counters: ServeCounters = emptyCounters();
+  private readonly requests = new RequestLog();
   private queue: Promise<unknown> = Promise.resolve();
   /** Why the session stopped taking changes (see `mutate`). */
   private broken: string | undefined;
@@ -71,7 +75,7 @@ export class ServeSession {
   /** Open the session, loading the latest checkpoint when there is one; `restored` says so. */
   static async open(o: ServeSessionOptions): Promise<{ session: ServeSession; restored: boolean }> {
     const session = new ServeSession(o);
-    const counters = await o.checkpoints.restore(o.parts.selector, o.parts.buffer);
+    const counters = await o.checkpoints.restore(o.parts.selector, o.parts.buffer, session.requests);
     if (counters) session.counters = counters;
     return { session, restored: counters !== null };
   }
@@ -90,8 +94,11 @@ export class ServeSession {
    * selector that moved, a checkpoint that did not land): the session then refuses every further
    * change, so the only way on is a restart from the checkpoint, which is exact.
    */
-  private mutate<T>(fn: () => Promise<T> | T): Promise<T> {
+  private mutate<T>(fn: () => Promise<T> | T, repeatOf?: () => T | undefined): Promise<T> {
     const run = this.queue.then(async () => {
+      // A retried request already answered changes nothing (and needs no checkpoint).
+      const repeat = repeatOf?.();
+      if (repeat !== undefined) return repeat;
       if (this.broken !== undefined)
         throw new HttpError({
           status: 503,
@@ -102,7 +109,12 @@ export class ServeSession {
       try {
         const out = await fn();
         this.counters.revision++;
-        await this.o.checkpoints.save(this.counters, this.o.parts.selector, this.o.parts.buffer);
+        await this.o.checkpoints.save(
+          this.counters,
+          this.o.parts.selector,
+          this.o.parts.buffer,
+          this.requests,
+        );
         return out;
       } catch (err) {
         if (!(err instanceof HttpError && err.status < 500)) this.broken = errorMessage(err).split('\n')[0];
@@ -123,15 +135,46 @@ export class ServeSession {
     const size = this.o.parts.tasks.length;
     if (n > size)
       throw badRequest('n', `n is ${n}, but the task set holds ${size} task(s)`, `ask for at most ${size}`);
+    const key = req.requestId !== undefined ? `select:${req.requestId}` : undefined;
+    const repeatOf = () => {
+      const seen = key !== undefined ? this.requests.answerOf(key) : undefined;
+      if (seen === undefined) return undefined;
+      const { step, taskIds } = seen as { step: number; taskIds: string[] };
+      return { ...this.selection(step, taskIds), repeated: true as const };
+    };
     return this.mutate(() => {
       const step = this.counters.selectSteps + 1;
       const taskIds = this.o.parts.selector.select(n, { step });
       this.counters.selectSteps = step;
-      return { step, taskIds, tasks: taskIds.map((id) => this.taskById.get(id)!) };
-    });
+      this.requests.addPending({ step, taskIds, ...(req.requestId ? { requestId: req.requestId } : {}) });
+      if (key !== undefined) this.requests.remember(key, { step, taskIds });
+      return this.selection(step, taskIds);
+    }, repeatOf);
   }
 
-  feedback(req: FeedbackRequest) {
+  private selection(step: number, taskIds: readonly string[]): SelectResponse {
+    return { step, taskIds: [...taskIds], tasks: taskIds.map((id) => this.taskById.get(id)!) };
+  }
+
+  /** A task of the run by id (undefined for an id that is not the run's). */
+  task(id: string): Task | undefined {
+    return this.taskById.get(id);
+  }
+
+  /** The selections still waiting for their feedback (what a restarted trainer recovers). */
+  async pending(): Promise<PendingResponse> {
+    await this.queue;
+    return {
+      selectSteps: this.counters.selectSteps,
+      feedbackSteps: this.counters.feedbackSteps,
+      pending: this.requests.pending.map((p) => ({
+        ...this.selection(p.step, p.taskIds),
+        ...(p.requestId !== undefined ? { requestId: p.requestId } : {}),
+      })),
+    };
+  }
+
+  feedback(req: FeedbackRequest): Promise<FeedbackResponse> {
     const results: TaskFeedback[] = req.results.map((r, i) => {
       if (!this.taskById.has(r.taskId))
         throw badRequest(
@@ -145,18 +188,56 @@ export class ServeSession {
           : new Array<number>(r.count ?? 1).fill(r.passRate!);
       return { taskId: r.taskId, rewards, ...(r.taskset !== undefined ? { taskset: r.taskset } : {}) };
     });
-    return this.mutate(() => {
-      const report = this.o.parts.selector.feedback(results, { step: this.counters.selectSteps });
-      this.counters.feedbackSteps++;
-      return {
-        step: this.counters.feedbackSteps,
-        groups: report.groups,
-        rewards: report.rewards,
-        mixedGroups: report.mixedGroups,
-        clippedRewards: report.clippedRewards,
-        droppedRewards: report.droppedRewards,
-        warnings: report.warnings,
-      };
+    if (req.step !== undefined && req.step > this.counters.selectSteps)
+      throw badRequest(
+        'step',
+        `step ${req.step} was never selected`,
+        `the newest select step is ${this.counters.selectSteps}`,
+      );
+    return this.mutate(
+      () => this.applyFeedback(req, results),
+      () => this.repeatedFeedback(req),
+    );
+  }
+
+  private applyFeedback(req: FeedbackRequest, results: TaskFeedback[]): FeedbackResponse {
+    const selectStep = this.requests.settle(req.step);
+    const report = this.o.parts.selector.feedback(results, {
+      step: selectStep ?? req.step ?? this.counters.selectSteps,
+    });
+    this.counters.feedbackSteps++;
+    const answer: FeedbackResponse = {
+      step: this.counters.feedbackSteps,
+      groups: report.groups,
+      rewards: report.rewards,
+      mixedGroups: report.mixedGroups,
+      clippedRewards: report.clippedRewards,
+      droppedRewards: report.droppedRewards,
+      warnings: report.warnings,
+      ...(selectStep !== undefined ? { selectStep } : {}),
+    };
+    if (req.requestId !== undefined) this.requests.remember(`feedback:${req.requestId}`, answer);
+    if (selectStep !== undefined) this.requests.remember(`feedback-step:${selectStep}`, answer);
+    return answer;
+  }
+
+  /**
+   * The first answer of a feedback seen before: the same request id, or a step already fed. A step
+   * that was selected but is no longer waiting and whose answer is forgotten is a 409: applying
+   * it again would count it twice.
+   */
+  private repeatedFeedback(req: FeedbackRequest): FeedbackResponse | undefined {
+    const byId =
+      req.requestId !== undefined ? this.requests.answerOf(`feedback:${req.requestId}`) : undefined;
+    if (byId !== undefined) return { ...(byId as FeedbackResponse), repeated: true };
+    if (req.step === undefined || this.requests.isPending(req.step)) return undefined;
+    const byStep = this.requests.answerOf(`feedback-step:${req.step}`);
+    if (byStep !== undefined) return { ...(byStep as FeedbackResponse), repeated: true };
+    throw new HttpError({
+      status: 409,
+      code: 'already_applied',
+      message: `select step ${req.step} is not waiting for feedback (it was fed, or is too old to remember)`,
+      hint: 'GET /v1/pending lists the selections still waiting for feedback',
     });
   }
 

@@ -81,6 +81,7 @@ describe('winnow serve routes over real HTTP (real LanceDB in a temp folder)', (
         clippedRewards: 0,
         droppedRewards: 1,
         warnings: ['1 non-finite reward(s) left out'],
+        selectStep: 1,
       },
     ]);
     const ref = reference.feedback(

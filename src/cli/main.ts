@@ -14,6 +14,7 @@ import {
 } from './command-spec.ts';
 import { COMPARE_SPEC, compareCommand } from './compare-command.ts';
 import { CONVERT_SPEC, convertCommand } from './convert-command.ts';
+import { DEV_SERVER_SPEC, devServerCommand } from './dev-server/dev-server-command.ts';
 import { exportCommand, exportSpec } from './export-command.ts';
 import { GC_SPEC, gcCommand } from './gc-command.ts';
 import { inspectCommand, inspectSpec } from './inspect-command.ts';
@@ -49,6 +50,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'tokenize', spec: TOKENIZE_SPEC, run: tokenizeCommand },
   { name: 'judge', spec: JUDGE_SPEC, run: judgeCommand },
   { name: 'serve', spec: SERVE_SPEC, run: serveCommand },
+  { name: 'dev-server', spec: DEV_SERVER_SPEC, run: devServerCommand },
   { name: 'studio', spec: STUDIO_SPEC, run: studioCommand },
   { name: 'worker', spec: WORKER_SPEC, run: workerCommand },
   { name: 'bench', spec: BENCH_GROUP, run: benchCommand },

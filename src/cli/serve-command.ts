@@ -53,9 +53,9 @@ export const SERVE_SPEC = {
     },
   },
   notes: [
-    'Routes (docs/serve.md): GET /v1/health, /v1/version, /v1/metrics; POST /v1/select, /v1/feedback, /v1/experiences, /v1/sample, /v1/ack.',
+    'Routes (docs/serve.md): GET /v1/health, /v1/version, /v1/metrics, /v1/pending; POST /v1/select, /v1/feedback, /v1/experiences, /v1/sample, /v1/ack, /v1/rewards.',
     'Prints "listening on http://HOST:PORT" on stdout once the run is open; SIGINT/SIGTERM finish the request in progress and stop.',
-    'A Python client (standard library only): examples/serve_client.py.',
+    'A Python package (standard library only; TRL, verl and PyTorch adapters): pip install ./python (docs/integrations.md).',
   ],
   examples: [
     'winnow serve pipelines/arithmetic-bots.yaml --port 8470',

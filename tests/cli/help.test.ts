@@ -30,7 +30,7 @@ function expectFullHelp(out: string, spec: CommandSpec): void {
 }
 
 describe('--help and winnow help, for every command the registry lists', () => {
-  it('lists run, inspect, export, schema, convert, runs, compare, gc, tokenize, judge, serve, studio, worker and bench', () => {
+  it('lists run, inspect, export, schema, convert, runs, compare, gc, tokenize, judge, serve, dev-server, studio, worker and bench', () => {
     expect(COMMANDS.map((c) => c.name)).toEqual([
       'run',
       'inspect',
@@ -43,6 +43,7 @@ describe('--help and winnow help, for every command the registry lists', () => {
       'tokenize',
       'judge',
       'serve',
+      'dev-server',
       'studio',
       'worker',
       'bench',

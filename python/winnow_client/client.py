@@ -127,9 +127,10 @@ class WinnowClient:
             " (is it running? restart it with `winnow serve CONFIG --resume`)"
         )
 
-    def _json(self, method: str, path: str, body: Any = None) -> Any:
+    def _json(self, method: str, path: str, body: Any = None) -> JsonDict:
         _headers, raw = self.request(method, path, body)
-        return json.loads(raw)
+        answer: JsonDict = json.loads(raw)
+        return answer
 
     # -- reads -------------------------------------------------------------------------------
 

@@ -141,9 +141,9 @@ _cache: Dict[str, type] = {}
 
 def _trainer_class() -> type:
     from torch.utils.data import DataLoader
-    from trl import GRPOTrainer
+    from trl.trainer.grpo_trainer import GRPOTrainer
 
-    class WinnowGRPOTrainer(GRPOTrainer):  # type: ignore[misc, valid-type]
+    class WinnowGRPOTrainer(GRPOTrainer):
         """GRPOTrainer whose prompts are Winnow's selections (single process)."""
 
         def __init__(self, *args: Any, winnow: WinnowClient, id_column: str = "task_id", **kwargs: Any):
@@ -152,13 +152,13 @@ def _trainer_class() -> type:
             self.winnow_sampler: Optional[WinnowGRPOSampler] = None
             super().__init__(*args, **kwargs)
 
-        def _get_train_sampler(self, dataset: Any = None) -> WinnowGRPOSampler:
-            args = self.args
+        def _get_train_sampler(self, dataset: Any = None) -> Any:
+            args: Any = self.args
             steps = args.max_steps if args.max_steps and args.max_steps > 0 else None
             self.winnow_sampler = WinnowGRPOSampler(
                 self.winnow,
                 dataset if dataset is not None else self.train_dataset,
-                mini_repeat_count=self.num_generations,
+                mini_repeat_count=int(self.num_generations or 1),
                 batch_size=args.generation_batch_size // self.num_generations,
                 repeat_count=self.num_iterations * args.steps_per_generation,
                 id_column=self.winnow_id_column,
@@ -169,9 +169,11 @@ def _trainer_class() -> type:
         def get_train_dataloader(self) -> Any:
             # A plain loader: accelerate's reads one batch ahead, which would select step k+1
             # before step k's rewards are in.
+            args: Any = self.args
+            dataset: Any = self.train_dataset
             return DataLoader(
-                self.train_dataset,
-                batch_size=self._train_batch_size * self.args.steps_per_generation,
+                dataset,
+                batch_size=self._train_batch_size * args.steps_per_generation,
                 sampler=self._get_train_sampler(),
                 collate_fn=self.data_collator,
                 num_workers=0,

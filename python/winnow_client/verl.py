@@ -108,7 +108,8 @@ def _base() -> type:
     try:
         from verl.experimental.dataset.sampler import AbstractCurriculumSampler
 
-        return AbstractCurriculumSampler
+        base: type = AbstractCurriculumSampler
+        return base
     except ImportError:
         pass
     try:

@@ -57,6 +57,28 @@ class ClientTest(unittest.TestCase):
         self.assertEqual((fed["rewards"], fed["droppedRewards"]), (1, 1))
 
 
+    def test_experiences_then_leased_batches_as_json_and_arrow_then_ack(self) -> None:
+        c = WinnowClient(self.server.url)
+        sel = c.select(2)
+        rows = [{"taskId": t, "response": str(k), "reward": float(k % 2)} for t in sel["taskIds"] for k in range(2)]
+        wrote = c.write_experiences(rows)
+        again = c.write_experiences(rows)  # a retried write adds nothing
+        self.assertEqual((wrote["kept"], again["bufferSize"]), (4, wrote["bufferSize"]))
+        batch = c.sample(n=2)
+        self.assertEqual(len(batch["experiences"]), 2)
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            print("NOTE: pyarrow is not installed: the Arrow sample check is skipped")
+            lease = batch["lease"]
+        else:
+            lease, table = c.sample_table(n=2)
+            self.assertEqual((lease, table.num_rows), (batch["lease"] + 1, 2))
+            self.assertIn("weight", table.column_names)
+        self.assertEqual(c.ack(lease)["acknowledgedThrough"], lease)
+        c.feedback([{"taskId": t, "passRate": 0.5, "count": 2} for t in sel["taskIds"]])  # nothing left waiting
+
+
 class UnreachableTest(unittest.TestCase):
     def test_bounded_retries_with_backoff_then_one_line(self) -> None:
         waits = []

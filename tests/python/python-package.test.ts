@@ -32,10 +32,10 @@ function unittest(module: string, env: Record<string, string> = {}) {
 }
 
 describe.skipIf(noPython)('python/winnow_client against a real winnow serve', () => {
-  it('client: request ids, recover(), refused requests, rewards by name, bounded retries', () => {
+  it('client: request ids, recover(), refused requests, rewards by name, leased batches (JSON, Arrow), bounded retries', () => {
     const r = unittest('test_client');
     expect(r.stderr).toMatch(/\nOK\s*$/);
-    expect([r.code, r.ran]).toEqual([0, 5]);
+    expect([r.code, r.ran]).toEqual([0, 6]);
   }, 300_000);
 
   const verlMissing = noPython

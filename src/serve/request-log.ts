@@ -98,7 +98,13 @@ export class RequestLog {
   static readFrom(dir: string): RequestLogState {
     const file = join(dir, FILE);
     if (!existsSync(file)) return { pending: [], answered: [] };
-    const parsed = RequestLogStateSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw new DataError({ file, message: `the request log is unreadable: ${(err as Error).message}` });
+    }
+    const parsed = RequestLogStateSchema.safeParse(raw);
     if (!parsed.success)
       throw new DataError({
         file,

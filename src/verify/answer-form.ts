@@ -1,6 +1,8 @@
 import { parseLatex } from '@cortex-js/compute-engine';
-import type { MathJson } from './evaluate.ts';
+import { freeVariables, type MathJson } from './evaluate.ts';
 import { mixedNumbers } from './exact.ts';
+import { plusMinusVariants } from './plus-minus.ts';
+import { ratioParts, unlabelledRatio } from './ratio.ts';
 import { outerBrackets, splitTopLevel } from './split.ts';
 
 /**
@@ -11,11 +13,15 @@ export type Answer =
   | { form: 'scalar'; json: MathJson; text: string }
   | { form: 'interval'; parts: Interval[] }
   | { form: 'set'; items: Answer[] }
-  | { form: 'list'; items: Answer[]; text: string }
+  | { form: 'list'; items: Answer[]; text: string; plusMinus?: true }
   | { form: 'tuple'; items: Answer[]; open: string; close: string }
   | { form: 'matrix'; rows: MathJson[][] }
   | { form: 'relation'; operands: MathJson[]; ops: RelOp[] }
   | { form: 'choice'; letter: string }
+  /** `11:21`, `2:3:4`: equal to another ratio when proportional; a two-part one is its quotient. */
+  | { form: 'ratio'; parts: MathJson[] }
+  /** One labelled solution of several (`p=5,q=2` in `p=5,q=2;p=7,q=2`): names and their values. */
+  | { form: 'record'; names: string[]; values: Answer[] }
   | { form: 'text'; text: string };
 
 export type AnswerForm = Answer['form'];
@@ -50,6 +56,14 @@ function hasError(json: unknown): boolean {
   return false;
 }
 
+const PLUS_MINUS_HEADS = new Set(['Measurement', 'PlusMinus', 'MinusPlus']);
+function hasHead(json: unknown, heads: ReadonlySet<string>): boolean {
+  return (
+    Array.isArray(json) &&
+    ((typeof json[0] === 'string' && heads.has(json[0])) || json.some((j) => hasHead(j, heads)))
+  );
+}
+
 /** A number literal: kept as written when a float would round it (`9007199254740993`). */
 function literal(t: string): MathJson {
   const n = Number(t);
@@ -64,6 +78,9 @@ export function parseScalar(text: string): MathJson {
   if (THOUSANDS.test(t)) return literal(t.replace(/,/g, ''));
   const json = parseLatex(t) as MathJson;
   if (hasError(json)) throw new Unparseable(`cannot parse ${t.slice(0, 60)}`);
+  // A ± the splitting did not reach (the engine reads `a \pm b` as a measurement a with error b).
+  if (hasHead(json, PLUS_MINUS_HEADS))
+    throw new Unparseable(`a sign ± where it cannot be split: ${t.slice(0, 60)}`);
   return mixedNumbers(json);
 }
 
@@ -127,16 +144,30 @@ function unlabelled(t: string): string {
 function pointsAsIntervals(text: string): Interval[] | null {
   const b = outerBrackets(text);
   if (!b || b.open !== '\\{' || b.inner.trim() === '') return null;
-  return splitTopLevel(b.inner, ',').map((item) => {
-    const point = parseAnswer(item);
-    return { lo: point, hi: point, loClosed: true, hiClosed: true };
-  });
+  return parseItems(splitTopLevel(b.inner, ',')).map((point) => ({
+    lo: point,
+    hi: point,
+    loClosed: true,
+    hiClosed: true,
+  }));
 }
 
 /** The structure of a normalised answer. Throws `Unparseable` when a part cannot be read. */
 export function parseAnswer(text: string): Answer {
-  const t = unlabelled(text.trim());
+  const t = unlabelled(unlabelledRatio(text.trim()));
   if (t === '') throw new Unparseable('empty answer');
+  const solutions = t.includes(';') ? splitTopLevel(t, ';') : [t];
+  if (solutions.length > 1)
+    return { form: 'list', items: solutions.map((s) => asRecord(parseAnswer(s))), text: t };
+  // `a \pm b` as a whole answer; in a list or set, each item is split on its own.
+  const pm = plusMinusVariants(t);
+  if (pm !== null && !t.startsWith('\\{') && splitTopLevel(t, ',').length === 1) {
+    if ('ambiguous' in pm)
+      throw new Unparseable(
+        `${pm.ambiguous} signs ± in one answer part: whether they vary together or apart is ambiguous`,
+      );
+    return { form: 'list', items: pm.variants.map(parseAnswer), text: t, plusMinus: true };
+  }
   const choice = CHOICE.exec(t);
   if (choice && (t.startsWith('(') || /^[A-E]$/.test(t))) return { form: 'choice', letter: choice[1]! };
   if (/^\\begin\{[pbBvV]?matrix\}|^\\begin\{array\}/.test(t)) {
@@ -158,7 +189,7 @@ export function parseAnswer(text: string): Answer {
   const b = outerBrackets(t);
   if (b && b.open === '\\{') {
     const inner = b.inner.trim();
-    return { form: 'set', items: inner === '' ? [] : splitTopLevel(inner, ',').map(parseAnswer) };
+    return { form: 'set', items: inner === '' ? [] : parseItems(splitTopLevel(inner, ',')) };
   }
   if (b && '(['.includes(b.open) && ')]'.includes(b.close)) {
     const items = splitTopLevel(b.inner, ',');
@@ -174,10 +205,11 @@ export function parseAnswer(text: string): Answer {
   }
   if (t === '\\emptyset' || t === '\\varnothing' || t === '\\{\\}') return { form: 'set', items: [] };
   const commas = splitTopLevel(t, ',');
-  if (commas.length > 1 && !THOUSANDS.test(t))
-    return { form: 'list', items: commas.map(parseAnswer), text: t };
+  if (commas.length > 1 && !THOUSANDS.test(t)) return { form: 'list', items: parseItems(commas), text: t };
   if (/^[A-Za-z][A-Za-z '-]*$/.test(t) && /[A-Za-z]{3,}/.test(t))
     return { form: 'text', text: t.toLowerCase() };
+  const ratio = ratioParts(t);
+  if (ratio) return { form: 'ratio', parts: ratio.map(parseScalar) };
   if (RELATION_TEXT.test(t)) {
     const json = parseScalar(t);
     const chain = relationChain(json);
@@ -185,4 +217,31 @@ export function parseAnswer(text: string): Answer {
     return { form: 'scalar', json, text: t };
   }
   return { form: 'scalar', json: parseScalar(t), text: t };
+}
+
+/** The items of a list or set; an item `a \pm b` is two items. */
+function parseItems(parts: string[]): Answer[] {
+  return parts.flatMap((p) => {
+    const a = parseAnswer(p);
+    return a.form === 'list' && a.plusMinus ? a.items : [a];
+  });
+}
+
+/**
+ * `p=5, q=2` as one solution among several: each part names a different variable and gives it a
+ * constant value. Anything else is left as it is.
+ */
+function asRecord(a: Answer): Answer {
+  if (a.form !== 'list' || a.items.length < 2) return a;
+  const names: string[] = [];
+  const values: Answer[] = [];
+  for (const item of a.items) {
+    if (item.form !== 'relation' || item.ops.length !== 1 || item.ops[0] !== '=') return a;
+    const [name, value] = item.operands;
+    if (typeof name !== 'string' || freeVariables(name).size !== 1 || freeVariables(value!).size > 0)
+      return a;
+    names.push(name);
+    values.push({ form: 'scalar', json: value!, text: '' });
+  }
+  return new Set(names).size === names.length ? { form: 'record', names, values } : a;
 }

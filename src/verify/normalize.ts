@@ -22,6 +22,8 @@ const UNICODE: ReadonlyArray<readonly [RegExp, string]> = [
   [/°/g, '^\\circ'],
   [/∈/g, '\\in '],
   [/∅/g, '\\emptyset '],
+  [/±/g, '\\pm '],
+  [/∓/g, '\\mp '],
   [/[\u00a0\u2009\u202f]/g, ' '],
 ];
 
@@ -35,7 +37,7 @@ const TEXT_WRAPPER =
 
 /** A unit written in text after a number (`125\text{ miles}`, `5\mbox{ cm}^2`). */
 const TEXT_UNIT =
-  /([\d}).])\s*\\(?:text|textnormal|textrm|mbox|mathrm)\s*\{\s*[A-Za-z][A-Za-z .]*\}(?:\^\{?\d\}?)?/g;
+  /([\d}).])\s*\\(?:text|textnormal|textrm|mbox|mathrm)\s*\{\s*[A-Za-z][A-Za-z ./]*\}(?:\^\{?\d\}?)?/g;
 
 export function normalizeAnswer(raw: string, percent: PercentMode = 'strip'): string {
   let t = raw;

@@ -124,20 +124,21 @@ function parseInterval(text: string): Interval | null {
 /**
  * A label in front of a constant value: `(p,q)=(3,2)`, `f(x)=1`, `AB=4` → the value. Only when
  * the value has no letters of its own; `x = 3` keeps its form (as a line it differs from `y = 3`;
- * against a bare value it is compared as an assignment).
+ * against a bare value it is compared as an assignment). A function's label goes in front of an
+ * expression in its own argument too: `f(x) = 2x + 1` → `2x + 1`.
  */
 const LABEL =
-  /^(?:\(\s*[A-Za-z](?:_\{?\w+\}?)?(?:\s*,\s*[A-Za-z](?:_\{?\w+\}?)?)+\s*\)|[A-Za-z](?:_\{?\w+\}?)?\s*\(\s*[A-Za-z]\s*\)|[A-Z]{2,3})\s*=\s*([^=<>]+)$/;
+  /^(?:\(\s*[A-Za-z](?:_\{?\w+\}?)?(?:\s*,\s*[A-Za-z](?:_\{?\w+\}?)?)+\s*\)|[A-Za-z](?:_\{?\w+\}?)?\s*\(\s*([A-Za-z])\s*\)|[A-Z]{2,3})\s*=\s*([^=<>]+)$/;
+
+const VALUE_COMMANDS = /\\(?:frac|dfrac|tfrac|sqrt|pi|infty|cdot|times|left|right)(?![a-zA-Z])/g;
 
 function unlabelled(t: string): string {
   const m = LABEL.exec(t);
   if (!m) return t;
-  const value = m[1]!.trim();
-  return /[A-Za-z]/.test(
-    value.replace(/\\(?:frac|dfrac|tfrac|sqrt|pi|infty|cdot|times|left|right)(?![a-zA-Z])/g, ''),
-  )
-    ? t
-    : value;
+  const argument = m[1];
+  const value = m[2]!.trim();
+  const letters = value.replace(VALUE_COMMANDS, '').match(/[A-Za-z]/g) ?? [];
+  return letters.every((l) => l === argument) ? value : t;
 }
 
 /** `\{-1, 8\}` in a union: each point a closed interval of length 0 ([−1, −1], [8, 8]). */

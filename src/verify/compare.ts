@@ -58,7 +58,22 @@ function asIntervals(x: Answer): Interval[] | null {
   if (x.form === 'tuple' && x.items.length === 2)
     return [{ lo: x.items[0]!, hi: x.items[1]!, loClosed: x.open === '[', hiClosed: x.close === ']' }];
   if (x.form === 'relation') return relationAsInterval(x.operands, x.ops);
+  if (x.form === 'list') return inequalitiesAsUnion(x.items);
   return null;
+}
+
+/** `x < 2 \text{ or } x > 5`: inequalities of one variable joined by "or" are a union. */
+function inequalitiesAsUnion(items: Answer[]): Interval[] | null {
+  const vars = new Set<string>();
+  const parts: Interval[] = [];
+  for (const item of items) {
+    if (item.form !== 'relation') return null;
+    for (const operand of item.operands) freeVariables(operand, vars);
+    const intervals = relationAsInterval(item.operands, item.ops);
+    if (intervals === null) return null;
+    parts.push(...intervals);
+  }
+  return items.length > 1 && vars.size === 1 ? parts : null;
 }
 
 const INF: MathJson = 'PositiveInfinity';

@@ -35,9 +35,9 @@ export const MACRO_DEFINITION =
 const TEXT_WRAPPER =
   /\\(?:text|textnormal|textrm|textbf|textit|mbox|mathrm|mathbf|mathit|mathsf|mathtt|boldsymbol)\s*\{([^{}]*)\}/g;
 
-/** A unit written in text after a number (`125\text{ miles}`, `5\mbox{ cm}^2`). */
+/** A unit written in text after a number (`125\text{ miles}`, `5\mbox{ cm}^2`, `100\pi \text{ cm}^3`). */
 const TEXT_UNIT =
-  /([\d}).])\s*\\(?:text|textnormal|textrm|mbox|mathrm)\s*\{\s*[A-Za-z][A-Za-z ./]*\}(?:\^\{?\d\}?)?/g;
+  /([\d}).]|\\pi)\s*\\(?:text|textnormal|textrm|mbox|mathrm)\s*\{\s*[A-Za-z][A-Za-z ./]*\}(?:\^\{?\d\}?)?/g;
 
 export function normalizeAnswer(raw: string, percent: PercentMode = 'strip'): string {
   let t = raw;

@@ -125,10 +125,11 @@ function parseInterval(text: string): Interval | null {
  * A label in front of a constant value: `(p,q)=(3,2)`, `f(x)=1`, `AB=4` → the value. Only when
  * the value has no letters of its own; `x = 3` keeps its form (as a line it differs from `y = 3`;
  * against a bare value it is compared as an assignment). A function's label goes in front of an
- * expression in its own argument too: `f(x) = 2x + 1` → `2x + 1`.
+ * expression in its own argument too: `f(x) = 2x + 1` → `2x + 1`. An angle's name is a label
+ * (`\angle ABC = 60^\circ`, `m\angle A = 60`).
  */
 const LABEL =
-  /^(?:\(\s*[A-Za-z](?:_\{?\w+\}?)?(?:\s*,\s*[A-Za-z](?:_\{?\w+\}?)?)+\s*\)|[A-Za-z](?:_\{?\w+\}?)?\s*\(\s*([A-Za-z])\s*\)|[A-Z]{2,3})\s*=\s*([^=<>]+)$/;
+  /^(?:\(\s*[A-Za-z](?:_\{?\w+\}?)?(?:\s*,\s*[A-Za-z](?:_\{?\w+\}?)?)+\s*\)|[A-Za-z](?:_\{?\w+\}?)?\s*\(\s*([A-Za-z])\s*\)|[A-Z]{2,3}|(?:m\s*)?\\angle\s*[A-Z]{1,3})\s*=\s*([^=<>]+)$/;
 
 const VALUE_COMMANDS = /\\(?:frac|dfrac|tfrac|sqrt|pi|infty|cdot|times|left|right)(?![a-zA-Z])/g;
 

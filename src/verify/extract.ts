@@ -85,7 +85,8 @@ function lastHashes(text: string): string | null {
   return line === '' ? null : line;
 }
 
-const PHRASE = /(?:final\s+answer|the\s+answer|answer)\s*(?:is|:|=|was)\s*:?\s*/gi;
+const PHRASE =
+  /(?:final\s+answer|the\s+answer|answer|(?:correct|right)\s+(?:option|choice))\s*(?:is|:|=|was)\s*:?\s*/gi;
 
 /** After the last "final answer is/:" or "the answer is", up to the end of that sentence. */
 function lastPhrase(text: string): string | null {

@@ -70,6 +70,8 @@ export function normalizeAnswer(raw: string, percent: PercentMode = 'strip'): st
     '$1$2',
   );
   t = stripVariablePrefix(t);
+  // The real line by its name: `\mathbb{R}`, `ℝ` (as a whole answer) is (−∞, ∞).
+  if (/^(?:\\mathbb\s*\{?\s*R\s*\}?|ℝ)$/.test(t)) t = '(-\\infty, \\infty)';
   t = joinThousands(t);
   t = stripTrailingWords(t);
   return t;

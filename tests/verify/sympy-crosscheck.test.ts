@@ -49,6 +49,7 @@ const EXTRACTION_ONLY = [
   ...['000', '001', '002', '003', '004', '005', '012', '013', '016'].map((n) => `several_boxes-${n}`),
   // a final-answer sentence cut to its answer, or written after the last box
   ...['000', '002', '003', '004', '005'].map((n) => `final_answer-${n}`),
+  'final_answer-029', // 'The correct option is (D).'
   // MATH's ,\! thousands separator
   ...['000', '001', '003', '004', '010'].map((n) => `math_separator-${n}`),
   'labelled-004', // AB=4, CD=5: segment labels dropped

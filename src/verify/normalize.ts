@@ -39,6 +39,8 @@ const TEXT_WRAPPER =
 const TEXT_UNIT =
   /([\d}).]|\\pi)\s*\\(?:text|textnormal|textrm|mbox|mathrm)\s*\{\s*[A-Za-z][A-Za-z ./]*\}(?:\^\{?\d\}?)?/g;
 
+const INEQUALITY = /[<>]|\\(?:le|ge|leq|geq|lt|gt|leqslant|geqslant)(?![a-zA-Z])/;
+
 export function normalizeAnswer(raw: string, percent: PercentMode = 'strip'): string {
   let t = raw;
   for (const [re, to] of UNICODE) t = t.replace(re, to);
@@ -46,8 +48,10 @@ export function normalizeAnswer(raw: string, percent: PercentMode = 'strip'): st
   // MATH's thousands separator: `11,\! 111,\! 100` is one number.
   t = t.replace(/(\d),\\!\s*(?=\d{3}(?!\d))/g, '$1');
   // Parts joined by words: `6 \text{ and } 8`, `(11,7) \text{ or } (7,11)` are lists.
-  t = t.replace(/\s*\\(?:text|textnormal|mbox|mathrm)\s*\{\s*(?:and|or)\s*\}\s*/g, ', ');
-  t = t.replace(/(?<=[\d)\]}])\s+(?:and|or)\s+(?=[-\d([\\])/g, ', ');
+  // Between inequalities "and" is their intersection, not a list: it stays a conjunction.
+  const joiner = INEQUALITY.test(t) ? (word: string) => (word === 'and' ? ' \\land ' : ', ') : () => ', ';
+  t = t.replace(/\s*\\(?:text|textnormal|mbox|mathrm)\s*\{\s*(and|or)\s*\}\s*/g, (_, w: string) => joiner(w));
+  t = t.replace(/(?<=[\d)\]}])\s+(and|or)\s+(?=[-\d([\\])/g, (_, w: string) => joiner(w));
   // `(0;0;0)`: a semicolon list when no comma is used.
   if (!t.includes(',')) t = t.replace(/;/g, ',');
   t = t.replace(/^\s*(?:\$\$?|\\\(|\\\[)/, '').replace(/(?:\$\$?|\\\)|\\\])\s*$/, '');

@@ -191,6 +191,8 @@ export function parseAnswer(text: string): Answer {
   const b = outerBrackets(t);
   if (b && b.open === '\\{') {
     const inner = b.inner.trim();
+    const builder = setBuilder(inner);
+    if (builder) return builder;
     return { form: 'set', items: inner === '' ? [] : parseItems(splitTopLevel(inner, ',')) };
   }
   if (b && '(['.includes(b.open) && ')]'.includes(b.close)) {
@@ -246,4 +248,24 @@ function asRecord(a: Answer): Answer {
     values.push({ form: 'scalar', json: value!, text: '' });
   }
   return new Set(names).size === names.length ? { form: 'record', names, values } : a;
+}
+
+/** The one variable's name on the left of `x \mid …`, `x : …`, `x \in \mathbb{R} \mid …`. */
+const SET_BUILDER = /^([A-Za-z])\s*(?:\\in\s*\\mathbb\s*\{?\s*R\s*\}?\s*)?(?:\\mid|\||:)\s*(.+)$/;
+
+/**
+ * `\{x \mid x > 2\}` is the inequality's solution set, compared like the inequality (`(2, \infty)`).
+ * Only a condition of that one variable made of inequalities; anything else is not read this way.
+ */
+function setBuilder(inner: string): Answer | null {
+  const m = SET_BUILDER.exec(inner);
+  if (!m) return null;
+  const condition = parseAnswer(m[2]!);
+  const relations = condition.form === 'list' ? condition.items : [condition];
+  const vars = new Set<string>();
+  for (const r of relations) {
+    if (r.form !== 'relation' || r.ops.some((op) => op === '=' || op === '!=')) return null;
+    for (const operand of r.operands) freeVariables(operand, vars);
+  }
+  return vars.size === 1 && vars.has(m[1]!) ? condition : null;
 }

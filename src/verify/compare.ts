@@ -58,7 +58,22 @@ function asIntervals(x: Answer): Interval[] | null {
   if (x.form === 'tuple' && x.items.length === 2)
     return [{ lo: x.items[0]!, hi: x.items[1]!, loClosed: x.open === '[', hiClosed: x.close === ']' }];
   if (x.form === 'relation') return relationAsInterval(x.operands, x.ops);
+  if (x.form === 'list') return inequalitiesAsUnion(x.items);
   return null;
+}
+
+/** `x < 2 \text{ or } x > 5`: inequalities of one variable joined by "or" are a union. */
+function inequalitiesAsUnion(items: Answer[]): Interval[] | null {
+  const vars = new Set<string>();
+  const parts: Interval[] = [];
+  for (const item of items) {
+    if (item.form !== 'relation') return null;
+    for (const operand of item.operands) freeVariables(operand, vars);
+    const intervals = relationAsInterval(item.operands, item.ops);
+    if (intervals === null) return null;
+    parts.push(...intervals);
+  }
+  return items.length > 1 && vars.size === 1 ? parts : null;
 }
 
 const INF: MathJson = 'PositiveInfinity';
@@ -147,6 +162,69 @@ function assignedValue(x: Answer, o: CompareOptions): Answer | null {
   return scalar(last);
 }
 
+/**
+ * `x = 7` against `x = 3 + 4 = 7`: two assignments of the same variable, one a chain, compare
+ * their values (a chain that is not true names nothing and stays a relation).
+ */
+function namedValues(a: Answer, b: Answer, o: CompareOptions): [Answer, Answer] | null {
+  if (a.form !== 'relation' || b.form !== 'relation' || a.ops.length === b.ops.length) return null;
+  const name = (r: typeof a) => (typeof r.operands[0] === 'string' ? r.operands[0] : null);
+  if (name(a) === null || name(a) !== name(b)) return null;
+  const va = assignedValue(a, o);
+  const vb = assignedValue(b, o);
+  return va && vb ? [va, vb] : null;
+}
+
+const isZero = (j: MathJson, o: CompareOptions) => compareScalars(j, 0, o.tolerance, o.deadline, false);
+
+/**
+ * Ratios: `11:21` = `22:42` (proportional: every a_i·b_1 = b_i·a_1, with both first parts
+ * non-zero), and a two-part ratio against a number is its quotient (`3:1` = 3).
+ */
+function compareRatio(gold: Answer, got: Answer, o: CompareOptions): Tri {
+  const quotient = (r: MathJson[]): Answer | null =>
+    r.length === 2 ? { form: 'scalar', json: ['Divide', r[0]!, r[1]!], text: '' } : null;
+  if (gold.form !== 'ratio' || got.form !== 'ratio') {
+    const g = gold.form === 'ratio' ? quotient(gold.parts) : gold;
+    const r = got.form === 'ratio' ? quotient(got.parts) : got;
+    return g && r && g.form === 'scalar' && r.form === 'scalar' ? compareAnswers(g, r, o) : 'different';
+  }
+  const a = gold.parts;
+  const b = got.parts;
+  if (a.length !== b.length) return 'different';
+  if (isZero(a[0]!, o) !== 'different' || isZero(b[0]!, o) !== 'different') return 'unknown';
+  return all(
+    a.map(
+      (ai, i) => () =>
+        compareScalars(['Multiply', ai, b[0]!], ['Multiply', b[i]!, a[0]!], o.tolerance, o.deadline, false),
+    ),
+  );
+}
+
+/**
+ * A labelled solution `p=5, q=2`: against another, value by name (`q=2, p=5` is the same);
+ * against a tuple `(5, 2)`, its values in the order the names were written.
+ */
+function compareRecord(gold: Answer, got: Answer, o: CompareOptions): Tri {
+  if (gold.form === 'record' && got.form === 'record') {
+    if (gold.names.length !== got.names.length) return 'different';
+    const at = new Map(got.names.map((n, i) => [n, got.values[i]!]));
+    if (!gold.names.every((n) => at.has(n))) return 'different';
+    return all(gold.names.map((n, i) => () => compareAnswers(gold.values[i]!, at.get(n)!, o)));
+  }
+  const record = gold.form === 'record' ? gold : got.form === 'record' ? got : null;
+  const tuple = gold.form === 'tuple' ? gold : got.form === 'tuple' ? got : null;
+  if (!record || !tuple || record.values.length !== tuple.items.length) return 'different';
+  const pairs = record.values.map((v, i) => [v, tuple.items[i]!] as const);
+  return all(
+    pairs.map(
+      ([v, t]) =>
+        () =>
+          record === gold ? compareAnswers(v, t, o) : compareAnswers(t, v, o),
+    ),
+  );
+}
+
 export function compareAnswers(gold: Answer, got: Answer, o: CompareOptions): Tri {
   o.deadline.check('comparison');
   if (gold.form === 'scalar' && got.form === 'scalar')
@@ -157,7 +235,11 @@ export function compareAnswers(gold: Answer, got: Answer, o: CompareOptions): Tr
       : 'different';
   if (gold.form === 'text' || got.form === 'text')
     return gold.form === 'text' && got.form === 'text' && gold.text === got.text ? 'equal' : 'different';
+  if (gold.form === 'ratio' || got.form === 'ratio') return compareRatio(gold, got, o);
+  if (gold.form === 'record' || got.form === 'record') return compareRecord(gold, got, o);
   if (gold.form === 'relation' && got.form === 'relation') {
+    const sameName = namedValues(gold, got, o);
+    if (sameName !== null) return compareAnswers(sameName[0], sameName[1], o);
     const r = compareRelations(gold, got, o);
     if (r !== 'different') return r;
     const ia = asIntervals(gold);

@@ -86,12 +86,17 @@ function lastHashes(text: string): string | null {
 }
 
 const PHRASE = /(?:final\s+answer|the\s+answer|answer)\s*(?:is|:|=|was)\s*:?\s*/gi;
+// "The correct option is" only before a capital choice letter: "the right choice is a
+// substitution" is prose (case-sensitive, unlike PHRASE).
+const OPTION_PHRASE = /(?:[Cc]orrect|[Rr]ight)\s+(?:option|choice)\s*(?:is|:)\s*(?=\(?[A-J]\)?(?:[\s.,]|$))/g;
 
 /** After the last "final answer is/:" or "the answer is", up to the end of that sentence. */
 function lastPhrase(text: string): string | null {
   let from = -1;
-  PHRASE.lastIndex = 0;
-  for (let m = PHRASE.exec(text); m !== null; m = PHRASE.exec(text)) from = m.index + m[0].length;
+  for (const re of [PHRASE, OPTION_PHRASE]) {
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) from = Math.max(from, m.index + m[0].length);
+  }
   if (from < 0) return null;
   const nl = text.indexOf('\n', from);
   let a = text.slice(from, nl < 0 ? text.length : nl);

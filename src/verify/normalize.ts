@@ -22,6 +22,8 @@ const UNICODE: ReadonlyArray<readonly [RegExp, string]> = [
   [/°/g, '^\\circ'],
   [/∈/g, '\\in '],
   [/∅/g, '\\emptyset '],
+  [/±/g, '\\pm '],
+  [/∓/g, '\\mp '],
   [/[\u00a0\u2009\u202f]/g, ' '],
 ];
 
@@ -33,9 +35,11 @@ export const MACRO_DEFINITION =
 const TEXT_WRAPPER =
   /\\(?:text|textnormal|textrm|textbf|textit|mbox|mathrm|mathbf|mathit|mathsf|mathtt|boldsymbol)\s*\{([^{}]*)\}/g;
 
-/** A unit written in text after a number (`125\text{ miles}`, `5\mbox{ cm}^2`). */
+/** A unit written in text after a number (`125\text{ miles}`, `5\mbox{ cm}^2`, `100\pi \text{ cm}^3`). */
 const TEXT_UNIT =
-  /([\d}).])\s*\\(?:text|textnormal|textrm|mbox|mathrm)\s*\{\s*[A-Za-z][A-Za-z .]*\}(?:\^\{?\d\}?)?/g;
+  /([\d}).]|\\pi)\s*\\(?:text|textnormal|textrm|mbox|mathrm)\s*\{\s*[A-Za-z][A-Za-z ./]*\}(?:\^\{?\d\}?)?/g;
+
+const INEQUALITY = /[<>]|\\(?:le|ge|leq|geq|lt|gt|leqslant|geqslant)(?![a-zA-Z])/;
 
 export function normalizeAnswer(raw: string, percent: PercentMode = 'strip'): string {
   let t = raw;
@@ -44,8 +48,10 @@ export function normalizeAnswer(raw: string, percent: PercentMode = 'strip'): st
   // MATH's thousands separator: `11,\! 111,\! 100` is one number.
   t = t.replace(/(\d),\\!\s*(?=\d{3}(?!\d))/g, '$1');
   // Parts joined by words: `6 \text{ and } 8`, `(11,7) \text{ or } (7,11)` are lists.
-  t = t.replace(/\s*\\(?:text|textnormal|mbox|mathrm)\s*\{\s*(?:and|or)\s*\}\s*/g, ', ');
-  t = t.replace(/(?<=[\d)\]}])\s+(?:and|or)\s+(?=[-\d([\\])/g, ', ');
+  // Between inequalities "and" is their intersection, not a list: it stays a conjunction.
+  const joiner = INEQUALITY.test(t) ? (word: string) => (word === 'and' ? ' \\land ' : ', ') : () => ', ';
+  t = t.replace(/\s*\\(?:text|textnormal|mbox|mathrm)\s*\{\s*(and|or)\s*\}\s*/g, (_, w: string) => joiner(w));
+  t = t.replace(/(?<=[\d)\]}])\s+(and|or)\s+(?=[-\d([\\])/g, (_, w: string) => joiner(w));
   // `(0;0;0)`: a semicolon list when no comma is used.
   if (!t.includes(',')) t = t.replace(/;/g, ',');
   t = t.replace(/^\s*(?:\$\$?|\\\(|\\\[)/, '').replace(/(?:\$\$?|\\\)|\\\])\s*$/, '');
@@ -68,6 +74,8 @@ export function normalizeAnswer(raw: string, percent: PercentMode = 'strip'): st
     '$1$2',
   );
   t = stripVariablePrefix(t);
+  // The real line by its name: `\mathbb{R}`, `ℝ` (as a whole answer) is (−∞, ∞).
+  if (/^(?:\\mathbb\s*\{?\s*R\s*\}?|ℝ)$/.test(t)) t = '(-\\infty, \\infty)';
   t = joinThousands(t);
   t = stripTrailingWords(t);
   return t;

@@ -124,6 +124,19 @@ function samplePoints(vars: readonly string[]): Array<Record<string, number>> {
   });
 }
 
+/**
+ * Whole-number points 2…13, for expressions defined only there (`(-1)^{n+1}`, `n!`): used only
+ * when neither side could be evaluated at enough real points.
+ */
+function integerPoints(vars: readonly string[]): Array<Record<string, number>> {
+  const rng = new Rng(`winnow-verify-integers:${vars.join(',')}`);
+  return Array.from({ length: SAMPLE_POINTS }, () => {
+    const env: Record<string, number> = {};
+    for (const v of vars) env[v] = 2 + Math.floor(12 * rng.float());
+    return env;
+  });
+}
+
 function safeEvaluate(json: MathJson, env: Record<string, number>): number | null {
   try {
     return evaluate(json, env);
@@ -201,14 +214,30 @@ export function compareScalars(
   const vars = [...freeVariables(a, freeVariables(b))].sort();
   if (vars.length === 0) return compareConstants(a, b, tolerance, deadline, goldDigits);
   if (vars.length > 8) return 'unknown';
+  const real = agreeAt(samplePoints(vars), a, b, tolerance);
+  if (real === 'engine') {
+    deadline.check('symbolic comparison');
+    return engineSymbolic(a, b, deadline);
+  }
+  deadline.check('numeric sampling');
+  if (real !== 'unknown') return real;
+  // Undefined at (almost) every real point on both sides: compare on whole numbers.
+  const whole = agreeAt(integerPoints(vars), a, b, tolerance);
+  return whole === 'engine' ? 'unknown' : whole;
+}
+
+/** Both sides at each point: different at the first disagreement, equal when ≥ 3 points agree. */
+function agreeAt(
+  points: Array<Record<string, number>>,
+  a: MathJson,
+  b: MathJson,
+  tolerance: number,
+): Tri | 'engine' {
   let agreed = 0;
-  for (const env of samplePoints(vars)) {
+  for (const env of points) {
     const va = safeEvaluate(a, env);
     const vb = safeEvaluate(b, env);
-    if (va === null || vb === null) {
-      deadline.check('symbolic comparison');
-      return engineSymbolic(a, b, deadline);
-    }
+    if (va === null || vb === null) return 'engine';
     const fa = Number.isFinite(va);
     const fb = Number.isFinite(vb);
     if (!fa && !fb) continue;
@@ -216,7 +245,6 @@ export function compareScalars(
     if (!numbersClose(va, vb, Math.max(tolerance, 1e-9))) return 'different';
     agreed++;
   }
-  deadline.check('numeric sampling');
   return agreed >= 3 ? 'equal' : 'unknown';
 }
 

@@ -123,6 +123,16 @@ function warmParser(): void {
   parseLatex('\\frac{1}{2}x^2 + \\sqrt{3} \\le [0, 1)');
 }
 
+/** The response's answer when it normalises to exactly `goldNormalized`, else null. */
+function sameText(response: string, goldNormalized: string, limits: VerifyLimits, percent: PercentMode) {
+  try {
+    const side = readSide(response, 'response', limits, percent);
+    return side?.normalized === goldNormalized ? side.found : null;
+  } catch {
+    return null;
+  }
+}
+
 function judge(response: string, gold: string, opts: VerifyOptions): MathVerdict {
   warmParser();
   const limits = { ...DEFAULT_LIMITS, ...opts.limits };
@@ -142,6 +152,10 @@ function judge(response: string, gold: string, opts: VerifyOptions): MathVerdict
   try {
     goldAnswer = parseAnswer(goldSide.normalized);
   } catch (err) {
+    // A text always equals itself, even one that cannot be compared to anything else.
+    const same = sameText(response, goldSide.normalized, limits, percent);
+    if (same)
+      return verdict(true, 'equal', '', { ...expected, extracted: same.answer, extractedBy: same.by });
     return verdict(
       false,
       'no_gold_answer',

@@ -7,7 +7,12 @@ import { verifyMath } from '../../src/verify/index.ts';
 /**
  * Wrong answers a policy could learn to give (issue 36, point 2): huge numbers passed for ∞,
  * integers above 2^53 compared as floats, mixed numbers read as products, a tolerance wider than
- * the gold's stated digits, a digit inside a word. Every one must score 0.
+ * the gold's stated digits, a digit inside a word; and for the forms read since: `\pm` answers
+ * (the engine read `2 \pm \sqrt2` as a measurement 2 ± √2 and passed it for `2 \pm \sqrt3`: 5 of
+ * these 9 scored 1 before), ratios and several labelled solutions; and guards on the readings
+ * added after (function and angle labels, whole-number sampling, inequalities joined by "or" —
+ * where "x<2 and x>5" read as a union scored 1 until "and" between inequalities stayed a
+ * conjunction). Every one must score 0.
  */
 
 interface Case {
@@ -31,15 +36,21 @@ const GOLDEN = [
 ];
 
 describe('false-positive suite', () => {
-  it('has at least 60 wrong answers across the five classes', () => {
-    expect(FALSE_POSITIVES.length).toBeGreaterThanOrEqual(60);
+  it('has at least 60 wrong answers across the eleven classes', () => {
+    expect(FALSE_POSITIVES.length).toBeGreaterThanOrEqual(103);
     expect(new Set(FALSE_POSITIVES.map((c) => c.id)).size).toBe(FALSE_POSITIVES.length);
     expect([...new Set(FALSE_POSITIVES.map((c) => c.class))].sort()).toEqual([
       'big_integer',
       'digit_in_word',
       'huge_not_infinity',
+      'inequality_union',
+      'label',
+      'labelled_solutions',
       'mixed_number',
+      'plus_minus',
       'precision',
+      'ratio',
+      'whole_numbers',
     ]);
   });
 
@@ -84,14 +95,26 @@ describe('the exact cases behind the classes', () => {
 });
 
 describe('every parseable gold equals itself', () => {
-  const golds = [...new Set([...GOLDEN, ...FALSE_POSITIVES].map((c) => c.gold))].filter(
-    (g) => verifyMath(g, g, { cache: null }).reason !== 'no_gold_answer',
-  );
+  const allGolds = [...new Set([...GOLDEN, ...FALSE_POSITIVES].map((c) => c.gold))];
+  // Parseable: the gold's answer was read into a form (an unreadable one has none).
+  const golds = allGolds.filter((g) => verifyMath(g, g, { cache: null }).form !== null);
 
   it('verify(x, x) = 1 for every gold of the three suites', () => {
-    expect(golds.length).toBeGreaterThan(150);
+    expect(golds.length).toBeGreaterThan(250);
     const failing = golds.filter((g) => !verifyMath(g, g, { cache: null }).correct);
     expect(failing).toEqual([]);
+  });
+
+  it('a gold that cannot be parsed (two ± in one part) still equals its own text, and nothing else', () => {
+    const unparseable = allGolds.filter((g) => !golds.includes(g));
+    expect(unparseable).toEqual(['1 \\pm 2 \\pm 3']);
+    expect(verifyMath('\\boxed{1 \\pm 2 \\pm 3}', '1 \\pm 2 \\pm 3', { cache: null })).toMatchObject({
+      correct: true,
+      reason: 'equal',
+    });
+    const other = verifyMath('\\boxed{6, 2, 0, -4}', '1 \\pm 2 \\pm 3', { cache: null });
+    expect(other).toMatchObject({ correct: false, reason: 'no_gold_answer' });
+    expect(other.detail).toContain('ambiguous');
   });
 
   it('the gold boxed in a sentence is still the gold (property, any framing)', () => {

@@ -1,8 +1,10 @@
-"""Second opinion on tests/verify/fixtures/math-golden.jsonl with sympy (an independent CAS).
+"""Second opinion on tests/verify/fixtures/math-golden*.jsonl with sympy (an independent CAS).
 
 Reads JSONL cases on stdin, prints one JSON line per case: {"id", "sympy": true|false|null}.
 null means sympy abstains (its LaTeX parser could not read an answer). Written separately from
-src/verify: its own extraction and clean-up, sympy's own parser (lark backend) and equality.
+src/verify: its own extraction and clean-up, sympy's own parser (lark backend) and equality;
+ratios compare by cross-multiplication, a +/- item is its two values, ;-separated x=.., y=..
+groups are solutions compared by name (or in written order against a point).
 """
 import json
 import re
@@ -109,8 +111,68 @@ def num(s):
     return parse_latex(s, backend='lark')
 
 
+def enclosed(s):
+    """Whether the first bracket of s closes at its very end: (1,2) yes, (1,2),(3,4) no."""
+    depth = 0
+    for i, c in enumerate(s):
+        depth += c in '([{'
+        depth -= c in ')]}'
+        if depth == 0:
+            return i == len(s) - 1
+    return False
+
+
+def expand_pm(item):
+    """One sign +/- in an item gives two items; two are ambiguous (ValueError: abstain)."""
+    signs = re.findall(r'\\(?:pm|mp)(?![a-zA-Z])', item)
+    if len(signs) > 1:
+        raise ValueError('ambiguous')
+    if not signs:
+        return [item]
+    a, b = ('+', '-') if signs[0] == '\\pm' else ('-', '+')
+    return [re.sub(r'\\(?:pm|mp)(?![a-zA-Z])', a, item), re.sub(r'\\(?:pm|mp)(?![a-zA-Z])', b, item)]
+
+
+def value_of(item):
+    """x = v (a named value) is v."""
+    return num(re.sub(r'^[A-Za-z]\s*=\s*', '', item))
+
+
+def parse_extra(s):
+    """Ratios, +/- answers and ;-separated labelled solutions, or None."""
+    s = re.sub(r'^[A-Za-z]{1,3}(?:_\{?\w+\}?)?(?:\s*:\s*[A-Za-z]{1,3}(?:_\{?\w+\}?)?)+\s*=\s*', '', s)
+    if ':' in s and '=' not in s and not re.search(r'[A-Za-z]', s):
+        return ('ratio', tuple(num(p) for p in s.split(':')))
+    if re.search(r'\\(?:pm|mp)(?![a-zA-Z])', s):
+        return ('set', sympy.FiniteSet(*[value_of(x) for item in split_top(s) for x in expand_pm(item)]))
+    if ';' in s and ',' in s:
+        sols = []
+        for group in s.replace('\\ ', ' ').split(';'):
+            pairs = [re.fullmatch(r'\s*([A-Za-z])\s*=\s*(.+?)\s*', p) for p in group.split(',')]
+            if not all(pairs):
+                return None
+            sols.append(('rec', tuple((m.group(1), num(m.group(2))) for m in pairs)))
+        return ('sols', sols)
+    parts = split_top(s)
+    if len(parts) > 1 and all(p[:1] == '(' and enclosed(p) for p in parts):
+        return ('sols', [('tup', tuple(num(x) for x in split_top(p[1:-1]))) for p in parts])
+    return None
+
+
+def same_solution(a, b):
+    if a[0] == 'rec' and b[0] == 'rec':
+        da, db = dict(a[1]), dict(b[1])
+        return da.keys() == db.keys() and all(sympy.simplify(da[k] - db[k]) == 0 for k in da)
+    va = [v for _, v in a[1]] if a[0] == 'rec' else list(a[1])
+    vb = [v for _, v in b[1]] if b[0] == 'rec' else list(b[1])
+    return len(va) == len(vb) and all(sympy.simplify(x - y) == 0 for x, y in zip(va, vb))
+
+
 def parse(s):
     s = clean(s)
+    extra = parse_extra(s)
+    if extra is not None:
+        return extra
     if re.fullmatch(r'\(?([A-E])\)?', s):
         return ('choice', s.strip('()'))
     if s == 'EMPTY':
@@ -132,7 +194,11 @@ def parse(s):
             return ('set', sympy.Interval(items[0], items[1], s[0] == '(', s[-1] == ')'))
         return ('tuple', (s[0], s[-1]) + tuple(items))
     if len(split_top(s)) > 1 and not re.fullmatch(r'-?\d{1,3}(,\d{3})+', s) and not re.fullmatch(r'-?\d+,\d{1,2}', s):
-        return ('set', sympy.FiniteSet(*[num(x) for x in split_top(s)]))
+        items = split_top(s)
+        # x = 1, x = 2 (one variable's solutions) are values; a = 2, b = 3 keep their names.
+        names = {m.group(1) for m in (re.match(r'^([A-Za-z])\s*=', x) for x in items) if m}
+        read = value_of if len(names) == 1 else num
+        return ('set', sympy.FiniteSet(*[read(x) for x in items]))
     e = num(s)
     if isinstance(e, sympy.MatrixBase):
         return ('matrix', e)
@@ -154,8 +220,20 @@ def equal(g, r):
         rk, rv = 'expr', rv.rhs
     if gk == 'set' and rk == 'expr':
         rk, rv = 'set', sympy.FiniteSet(rv)
+    if gk == 'ratio' and rk == 'expr' and len(gv) == 2:
+        gk, gv = 'expr', gv[0] / gv[1]
+    if rk == 'ratio' and gk == 'expr' and len(rv) == 2:
+        rk, rv = 'expr', rv[0] / rv[1]
+    if gk == 'sols' and rk == 'tuple':
+        rk, rv = 'sols', [('tup', rv[2:])]
     if gk != rk:
         return False
+    if gk == 'ratio':
+        return len(gv) == len(rv) and gv[0] != 0 and rv[0] != 0 and all(
+            sympy.simplify(a * rv[0] - b * gv[0]) == 0 for a, b in zip(gv, rv))
+    if gk == 'sols':
+        return all(any(same_solution(a, b) for b in rv) for a in gv) and all(
+            any(same_solution(a, b) for a in gv) for b in rv)
     if gk in ('choice', 'text'):
         return gv == rv
     if gk == 'expr':

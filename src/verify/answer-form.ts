@@ -19,7 +19,7 @@ export type Answer =
   | { form: 'relation'; operands: MathJson[]; ops: RelOp[] }
   | { form: 'choice'; letter: string }
   /** `11:21`, `2:3:4`: equal to another ratio when proportional; a two-part one is its quotient. */
-  | { form: 'ratio'; parts: MathJson[] }
+  | { form: 'ratio'; parts: MathJson[]; clock: boolean }
   /** One labelled solution of several (`p=5,q=2` in `p=5,q=2;p=7,q=2`): names and their values. */
   | { form: 'record'; names: string[]; values: Answer[] }
   | { form: 'text'; text: string };
@@ -49,6 +49,8 @@ const RELATION_HEADS: Record<string, RelOp> = {
 const PLAIN_NUMBER = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
 const THOUSANDS = /^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$/;
 const CHOICE = /^\(?([A-J])\)?$/;
+/** `2:10`, `11:05:30`: a time of day or a duration, read part by part rather than as a proportion. */
+const CLOCK_TIME = /^\d{1,2}:[0-5]\d(?::[0-5]\d)?$/;
 
 function hasError(json: unknown): boolean {
   if (Array.isArray(json)) return json[0] === 'Error' || json.some(hasError);
@@ -213,7 +215,7 @@ export function parseAnswer(text: string): Answer {
   if (/^[A-Za-z][A-Za-z '-]*$/.test(t) && /[A-Za-z]{3,}/.test(t))
     return { form: 'text', text: t.toLowerCase() };
   const ratio = ratioParts(t);
-  if (ratio) return { form: 'ratio', parts: ratio.map(parseScalar) };
+  if (ratio) return { form: 'ratio', parts: ratio.map(parseScalar), clock: CLOCK_TIME.test(t) };
   if (RELATION_TEXT.test(t)) {
     const json = parseScalar(t);
     const chain = relationChain(json);

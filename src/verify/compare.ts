@@ -179,12 +179,14 @@ const isZero = (j: MathJson, o: CompareOptions) => compareScalars(j, 0, o.tolera
 
 /**
  * Ratios: `11:21` = `22:42` (proportional: every a_i·b_1 = b_i·a_1, with both first parts
- * non-zero), and a two-part ratio against a number is its quotient (`3:1` = 3).
+ * non-zero), and a two-part ratio against a number is its quotient (`3:1` = 3). A gold in clock form
+ * (`h:mm`, `h:mm:ss`) compares part by part, so `2:10` is not `4:20`.
  */
 function compareRatio(gold: Answer, got: Answer, o: CompareOptions): Tri {
   const quotient = (r: MathJson[]): Answer | null =>
     r.length === 2 ? { form: 'scalar', json: ['Divide', r[0]!, r[1]!], text: '' } : null;
   if (gold.form !== 'ratio' || got.form !== 'ratio') {
+    if (gold.form === 'ratio' && gold.clock) return 'different';
     const g = gold.form === 'ratio' ? quotient(gold.parts) : gold;
     const r = got.form === 'ratio' ? quotient(got.parts) : got;
     return g && r && g.form === 'scalar' && r.form === 'scalar' ? compareAnswers(g, r, o) : 'different';
@@ -192,6 +194,8 @@ function compareRatio(gold: Answer, got: Answer, o: CompareOptions): Tri {
   const a = gold.parts;
   const b = got.parts;
   if (a.length !== b.length) return 'different';
+  // A gold written as a clock time (`2:10`) is a time, not a proportion: `4:20` is another time.
+  if (gold.clock) return all(a.map((ai, i) => () => compareScalars(ai, b[i]!, o.tolerance, o.deadline, false)));
   if (isZero(a[0]!, o) !== 'different' || isZero(b[0]!, o) !== 'different') return 'unknown';
   return all(
     a.map(

@@ -42,7 +42,7 @@ function sympyVerdicts(fixture: string) {
 /**
  * Where the script's simpler extraction (the last box only, the whole sentence, no MATH `,\!`,
  * no labels before constants) reads another answer than the verifier: extraction conventions,
- * not equivalence. Every ratio, `\pm` and labelled-solutions case it reads, it judges the same.
+ * not equivalence. Every ratio (but a clock-form gold), `\pm` and labelled-solutions case it reads, it judges the same.
  */
 const EXTRACTION_ONLY = [
   // several boxes joined into one answer
@@ -57,6 +57,7 @@ const EXTRACTION_ONLY = [
   'percent-004', // 33\frac13\%: a mixed number is a sum (the script multiplies)
   'units_text-006', // 3\text{ m}: a one-letter unit (the script keeps 3·m)
   'set-004', // \{0\} against 0: a one-element set is its element
+  'ratio-003b', // 11:21 against 22:42: a gold in clock form is a time (the script reads proportions)
 ];
 
 describe('golden verdicts against sympy', () => {

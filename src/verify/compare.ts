@@ -195,7 +195,8 @@ function compareRatio(gold: Answer, got: Answer, o: CompareOptions): Tri {
   const b = got.parts;
   if (a.length !== b.length) return 'different';
   // A gold written as a clock time (`2:10`) is a time, not a proportion: `4:20` is another time.
-  if (gold.clock) return all(a.map((ai, i) => () => compareScalars(ai, b[i]!, o.tolerance, o.deadline, false)));
+  if (gold.clock)
+    return all(a.map((ai, i) => () => compareScalars(ai, b[i]!, o.tolerance, o.deadline, false)));
   if (isZero(a[0]!, o) !== 'different' || isZero(b[0]!, o) !== 'different') return 'unknown';
   return all(
     a.map(

@@ -15,13 +15,14 @@ export * from './rft-config.ts';
 export * from './rft-events.ts';
 export * from './rft-parts.ts';
 export * from './rft-run.ts';
-export * from './rft-runner.ts';
 export {
   type ExperienceOpsReport,
   ExperienceOpsReportSchema,
   type OperatorStep,
   OperatorStepSchema,
 } from './run/operator-report.ts';
+export { runRftLoop } from './run/run-loop.ts';
+export type { ExploreNumbers, RftRunOptions, RftRunResult, StepRecord } from './run/types.ts';
 export * from './run-buffer.ts';
 export * from './run-plan.ts';
 export * from './run-registries.ts';

@@ -6,7 +6,7 @@ import { evaluationSection } from './report-sections/evaluation.ts';
 import { examplesSection } from './report-sections/examples.ts';
 import { operatorsSection } from './report-sections/operators.ts';
 import { toolsSection } from './report-sections/tools.ts';
-import type { StepRecord } from './rft-runner.ts';
+import type { StepRecord } from './run/types.ts';
 
 // Re-exported: the chart helper used to live here and is part of the package's API.
 export { lineChart } from './charts.ts';

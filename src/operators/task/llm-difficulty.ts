@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { judgeMath } from '../../core/math-answer.ts';
 import { hashSeed } from '../../core/rng.ts';
 import { type Task, taskText } from '../../core/task.ts';
 import { LlmCallParamsSchema } from '../../models/llm-chat.ts';
+import { judgeMath } from '../../verify/math-answer.ts';
 import { defineOperator } from '../operator.ts';
 import { createChat, failureReason, fillTemplate, processWithLlm, type RowOutcome } from './llm-support.ts';
 

@@ -3,7 +3,6 @@ export * from './faults.ts';
 export * from './models/model-definition.ts';
 export * from './models/openai-model.ts';
 export * from './models/registry.ts';
-export * from './models/tiny-model.ts';
 export * from './rewards/index.ts';
 export * from './workflow.ts';
 export * from './workflows/multi-turn.ts';

@@ -10,6 +10,7 @@ export * from './hooks.ts';
 export * from './monitors/builtin.ts';
 export * from './monitors/monitor.ts';
 export * from './report-html.ts';
+export * from './report-input.ts';
 export * from './rft-build.ts';
 export * from './rft-config.ts';
 export * from './rft-events.ts';
@@ -22,7 +23,8 @@ export {
   OperatorStepSchema,
 } from './run/operator-report.ts';
 export { runRftLoop } from './run/run-loop.ts';
-export type { ExploreNumbers, RftRunOptions, RftRunResult, StepRecord } from './run/types.ts';
+export type { ExploreNumbers, StepRecord } from './run/step-record.ts';
+export type { RftRunOptions, RftRunResult } from './run/types.ts';
 export * from './run-buffer.ts';
 export * from './run-plan.ts';
 export * from './run-registries.ts';

@@ -9,12 +9,14 @@ import {
   parseCommand,
   usageLine,
 } from '../../src/cli/command-spec.ts';
-import { COMMANDS } from '../../src/cli/main.ts';
+import { commandSpecs } from '../../src/cli/commands.ts';
 import { CLI_DOC_FILE, cliReference, referenceIn } from '../../tools/cli-doc.ts';
 import { winnow } from '../helpers/cli.ts';
 import { captureMain } from './capture.ts';
 
 afterEach(() => vi.restoreAllMocks());
+
+const COMMANDS = await commandSpecs();
 
 const SINGLE = COMMANDS.flatMap((c) => ('subcommands' in c.spec ? [] : [c.spec]));
 const BENCHES: readonly CommandSpec[] = BENCH_SPECS;

@@ -10,8 +10,8 @@ import { exploreInRounds, type LiveRoundsResult } from '../../selectors/stages/l
 import { roundsSelector } from '../../selectors/stages/staged-selector.ts';
 import { pickExamples } from '../evaluation/rollout-examples.ts';
 import type { RunState } from './run-state.ts';
+import type { ExploreNumbers } from './step-record.ts';
 import { quarantineBadTokenRows } from './token-check.ts';
-import type { ExploreNumbers } from './types.ts';
 
 /** One explorer step's output: the experiences to write and the explorer's half of the step record. */
 export interface ExploredStep {

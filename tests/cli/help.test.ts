@@ -128,7 +128,9 @@ describe('--help and winnow help, for every command the registry lists', () => {
   });
 
   it('winnow --help, -h and winnow help print the usage of every command and benchmark with all their flags', async () => {
-    const runs = await Promise.all([captureMain(['--help']), captureMain(['-h']), captureMain(['help'])]);
+    // One at a time: captureMain captures the process's stdout, and help loads the specs asynchronously.
+    const runs: Awaited<ReturnType<typeof captureMain>>[] = [];
+    for (const argv of [['--help'], ['-h'], ['help']]) runs.push(await captureMain(argv));
     for (const r of runs) expect([r.code, r.stdout]).toEqual([0, runs[0]!.stdout]);
     const out = runs[0]!.stdout;
     for (const spec of [...SINGLE, ...BENCHES]) expect(out).toContain(usageLine(spec));

@@ -8,9 +8,9 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExperienceBuffer } from '../src/buffer/experience-buffer.ts';
-import { UsageError } from '../src/cli/args.ts';
 import { parseCommand } from '../src/cli/command-spec.ts';
 import { readYamlFile } from '../src/core/config.ts';
+import { UsageError } from '../src/core/usage-error.ts';
 import { Hooks } from '../src/lifecycle/hooks.ts';
 import type { RftEvents } from '../src/lifecycle/rft-events.ts';
 import { parseRftConfig, runRft } from '../src/lifecycle/rft-run.ts';

@@ -10,9 +10,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseCommand } from '../src/cli/command-spec.ts';
 import { formatTable } from '../src/cli/table.ts';
-import { judgeMathNumbersOnly } from '../src/core/math-answer.ts';
 import { Rng } from '../src/core/rng.ts';
 import { DEFAULT_LIMITS, verifyMath } from '../src/verify/index.ts';
+import { judgeMathNumbersOnly } from '../src/verify/math-answer.ts';
 import { JUDGE_BENCH_SPEC } from './judge-spec.ts';
 
 const ROOT = join(import.meta.dirname, '..');

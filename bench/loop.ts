@@ -21,7 +21,7 @@ import { Hooks } from '../src/lifecycle/hooks.ts';
 import type { RftConfig } from '../src/lifecycle/rft-config.ts';
 import type { RftEvents } from '../src/lifecycle/rft-events.ts';
 import { loadRftConfig, runRft } from '../src/lifecycle/rft-run.ts';
-import type { StepRecord } from '../src/lifecycle/rft-runner.ts';
+import type { StepRecord } from '../src/lifecycle/run/step-record.ts';
 import { defaultRegistries } from '../src/lifecycle/run-registries.ts';
 import type { GenerateRequest, Generation, RolloutModel } from '../src/models/rollout-model.ts';
 import type { Trainer } from '../src/trainer/trainer.ts';

@@ -3,7 +3,7 @@
 import { dirname, join } from 'node:path';
 import type { RftConfig } from '../src/lifecycle/rft-config.ts';
 import { loadRftConfig, runRft } from '../src/lifecycle/rft-run.ts';
-import type { StepRecord } from '../src/lifecycle/rft-runner.ts';
+import type { StepRecord } from '../src/lifecycle/run/step-record.ts';
 
 export interface Curve {
   variant: string;

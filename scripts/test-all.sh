@@ -4,7 +4,7 @@
 #
 #   1. the installs start at once, in the background (Python in one chain; chromium then
 #      redis-server in another, as apt allows one install at a time), each under its own limit;
-#   2. typecheck, lint;
+#   2. typecheck, lint, the layer rule (.dependency-cruiser.cjs; docs/architecture.md);
 #   3. vitest, phase 1: every test file that needs none of those installs;
 #   4. wait for the installs (their limits bound the wait), then vitest, phase 2: the files that
 #      do (scripts/test-plan.sh picks them). A failed install skips its tests with a note;
@@ -53,10 +53,12 @@ npm run --silent typecheck || failed=1
 mark typecheck
 npm run --silent lint || failed=1
 mark lint
+npm run --silent layers || failed=1
+mark layers
 if [ "$failed" -ne 0 ]; then
   # Fast feedback, as before: no tests after a type or lint error.
   stop_deps
-  echo "npm test: typecheck or lint failed; tests not run" >&2
+  echo "npm test: typecheck, lint or the layer rule failed; tests not run" >&2
   node tools/test-summary.ts --phases "$PHASES" --checks-failed
   exit 1
 fi

@@ -6,7 +6,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CommandSpec, flagText, optionHelp, usageLine } from '../src/cli/command-spec.ts';
-import { COMMANDS, EXIT_CODES, GLOBAL_OPTIONS } from '../src/cli/main.ts';
+import { commandSpecs } from '../src/cli/commands.ts';
+import { EXIT_CODES, GLOBAL_OPTIONS } from '../src/cli/main.ts';
+
+/** Every command's definition (commands load lazily; their specs are small modules). */
+const COMMANDS = await commandSpecs();
 
 export const CLI_DOC_FILE = join(import.meta.dirname, '..', 'docs', 'cli.md');
 export const START_MARKER =

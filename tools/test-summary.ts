@@ -33,6 +33,7 @@ type VitestJson = z.infer<typeof VitestJson>;
 const PHASE_NAMES: Record<string, string> = {
   typecheck: 'typecheck',
   lint: 'lint',
+  layers: 'layer rule',
   'tests-early': 'tests without installs',
   'deps-wait': 'waiting for installs',
   'tests-late': 'tests that need them',

@@ -2,8 +2,7 @@
 // levels, and per level), and the summary table.
 import { escapeHtml, lineChart, REPORT_CSS, type Series } from '../../src/lifecycle/charts.ts';
 import { seriesColor } from '../selection/html.ts';
-import type { CurriculumResult } from './main.ts';
-import { textReport } from './main.ts';
+import { type CurriculumResult, textReport } from './report.ts';
 
 /** Mean over seeds of each evaluated step's accuracy (or one level's), per selector. */
 function meanSeries(r: CurriculumResult, level?: string): Series[] {

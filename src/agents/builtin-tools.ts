@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { JsonValue } from '../core/task.ts';
-import { evaluateExpression, show } from '../explorer/rewards/countdown-expression.ts';
+import { evaluateExpression, show } from '../verify/countdown-expression.ts';
 import { defineTool, type Tool } from './tool.ts';
 
 /** `a op b` on two numbers; division by zero is a tool error. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { evaluateExpression, show } from '../explorer/rewards/countdown-expression.ts';
+import { evaluateExpression, show } from '../verify/countdown-expression.ts';
 import { defineEnvironment, type StepResultInput } from './environment.ts';
 
 const paramsSchema = z.strictObject({

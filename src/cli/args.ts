@@ -1,10 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { WinnowError } from '../core/errors.ts';
-
-/** A bad command line: one line on stderr, exit 2. */
-export class UsageError extends WinnowError {
-  override name = 'UsageError';
-}
+import { UsageError } from '../core/usage-error.ts';
 
 /**
  * parseArgs with our error type, so a bad flag is one line and exits 2. Commands defined by a

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { closestNames, editDistance } from '../core/suggest.ts';
-import { UsageError } from './args.ts';
+import { UsageError } from '../core/usage-error.ts';
 
 /** One flag of a command: how it parses, how its value is checked and how `--help` describes it. */
 export interface OptionSpec {

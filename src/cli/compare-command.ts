@@ -2,46 +2,13 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { writeFileAtomicSync } from '../core/atomic-file.ts';
 import { resolveDbDir, resolveRunsDir } from '../core/places.ts';
+import { UsageError } from '../core/usage-error.ts';
+import { type RunView, readRuns } from '../inspect/run-views.ts';
 import { renderComparisonHtml } from '../lifecycle/compare/compare-html.ts';
 import { loadRunComparison } from '../lifecycle/compare/run-comparison.ts';
 import { resolveRunRefs } from '../lifecycle/compare/run-refs.ts';
-import { UsageError } from './args.ts';
-import { type CommandSpec, DB_OPTION, parseCommand } from './command-spec.ts';
-import { type RunView, readRuns } from './runs-command.ts';
-
-export const COMPARE_SPEC = {
-  name: 'compare',
-  args: 'RUN RUN…',
-  summary:
-    'Write one static HTML file comparing runs: any metric overlaid over steps, the values, and the configs diffed. ' +
-    'Works offline (no server, no network); attach it to a mail or an issue.',
-  options: {
-    out: {
-      type: 'string',
-      value: 'FILE',
-      description: 'the HTML file to write',
-      default: 'comparison.html',
-    },
-    runs: {
-      type: 'string',
-      value: 'DIR',
-      description:
-        'folder holding one folder per run (default: .winnow/runs in the project folder, or $WINNOW_RUNS_DIR)',
-    },
-    db: {
-      ...DB_OPTION,
-      description: `${DB_OPTION.description}; read for run statuses and folders, when it exists`,
-    },
-  },
-  notes: [
-    'RUN is a run id (its folder in the runs folder, or the one the database recorded) or a path to a run folder.',
-    'The page embeds the comparison as JSON (<script id="winnow-comparison">) for scripts.',
-  ],
-  examples: [
-    'winnow compare arithmetic-bots-1 arithmetic-random-1',
-    'winnow compare .winnow/runs/a .winnow/runs/b .winnow/runs/c --out bots-vs-random.html',
-  ],
-} as const satisfies CommandSpec;
+import { parseCommand } from './command-spec.ts';
+import { COMPARE_SPEC } from './specs/compare.ts';
 
 export async function compareCommand(argv: string[]): Promise<number> {
   const parsed = parseCommand(COMPARE_SPEC, argv);

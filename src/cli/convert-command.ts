@@ -3,31 +3,13 @@ import { stringify } from 'yaml';
 import { writeFileAtomic } from '../core/atomic-file.ts';
 import { readYamlFile } from '../core/config.ts';
 import { ConfigError } from '../core/errors.ts';
+import { UsageError } from '../core/usage-error.ts';
 import { taskOperatorRegistry } from '../operators/registries.ts';
 import { isDataJuicerRecipe } from '../recipes/data-juicer-recipe.ts';
 import { prepareRecipe } from '../recipes/run-recipe.ts';
 import type { TranslatedRecipe } from '../recipes/translate-recipe.ts';
-import { UsageError } from './args.ts';
-import { type CommandSpec, parseCommand } from './command-spec.ts';
-
-export const CONVERT_SPEC = {
-  name: 'convert',
-  args: 'RECIPE',
-  maxArgs: 1,
-  summary:
-    'Print the Winnow task pipeline YAML equivalent to a Data-Juicer recipe, so it can be kept and edited as a Winnow pipeline. Validates it; writes nothing but --out.',
-  options: {
-    out: { type: 'string', value: 'FILE', description: 'write the pipeline to FILE instead of stdout' },
-  },
-  notes: [
-    "The recipe's paths resolve against the working folder, as in Data-Juicer; the pipeline names its input relative to FILE's folder (absolute on stdout).",
-    'A recipe with an operator or parameter Winnow cannot honour is refused (exit 2), as winnow run refuses it (docs/recipes.md).',
-  ],
-  examples: [
-    'winnow convert recipes/clean-web.yaml',
-    'winnow convert recipes/clean-web.yaml --out pipelines/clean-web.yaml',
-  ],
-} as const satisfies CommandSpec;
+import { parseCommand } from './command-spec.ts';
+import { CONVERT_SPEC } from './specs/convert.ts';
 
 export async function convertCommand(argv: string[]): Promise<number> {
   const parsed = parseCommand(CONVERT_SPEC, argv);

@@ -3,39 +3,14 @@ import { connect } from '../buffer/connection.ts';
 import { type RunRecord, RunTable } from '../buffer/run-table.ts';
 import { sqlString } from '../buffer/sql.ts';
 import { closestNames } from '../core/suggest.ts';
+import { UsageError } from '../core/usage-error.ts';
+import { viewRun } from '../inspect/run-views.ts';
+import { readableDbDir } from '../inspect/table-target.ts';
 import { runPlaces } from '../lifecycle/run-plan.ts';
 import { describeRemoval, type RemovedRun, removeRun } from '../lifecycle/run-removal.ts';
-import { UsageError } from './args.ts';
-import { type CommandSpec, DB_OPTION, parseCommand } from './command-spec.ts';
-import { statusText, viewRun } from './runs-command.ts';
-import { readableDbDir } from './table-target.ts';
-
-export const GC_SPEC = {
-  name: 'gc',
-  args: 'RUN [RUN…]',
-  summary:
-    'Delete runs you name: their buffer tables, rejected rows, selector states, run folder and record ' +
-    '(and, for a run started with --queue, its rollout jobs in Redis, best effort). ' +
-    'Without --yes it only prints what it would delete.',
-  options: {
-    db: DB_OPTION,
-    failed: {
-      type: 'boolean',
-      description: 'also select every failed or interrupted run (each one is listed)',
-    },
-    'dry-run': {
-      type: 'boolean',
-      description: 'only print what would be deleted (the default without --yes)',
-    },
-    yes: { type: 'boolean', description: 'really delete' },
-  },
-  notes: ['Every name is checked before anything is deleted; a run whose process is still alive is refused.'],
-  examples: [
-    'winnow gc arithmetic-bots-2',
-    'winnow gc arithmetic-bots-2 arithmetic-bots-3 --yes',
-    'winnow gc --failed --yes',
-  ],
-} as const satisfies CommandSpec;
+import { parseCommand } from './command-spec.ts';
+import { statusText } from './runs-command.ts';
+import { GC_SPEC } from './specs/gc.ts';
 
 /** What removing `record` would delete, counted without deleting (the dry run). */
 async function previewRemoval(dbDir: string, record: RunRecord): Promise<RemovedRun> {

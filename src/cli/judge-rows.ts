@@ -1,8 +1,8 @@
 import type * as arrow from 'apache-arrow';
 import { localArrowTable, plainValue } from '../buffer/arrow-codec.ts';
 import { connect } from '../buffer/connection.ts';
+import { openExisting } from '../inspect/table-target.ts';
 import { readDataset } from '../io/reader.ts';
-import { openExisting } from './table-target.ts';
 
 /**
  * The rows `winnow judge` re-scores, in input order, as batches of plain objects: from a dataset

@@ -1,7 +1,6 @@
 import { engineErrorLine, isEngineMessage, storageFaultLine, storageFaultOf } from '../core/engine-error.ts';
 import { ConfigError, StrictModeError, WinnowError } from '../core/errors.ts';
-import { UsageError } from './args.ts';
-import { BENCH_GROUP, benchCommand, benchSpec } from './bench-command.ts';
+import { UsageError } from '../core/usage-error.ts';
 import {
   asksForHelp,
   type CommandGroup,
@@ -12,49 +11,8 @@ import {
   unknownName,
   usageLine,
 } from './command-spec.ts';
-import { COMPARE_SPEC, compareCommand } from './compare-command.ts';
-import { CONVERT_SPEC, convertCommand } from './convert-command.ts';
-import { DEV_SERVER_SPEC, devServerCommand } from './dev-server/dev-server-command.ts';
-import { exportCommand, exportSpec } from './export-command.ts';
-import { GC_SPEC, gcCommand } from './gc-command.ts';
-import { inspectCommand, inspectSpec } from './inspect-command.ts';
-import { JUDGE_SPEC, judgeCommand } from './judge-command.ts';
+import { COMMANDS, type CommandEntry, commandSpecs } from './commands.ts';
 import { packageVersion } from './package-version.ts';
-import { RUN_SPEC, runCommand } from './run-command.ts';
-import { RUNS_SPEC, runsCommand } from './runs-command.ts';
-import { SCHEMA_SPEC, schemaCommand } from './schema-command.ts';
-import { SERVE_SPEC, serveCommand } from './serve-command.ts';
-import { STUDIO_SPEC, studioCommand } from './studio-command.ts';
-import { TOKENIZE_SPEC, tokenizeCommand } from './tokenize-command.ts';
-import { WORKER_SPEC, workerCommand } from './worker-command.ts';
-
-type Command = (argv: string[]) => Promise<number>;
-
-/** One command of `winnow`: its definition (help, docs) and what runs it. */
-export interface CommandEntry {
-  name: string;
-  spec: CommandSpec | CommandGroup;
-  run: Command;
-}
-
-/** Every command, in the order `winnow --help` and docs/cli.md list them. */
-export const COMMANDS: readonly CommandEntry[] = [
-  { name: 'run', spec: RUN_SPEC, run: runCommand },
-  { name: 'inspect', spec: inspectSpec, run: inspectCommand },
-  { name: 'export', spec: exportSpec, run: exportCommand },
-  { name: 'schema', spec: SCHEMA_SPEC, run: schemaCommand },
-  { name: 'convert', spec: CONVERT_SPEC, run: convertCommand },
-  { name: 'runs', spec: RUNS_SPEC, run: runsCommand },
-  { name: 'compare', spec: COMPARE_SPEC, run: compareCommand },
-  { name: 'gc', spec: GC_SPEC, run: gcCommand },
-  { name: 'tokenize', spec: TOKENIZE_SPEC, run: tokenizeCommand },
-  { name: 'judge', spec: JUDGE_SPEC, run: judgeCommand },
-  { name: 'serve', spec: SERVE_SPEC, run: serveCommand },
-  { name: 'dev-server', spec: DEV_SERVER_SPEC, run: devServerCommand },
-  { name: 'studio', spec: STUDIO_SPEC, run: studioCommand },
-  { name: 'worker', spec: WORKER_SPEC, run: workerCommand },
-  { name: 'bench', spec: BENCH_GROUP, run: benchCommand },
-];
 
 const isGroup = (s: CommandSpec | CommandGroup): s is CommandGroup => 'subcommands' in s;
 
@@ -71,9 +29,9 @@ export const EXIT_CODES: ReadonlyArray<readonly [number, string]> = [
   [3, 'a data-quality failure: strict mode found bad input rows, or too many rows were rejected'],
 ];
 
-export function globalHelp(): string {
+export async function globalHelp(): Promise<string> {
   const lines: string[] = [];
-  for (const c of COMMANDS) {
+  for (const c of await commandSpecs()) {
     if (isGroup(c.spec)) {
       lines.push(`  winnow ${c.name} <name> [options]`, `      ${firstSentence(c.spec.summary)}`);
       for (const s of c.spec.subcommands) lines.push(`      ${usageLine(s)}`);
@@ -109,18 +67,19 @@ function findCommand(name: string): CommandEntry {
 }
 
 /** The help of `winnow <path…>` (`['run']`, `['bench']`, `['bench', 'ingest']`); the same text --help prints. */
-export function helpFor(path: readonly string[]): string {
+export async function helpFor(path: readonly string[]): Promise<string> {
   const [name, sub, ...extra] = path;
   if (name === undefined) return globalHelp();
   const entry = findCommand(name);
-  if (!isGroup(entry.spec)) {
+  const spec = await entry.spec();
+  if (!isGroup(spec)) {
     if (sub !== undefined) throw new UsageError(`winnow ${name} has no subcommands, got '${sub}' after it`);
-    return helpText(entry.spec);
+    return helpText(spec);
   }
-  if (sub === undefined) return groupHelpText(entry.spec);
+  if (sub === undefined) return groupHelpText(spec);
   if (extra.length > 0)
     throw new UsageError(`winnow help ${name} ${sub} takes nothing more, got '${extra[0]}'`);
-  return helpText(benchSpec(sub));
+  return helpText(await entry.member!(sub));
 }
 
 /** `--debug` may stand anywhere before `--`; it is taken out before the command parses its flags. */
@@ -147,15 +106,15 @@ export async function main(rawArgv: string[]): Promise<number> {
 async function dispatch(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined) {
-    process.stdout.write(`${globalHelp()}\n`);
+    process.stdout.write(`${await globalHelp()}\n`);
     return 2;
   }
   if (name === '--help' || name === '-h') {
-    process.stdout.write(`${globalHelp()}\n`);
+    process.stdout.write(`${await globalHelp()}\n`);
     return 0;
   }
   if (name === 'help') {
-    process.stdout.write(`${helpFor(rest)}\n`);
+    process.stdout.write(`${await helpFor(rest)}\n`);
     return 0;
   }
   if (name === '--version') {
@@ -165,11 +124,12 @@ async function dispatch(argv: string[]): Promise<number> {
   const entry = findCommand(name);
   if (asksForHelp(rest)) {
     // `winnow bench ingest --help`: the benchmark's help; `winnow bench --help`: the list.
-    const sub = isGroup(entry.spec) && rest[0] !== undefined && !rest[0].startsWith('-') ? [rest[0]] : [];
-    process.stdout.write(`${helpFor([name, ...sub])}\n`);
+    const sub =
+      entry.member !== undefined && rest[0] !== undefined && !rest[0].startsWith('-') ? [rest[0]] : [];
+    process.stdout.write(`${await helpFor([name, ...sub])}\n`);
     return 0;
   }
-  return entry.run(rest);
+  return (await entry.run())(rest);
 }
 
 /** The exit code an error stands for (the table in docs/cli.md). */

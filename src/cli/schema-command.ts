@@ -2,25 +2,11 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { closestNames } from '../core/suggest.ts';
+import { UsageError } from '../core/usage-error.ts';
 import { rftConfigSchema } from '../lifecycle/rft-config.ts';
 import { taskPipelineConfigSchema } from '../lifecycle/task-pipeline-config.ts';
-import { UsageError } from './args.ts';
-import { type CommandSpec, parseCommand } from './command-spec.ts';
-
-export const SCHEMA_SPEC = {
-  name: 'schema',
-  args: '[task|rft]',
-  summary:
-    'Print the JSON Schema (draft 2020-12) of a config: task pipelines (task, the default) or RFT runs (rft). ' +
-    'Every plug-in slot and operator has its params typed.',
-  options: {
-    out: { type: 'string', value: 'FILE', description: 'write the schema to FILE instead of stdout' },
-  },
-  notes: [
-    'Editors read it: put `# yaml-language-server: $schema=./winnow-rft.schema.json` at the top of a config.',
-  ],
-  examples: ['winnow schema > winnow-task.schema.json', 'winnow schema rft --out winnow-rft.schema.json'],
-} as const satisfies CommandSpec;
+import { parseCommand } from './command-spec.ts';
+import { SCHEMA_SPEC } from './specs/schema.ts';
 
 type JsonSchema = Record<string, unknown>;
 

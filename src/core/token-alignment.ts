@@ -1,5 +1,4 @@
 import { DataError } from './errors.ts';
-import type { Experience } from './experience.ts';
 
 /**
  * One alignment for every per-token array of an experience: `logprobs`, `actionMask` and
@@ -43,13 +42,21 @@ export function responseLayoutOrThrow(
   return out;
 }
 
+/** The token arrays of an experience (experience.ts imports this module, so it is not named here). */
+export interface TokenArrays {
+  tokens: readonly number[];
+  promptLength: number;
+  logprobs: readonly number[];
+  actionMask: readonly number[];
+}
+
 /**
  * The experience with `logprobs`, `actionMask` and `advantages` in the response layout (empty
  * arrays stay empty: no logprobs known, or every response token trained on). Returns a string
  * naming the first array that fits neither layout.
  */
 export function alignTokenArrays<
-  E extends Pick<Experience, 'tokens' | 'promptLength' | 'logprobs' | 'actionMask'> & {
+  E extends TokenArrays & {
     advantages?: number[] | undefined;
   },
 >(e: E): E | string {
@@ -71,7 +78,7 @@ export function alignTokenArrays<
 
 /** The response-layout action mask: the given one, or all ones when none was given. */
 export function responseActionMask(
-  e: Pick<Experience, 'tokens' | 'promptLength' | 'actionMask'>,
+  e: Pick<TokenArrays, 'tokens' | 'promptLength' | 'actionMask'>,
 ): number[] | string {
   const total = e.tokens.length;
   const pl = Math.min(e.promptLength, total);

@@ -1,11 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import { errorMessage } from '../core/errors.ts';
 import type { Experience } from '../core/experience.ts';
+import type { ExploreResult, ExploreRound, RolloutFailure } from '../core/explore-result.ts';
 import { hashSeed, Rng } from '../core/rng.ts';
+import { groupIdOf } from '../core/rollout-ids.ts';
 import type { Task } from '../core/task.ts';
+import type { RolloutModel } from '../models/rollout-model.ts';
 import type { RewardFn } from './rewards/reward-fn.ts';
-import type { RolloutModel } from './rollout-model.ts';
-import { groupIdOf, type Workflow, type WorkflowContext } from './workflow.ts';
+import type { Workflow, WorkflowContext } from './workflow.ts';
 
 export interface ExplorerOptions {
   workflow: Workflow;
@@ -22,36 +24,6 @@ export interface ExplorerOptions {
   retries: number;
   backoffMs: number;
   seed: number;
-}
-
-/** A further round of rollouts in one step (pre-rollout stages): its group size and a seed salt. */
-export interface ExploreRound {
-  repeat: number;
-  salt: string;
-}
-
-/** A rollout group that could not be produced, and why. The step goes on without it. */
-export interface RolloutFailure {
-  taskId: string;
-  groupId: string;
-  kind: 'timeout' | 'error';
-  reason: string;
-  attempts: number;
-}
-
-export interface ExploreResult {
-  experiences: Experience[];
-  failures: RolloutFailure[];
-  metrics: {
-    tasks: number;
-    rollouts: number;
-    failedGroups: number;
-    timeouts: number;
-    retries: number;
-    emptyResponses: number;
-    batched: number;
-    ms: number;
-  };
 }
 
 class TimeoutError extends Error {

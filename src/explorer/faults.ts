@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { hashSeed, Rng } from '../core/rng.ts';
+import type { GenerateRequest, Generation, RolloutModel } from '../models/rollout-model.ts';
 import type { RewardFn } from './rewards/reward-fn.ts';
-import type { GenerateRequest, Generation, RolloutModel } from './rollout-model.ts';
 
 /** Fault injection, for testing that runs survive bad model servers and bad rewards. All rates in [0, 1]. */
 export const FaultConfigSchema = z.strictObject({

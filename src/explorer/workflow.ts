@@ -1,8 +1,8 @@
 import type { Experience } from '../core/experience.ts';
 import type { Rng } from '../core/rng.ts';
 import type { Task } from '../core/task.ts';
+import type { GenerateRequest, Generation, RolloutModel } from '../models/rollout-model.ts';
 import type { RewardFn } from './rewards/reward-fn.ts';
-import type { GenerateRequest, Generation, RolloutModel } from './rollout-model.ts';
 
 /** Everything a workflow needs besides the task and the model. */
 export interface WorkflowContext {
@@ -31,12 +31,4 @@ export interface Workflow {
   prepare?(task: Task, ctx: WorkflowContext): GenerateRequest;
   /** …and how its generations become experiences. */
   finish?(task: Task, generations: Generation[], ctx: WorkflowContext): Promise<Experience[]>;
-}
-
-export function groupIdOf(exploreStep: number, taskId: string): string {
-  return `s${exploreStep}:${taskId}`;
-}
-
-export function experienceIdOf(groupId: string, runIndex: number): string {
-  return `${groupId}#${runIndex}`;
 }

@@ -1,9 +1,9 @@
 import type { Experience } from '../core/experience.ts';
-import { applyLabelledPairs } from '../studio/labelled-pairs.ts';
-import { buildPreferencePairs } from '../trainer/preference-pairs.ts';
+import { buildPreferencePairs } from '../core/preference-pairs.ts';
 import { chatType, field, float64, rowsToTable, utf8 } from './arrow-build.ts';
 import { conversationOf, hasPrompt, isConversational } from './chat.ts';
 import type { ExportDrop, ExportFormat, ExportOptions, ExportResult, ExportSource } from './export-format.ts';
+import { applyLabelledPairs } from './labelled-pairs.ts';
 
 /**
  * TRL's preference layout for DPOTrainer: `prompt`, `chosen`, `rejected` (chat turns when any

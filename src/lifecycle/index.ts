@@ -10,18 +10,21 @@ export * from './hooks.ts';
 export * from './monitors/builtin.ts';
 export * from './monitors/monitor.ts';
 export * from './report-html.ts';
+export * from './report-input.ts';
 export * from './rft-build.ts';
 export * from './rft-config.ts';
 export * from './rft-events.ts';
 export * from './rft-parts.ts';
 export * from './rft-run.ts';
-export * from './rft-runner.ts';
 export {
   type ExperienceOpsReport,
   ExperienceOpsReportSchema,
   type OperatorStep,
   OperatorStepSchema,
 } from './run/operator-report.ts';
+export { runRftLoop } from './run/run-loop.ts';
+export type { ExploreNumbers, StepRecord } from './run/step-record.ts';
+export type { RftRunOptions, RftRunResult } from './run/types.ts';
 export * from './run-buffer.ts';
 export * from './run-plan.ts';
 export * from './run-registries.ts';

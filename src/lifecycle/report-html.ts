@@ -1,30 +1,15 @@
 import { escapeHtml as esc, formatValue, lineChart, REPORT_CSS } from './charts.ts';
-import type { RolloutExample } from './evaluation/rollout-examples.ts';
+import type { ReportInput } from './report-input.ts';
 import { bufferSection } from './report-sections/buffer.ts';
 import { domainsSection } from './report-sections/domains.ts';
 import { evaluationSection } from './report-sections/evaluation.ts';
 import { examplesSection } from './report-sections/examples.ts';
 import { operatorsSection } from './report-sections/operators.ts';
 import { toolsSection } from './report-sections/tools.ts';
-import type { StepRecord } from './rft-runner.ts';
+import type { StepRecord } from './run/step-record.ts';
 
 // Re-exported: the chart helper used to live here and is part of the package's API.
 export { lineChart } from './charts.ts';
-
-export interface ReportInput {
-  name: string;
-  runId: string;
-  config: unknown;
-  history: StepRecord[];
-  initialAccuracy?: number;
-  finalAccuracy?: number;
-  /** Evaluation-set numbers before the first step, by metric key (`eval/<set>/pass@k`). */
-  initialEvaluation?: Record<string, number>;
-  rolloutExamples?: RolloutExample[];
-  describe: Record<string, string>;
-  counters: Record<string, number>;
-  durationMs: number;
-}
 
 /**
  * The run report: summary, charts over steps (axes scaled to the data), accuracy by domain,

@@ -1,6 +1,6 @@
 import type { Experience } from '../core/experience.ts';
+import type { RolloutFailure } from '../core/explore-result.ts';
 import type { Task } from '../core/task.ts';
-import type { RolloutFailure } from '../explorer/explorer.ts';
 import type { TrainMetrics } from '../trainer/trainer.ts';
 import type { ExperienceOpsReport } from './run/operator-report.ts';
 

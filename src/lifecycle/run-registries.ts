@@ -12,6 +12,7 @@ import { rewardRegistry } from '../explorer/rewards/registry.ts';
 import { type WorkflowDefinition, workflowRegistry } from '../explorer/workflows/registry.ts';
 import { type ExperienceOperatorDefinition, experienceOperatorRegistry } from '../operators/registries.ts';
 import { type SelectorDefinition, selectorRegistry } from '../selectors/registry.ts';
+import { registerTinyParts } from '../tiny/register.ts';
 import { trainerRegistry } from '../trainer/registry.ts';
 import type { TrainerDefinition } from '../trainer/trainer-definition.ts';
 import { monitorRegistry } from './monitors/builtin.ts';
@@ -36,7 +37,7 @@ export interface RunRegistries {
 
 /** Fresh registries holding the built-ins (plus whatever was registered on the shared ones). */
 export function defaultRegistries(): RunRegistries {
-  return {
+  const registries: RunRegistries = {
     selectors: copyOf(selectorRegistry),
     samplers: copyOf(samplerRegistry),
     removers: copyOf(removerRegistry),
@@ -48,6 +49,8 @@ export function defaultRegistries(): RunRegistries {
     trainers: trainerRegistry(),
     monitors: monitorRegistry(),
   };
+  registerTinyParts(registries);
+  return registries;
 }
 
 function copyOf<D extends { readonly name: string }>(shared: Registry<D>): Registry<D> {

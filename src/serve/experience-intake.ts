@@ -1,6 +1,6 @@
 import { type Experience, ExperienceSchema } from '../core/experience.ts';
+import { experienceIdOf, groupIdOf } from '../core/rollout-ids.ts';
 import type { Task } from '../core/task.ts';
-import { experienceIdOf, groupIdOf } from '../explorer/workflow.ts';
 import { badRequest } from './http-error.ts';
 import type { ExperienceWrite } from './schemas.ts';
 

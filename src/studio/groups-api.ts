@@ -1,6 +1,6 @@
 import type { Table } from '@lancedb/lancedb';
 import { sqlString } from '../buffer/sql.ts';
-import { columnKinds } from '../cli/where-filter.ts';
+import { columnKinds } from '../inspect/where-filter.ts';
 import { HttpError } from '../serve/http-error.ts';
 import { rewardEtag } from './experience-edits.ts';
 import { jsonCell } from './json-cells.ts';

@@ -1,5 +1,5 @@
 import { sqlString } from '../buffer/sql.ts';
-import { readRuns } from '../cli/runs-command.ts';
+import { readRuns } from '../inspect/run-views.ts';
 import { reasonClass } from '../operators/step-metrics.ts';
 import { jsonCell } from './json-cells.ts';
 import { openStudioTable, type StudioContext } from './studio-context.ts';

@@ -1,7 +1,7 @@
 import type { Table } from '@lancedb/lancedb';
-import { UsageError } from '../cli/args.ts';
-import { checkoutChecked } from '../cli/table-target.ts';
-import { type ColumnKind, columnKinds, whereToSql } from '../cli/where-filter.ts';
+import { UsageError } from '../core/usage-error.ts';
+import { checkoutChecked } from '../inspect/table-target.ts';
+import { type ColumnKind, columnKinds, whereToSql } from '../inspect/where-filter.ts';
 import { HttpError } from '../serve/http-error.ts';
 import { jsonRows } from './json-cells.ts';
 

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { readRuns } from '../cli/runs-command.ts';
+import { readRuns } from '../inspect/run-views.ts';
 import { loadRunComparison, RunFolderError } from '../lifecycle/compare/run-comparison.ts';
 import { HttpError } from '../serve/http-error.ts';
 import type { StudioContext } from './studio-context.ts';

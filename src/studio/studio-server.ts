@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { engineError } from '../cli/table-target.ts';
+import { engineError } from '../inspect/table-target.ts';
 import { isLoopback } from '../serve/bind-policy.ts';
 import { HttpError } from '../serve/http-error.ts';
 import { STUDIO_ROUTES } from './routes.ts';

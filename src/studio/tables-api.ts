@@ -1,5 +1,5 @@
 import { Index, type Table } from '@lancedb/lancedb';
-import { columnKinds } from '../cli/where-filter.ts';
+import { columnKinds } from '../inspect/where-filter.ts';
 import { HttpError } from '../serve/http-error.ts';
 import { hasFtsIndex } from './rows-query.ts';
 import { checkWritable, openStudioTable, type StudioContext, studioConnection } from './studio-context.ts';

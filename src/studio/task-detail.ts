@@ -1,5 +1,5 @@
 import { sqlString } from '../buffer/sql.ts';
-import { readRuns } from '../cli/runs-command.ts';
+import { readRuns } from '../inspect/run-views.ts';
 import { listEdits } from './edits-api.ts';
 import { jsonCell } from './json-cells.ts';
 import { checkoutVersion } from './rows-query.ts';

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { readRuns } from '../cli/runs-command.ts';
 import { errorMessage } from '../core/errors.ts';
+import { readRuns } from '../inspect/run-views.ts';
 import { RUN_CONFIG_FILE } from '../lifecycle/run-plan.ts';
 import { TokenizerSpecSchema } from '../models/tokenizer.ts';
 import { loadTokenizer } from '../models/tokenizer-load.ts';

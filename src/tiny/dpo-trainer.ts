@@ -7,7 +7,7 @@ import {
   type DroppedGroup,
   PAIR_DROP_REASONS,
   type PreferencePair,
-} from '../trainer/preference-pairs.ts';
+} from '../core/preference-pairs.ts';
 import type { Trainer, TrainerDrop, TrainMetrics } from '../trainer/trainer.ts';
 import { Adam } from './adam.ts';
 import { selectBackend } from './backend.ts';

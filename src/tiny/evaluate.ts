@@ -1,6 +1,6 @@
 import { hashSeed } from '../core/rng.ts';
 import type { Task } from '../core/task.ts';
-import type { GenerateRequest, Generation, RolloutModel } from '../explorer/rollout-model.ts';
+import type { GenerateRequest, Generation, RolloutModel } from '../models/rollout-model.ts';
 
 /** A rollout model that can also sample many prompts in one call (the tiny policy can). */
 export interface BatchRolloutModel extends RolloutModel {

@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { ConfigError, DataError } from '../core/errors.ts';
 import { Rng } from '../core/rng.ts';
-import type { GenerateRequest, Generation, RolloutModel } from '../explorer/rollout-model.ts';
+import type { GenerateRequest, Generation, RolloutModel } from '../models/rollout-model.ts';
 import { type SelectBackendOptions, selectBackend } from './backend.ts';
 import { type TinyPolicyConfig, type TinyPolicyConfigInput, TinyPolicyConfigSchema } from './config.ts';
 import { headLogits, oneHotRows, stackStep, type TinyWeights } from './gru.ts';

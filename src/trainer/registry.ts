@@ -1,10 +1,8 @@
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { Registry } from '../core/registry.ts';
-import { dpoTrainer } from './dpo-entry.ts';
 import { EXPORT_TRAINER_FORMAT_PARAMS, ExportTrainer } from './export-trainer.ts';
 import { externalTrainer } from './external/external-entry.ts';
-import { policyGradientTrainer } from './policy-gradient-entry.ts';
 import { defineTrainer, type TrainerDefinition } from './trainer-definition.ts';
 
 /** Writes each training batch as Parquet for a trainer in another language (docs/trainer.md). */
@@ -24,10 +22,12 @@ export const exportTrainer = defineTrainer({
     }),
 });
 
-/** Trainers by config name (`trainer: { type: policy_gradient, params: {…} }`). */
+/**
+ * Trainers by config name (`trainer: { type: export, params: {…} }`). The tiny policy's trainers
+ * (policy_gradient, dpo) register themselves from src/tiny (registerTinyParts).
+ */
 export function trainerRegistry(): Registry<TrainerDefinition> {
   const reg = new Registry<TrainerDefinition>('trainer');
-  for (const def of [policyGradientTrainer, dpoTrainer, exportTrainer, externalTrainer])
-    reg.register(def as TrainerDefinition);
+  for (const def of [exportTrainer, externalTrainer]) reg.register(def as TrainerDefinition);
   return reg;
 }

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { COMMANDS } from '../../src/cli/main.ts';
+import { COMMANDS } from '../../src/cli/commands.ts';
 import { DataQualityError, StrictModeError } from '../../src/core/errors.ts';
 import { winnow } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -162,21 +162,21 @@ describe('errors and exit codes', () => {
     const boom = () => {
       throw new TypeError("Cannot read properties of undefined (reading 'x')\n    at somewhere");
     };
-    vi.spyOn(runEntry, 'run').mockImplementation(async () => boom());
+    vi.spyOn(runEntry, 'run').mockImplementation(async () => async () => boom());
     const plain = await captureMain(['runs', '--db', db]);
     expect(plain.code).toBe(1);
     expect(plain.stderr).toBe(
       "error: TypeError: Cannot read properties of undefined (reading 'x') (run with --debug for the stack trace)\n",
     );
 
-    vi.spyOn(runEntry, 'run').mockImplementation(async () => boom());
+    vi.spyOn(runEntry, 'run').mockImplementation(async () => async () => boom());
     const debug = await captureMain(['runs', '--db', db, '--debug']);
     expect(debug.code).toBe(1);
     expect(debug.stderr).toMatch(/^error: TypeError: Cannot read/);
     expect(debug.stderr).toMatch(/^\s+at /m);
 
     vi.stubEnv('WINNOW_DEBUG', '1');
-    vi.spyOn(runEntry, 'run').mockImplementation(async () => boom());
+    vi.spyOn(runEntry, 'run').mockImplementation(async () => async () => boom());
     const env = await captureMain(['runs', '--db', db]);
     expect(env.code).toBe(1);
     expect(env.stderr).toMatch(/^\s+at /m);

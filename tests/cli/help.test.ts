@@ -9,12 +9,14 @@ import {
   parseCommand,
   usageLine,
 } from '../../src/cli/command-spec.ts';
-import { COMMANDS } from '../../src/cli/main.ts';
+import { commandSpecs } from '../../src/cli/commands.ts';
 import { CLI_DOC_FILE, cliReference, referenceIn } from '../../tools/cli-doc.ts';
 import { winnow } from '../helpers/cli.ts';
 import { captureMain } from './capture.ts';
 
 afterEach(() => vi.restoreAllMocks());
+
+const COMMANDS = await commandSpecs();
 
 const SINGLE = COMMANDS.flatMap((c) => ('subcommands' in c.spec ? [] : [c.spec]));
 const BENCHES: readonly CommandSpec[] = BENCH_SPECS;
@@ -127,7 +129,9 @@ describe('--help and winnow help, for every command the registry lists', () => {
   });
 
   it('winnow --help, -h and winnow help print the usage of every command and benchmark with all their flags', async () => {
-    const runs = await Promise.all([captureMain(['--help']), captureMain(['-h']), captureMain(['help'])]);
+    // One at a time: captureMain captures the process's stdout, and help loads the specs asynchronously.
+    const runs: Awaited<ReturnType<typeof captureMain>>[] = [];
+    for (const argv of [['--help'], ['-h'], ['help']]) runs.push(await captureMain(argv));
     for (const r of runs) expect([r.code, r.stdout]).toEqual([0, runs[0]!.stdout]);
     const out = runs[0]!.stdout;
     for (const spec of [...SINGLE, ...BENCHES]) expect(out).toContain(usageLine(spec));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type ColumnKind, whereToSql } from '../../src/cli/where-filter.ts';
+import { type ColumnKind, whereToSql } from '../../src/inspect/where-filter.ts';
 
 const cols = new Map<string, ColumnKind>([
   ['reward', 'number'],

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { Rng } from '../../src/core/rng.ts';
 import type { Task } from '../../src/core/task.ts';
 import { Explorer } from '../../src/explorer/explorer.ts';
-import type { GenerateRequest, Generation, RolloutModel } from '../../src/explorer/rollout-model.ts';
 import type { WorkflowContext } from '../../src/explorer/workflow.ts';
 import { multiTurnWorkflow } from '../../src/explorer/workflows/multi-turn.ts';
 import { singleTurnWorkflow } from '../../src/explorer/workflows/single-turn.ts';
+import type { GenerateRequest, Generation, RolloutModel } from '../../src/models/rollout-model.ts';
 
 /** A model over a toy vocabulary: one token per character code; answers "a<turn>" to each turn. */
 class EchoModel implements RolloutModel {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RejectedStore } from '../../src/buffer/rejected-store.ts';
 import type { Rejected } from '../../src/core/rejected.ts';
-import type { StepRecord } from '../../src/lifecycle/rft-runner.ts';
+import type { StepRecord } from '../../src/lifecycle/run/step-record.ts';
 import { REPO_ROOT } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { fileLines, spawnWinnow, tableRows } from './harness.ts';

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
 import { RunTable } from '../../src/buffer/run-table.ts';
-import type { StepRecord } from '../../src/lifecycle/rft-runner.ts';
+import type { StepRecord } from '../../src/lifecycle/run/step-record.ts';
 import { fileLines, tableRows } from './harness.ts';
 
 /**

@@ -14,8 +14,9 @@ export interface CliResult {
 
 /**
  * Run the real `winnow` CLI in a child process (the same Node that runs the tests). Each start
- * costs about 1.5 s of CPU (loading every command): keep it for what only a process shows (exit
- * codes, what reaches stderr, --help as a user types it) and use winnowInProcess for the rest.
+ * loads only its command, but a command that opens tables loads LanceDB and Arrow first: keep it
+ * for what only a process shows (exit codes, what reaches stderr, --help as a user types it) and
+ * use winnowInProcess for the rest.
  * The time limit (default 240 s) grows with the run's slowdown factor (tests/helpers/slowdown.ts).
  */
 export function winnow(

@@ -1,8 +1,9 @@
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { chartScriptSource, lineChart, type Series } from '../../src/lifecycle/charts.ts';
-import { type ReportInput, renderReport } from '../../src/lifecycle/report-html.ts';
-import type { StepRecord } from '../../src/lifecycle/rft-runner.ts';
+import { renderReport } from '../../src/lifecycle/report-html.ts';
+import type { ReportInput } from '../../src/lifecycle/report-input.ts';
+import type { StepRecord } from '../../src/lifecycle/run/step-record.ts';
 
 function rec(step: number, extra: Record<string, number>): StepRecord {
   return {

@@ -6,7 +6,8 @@ import { buildRftParts } from '../../src/lifecycle/rft-build.ts';
 import type { RftConfig } from '../../src/lifecycle/rft-config.ts';
 import type { RftEvents } from '../../src/lifecycle/rft-events.ts';
 import type { RftParts } from '../../src/lifecycle/rft-parts.ts';
-import { type RftRunResult, runRftLoop } from '../../src/lifecycle/rft-runner.ts';
+import { runRftLoop } from '../../src/lifecycle/run/run-loop.ts';
+import type { RftRunResult } from '../../src/lifecycle/run/types.ts';
 import { REPO_ROOT } from '../helpers/cli.ts';
 
 /** A run's folders under a test's temp dir: its own database and run folder. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { closeAllConnections, connect } from '../../src/buffer/connection.ts';
 import { RunTable } from '../../src/buffer/run-table.ts';
-import { viewRun } from '../../src/cli/runs-command.ts';
+import { viewRun } from '../../src/inspect/run-views.ts';
 import { spawnWinnow, tableRows } from '../fault/harness.ts';
 import { REPO_ROOT } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';

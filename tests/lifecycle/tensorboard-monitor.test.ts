@@ -5,7 +5,7 @@ import { monitorRegistry } from '../../src/lifecycle/monitors/builtin.ts';
 import { tensorboardMonitor } from '../../src/lifecycle/monitors/tensorboard.ts';
 import { crc32c, maskedCrc32c } from '../../src/lifecycle/monitors/tensorboard-events.ts';
 import { runRft } from '../../src/lifecycle/rft-run.ts';
-import type { StepRecord } from '../../src/lifecycle/rft-runner.ts';
+import type { StepRecord } from '../../src/lifecycle/run/step-record.ts';
 import { missingPython, runPython } from '../helpers/python.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { readMetrics, scriptedConfig, scriptedRegistries } from './evaluation-scripted.ts';

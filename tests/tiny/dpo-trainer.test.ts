@@ -5,10 +5,10 @@ import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, DataError } from '../../src/core/errors.ts';
 import type { Experience } from '../../src/core/experience.ts';
+import { defaultRegistries } from '../../src/lifecycle/run-registries.ts';
 import { DpoTrainer } from '../../src/tiny/dpo-trainer.ts';
 import { TinyPolicy } from '../../src/tiny/policy.ts';
 import { PolicyGradientTrainer } from '../../src/tiny/policy-gradient-trainer.ts';
-import { trainerRegistry } from '../../src/trainer/registry.ts';
 import { responseLogprob, tinyRow } from './rows.ts';
 
 let dir: string;
@@ -222,7 +222,7 @@ describe("trainer registry entry 'dpo'", () => {
   const ctx = { baseDir: dir, runDir: dir, seed: 1, path: 'trainer' };
 
   it('builds a DpoTrainer on the tiny policy with parsed params', async () => {
-    const def = trainerRegistry().get('dpo');
+    const def = defaultRegistries().trainers.get('dpo');
     const policy = new TinyPolicy({ hidden: 8 });
     const params = def.params.parse({ beta: 0.2, minMargin: 0.1 });
     const trainer = await def.create(params, { ...ctx, trainable: { kind: 'tiny', policy } });
@@ -233,7 +233,7 @@ describe("trainer registry entry 'dpo'", () => {
   });
 
   it('refuses a model without tiny weights with a one-line config error', async () => {
-    const def = trainerRegistry().get('dpo');
+    const def = defaultRegistries().trainers.get('dpo');
     await expect(def.create(def.params.parse({}), { ...ctx, trainable: null })).rejects.toThrow(
       /trainer\.type: dpo trains the built-in tiny policy/,
     );

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/core/errors.ts';
 import type { ModelBuildContext, ModelHandle } from '../../src/explorer/models/model-definition.ts';
-import { tinyModel } from '../../src/explorer/models/tiny-model.ts';
 import { PolicyGradientConfigSchema } from '../../src/tiny/pg-config.ts';
 import { TinyPolicy } from '../../src/tiny/policy.ts';
+import { policyGradientTrainer } from '../../src/tiny/policy-gradient-entry.ts';
 import { PolicyGradientTrainer } from '../../src/tiny/policy-gradient-trainer.ts';
+import { tinyModel } from '../../src/tiny/tiny-model.ts';
 import { readTinyWeights, saveTinyPolicy } from '../../src/tiny/weights-file.ts';
-import { policyGradientTrainer } from '../../src/trainer/policy-gradient-entry.ts';
 import type { TrainerBuildContext } from '../../src/trainer/trainer-definition.ts';
 
 let root: string;

@@ -5,7 +5,7 @@ import {
   buildPreferencePairs,
   countDropReasons,
   PAIR_DROP_REASONS,
-} from '../../src/trainer/preference-pairs.ts';
+} from '../../src/core/preference-pairs.ts';
 
 /** Built through the schema, then the reward set as given (the schema refuses ±Infinity, a trainer may still see it). */
 function exp(groupId: string, runIndex: number, reward: number, extra: Partial<Experience> = {}): Experience {

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { definePlugin, type PluginDefinition } from '../../core/plugin.ts';
-import type { RolloutModel } from '../rollout-model.ts';
+import type { RolloutModel } from '../../models/rollout-model.ts';
 
 /** What a model factory gets: where the config lives, the run's seed and folder. */
 export interface ModelBuildContext {

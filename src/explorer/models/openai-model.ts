@@ -1,6 +1,6 @@
+import { createOpenAIRolloutModel } from '../../models/openai/client.ts';
+import { OpenAIModelConfigSchema } from '../../models/openai/config.ts';
 import { loadTokenizer } from '../../models/tokenizer-load.ts';
-import { createOpenAIRolloutModel } from '../openai/client.ts';
-import { OpenAIModelConfigSchema } from '../openai/config.ts';
 import { defineModel } from './model-definition.ts';
 
 /** Any OpenAI-compatible server (vLLM, SGLang, Ollama, llama.cpp); see docs/model-servers.md. */

@@ -7,7 +7,7 @@ import {
   parseDecimal,
   type Rational,
   show,
-} from './countdown-expression.ts';
+} from '../../verify/countdown-expression.ts';
 import { defineReward } from './definition.ts';
 import type { RewardResult } from './reward-fn.ts';
 

@@ -1,16 +1,10 @@
-export { countdownReward } from './countdown.ts';
 export {
   type ExpressionLimits,
   evaluateExpression,
   numbersProblem,
   type ParsedExpression,
   type Rational,
-} from './countdown-expression.ts';
-export { dapoReward, overlongPenalty } from './dapo.ts';
-export { defineReward, type RewardCreateContext, type RewardDefinition } from './definition.ts';
-export { exactMatchReward } from './exact-match.ts';
-export { formatProblem, formatReward } from './format.ts';
-export { mathReward } from './math.ts';
+} from '../../verify/countdown-expression.ts';
 export {
   canonicalText,
   cleanAnswer,
@@ -25,7 +19,13 @@ export {
   numbersEqual,
   parseNumber,
   referenceAnswer,
-} from './math-answer.ts';
+} from '../../verify/math-answer.ts';
+export { countdownReward } from './countdown.ts';
+export { dapoReward, overlongPenalty } from './dapo.ts';
+export { defineReward, type RewardCreateContext, type RewardDefinition } from './definition.ts';
+export { exactMatchReward } from './exact-match.ts';
+export { formatProblem, formatReward } from './format.ts';
+export { mathReward } from './math.ts';
 export { adaptRewardExport } from './module-reward.ts';
 export { createReward, rewardDefinitions, rewardRegistry } from './registry.ts';
 export { checkRewardResult, type RewardContext, type RewardFn, type RewardResult } from './reward-fn.ts';

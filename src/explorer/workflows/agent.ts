@@ -4,9 +4,10 @@ import { runEpisode } from '../../agents/episode.ts';
 import { TRAJECTORY_INFO_KEY } from '../../agents/trajectory.ts';
 import type { Experience } from '../../core/experience.ts';
 import { definePlugin } from '../../core/plugin.ts';
+import { experienceIdOf, groupIdOf } from '../../core/rollout-ids.ts';
 import type { JsonObject, Message, Task } from '../../core/task.ts';
-import type { RolloutModel } from '../rollout-model.ts';
-import { experienceIdOf, groupIdOf, type Workflow, type WorkflowContext } from '../workflow.ts';
+import type { RolloutModel } from '../../models/rollout-model.ts';
+import type { Workflow, WorkflowContext } from '../workflow.ts';
 
 const paramsSchema = z.strictObject({
   environment: environmentSlotSchema()

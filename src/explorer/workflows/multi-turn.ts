@@ -1,8 +1,9 @@
 import { DataError } from '../../core/errors.ts';
 import type { Experience } from '../../core/experience.ts';
+import { experienceIdOf, groupIdOf } from '../../core/rollout-ids.ts';
 import type { Message, Task } from '../../core/task.ts';
-import type { RolloutModel } from '../rollout-model.ts';
-import { experienceIdOf, groupIdOf, type Workflow, type WorkflowContext } from '../workflow.ts';
+import type { RolloutModel } from '../../models/rollout-model.ts';
+import type { Workflow, WorkflowContext } from '../workflow.ts';
 
 /**
  * A conversation: the task's `messages` give the system and user turns (assistant turns in the

@@ -1,7 +1,8 @@
 import type { Experience } from '../../core/experience.ts';
+import { experienceIdOf, groupIdOf } from '../../core/rollout-ids.ts';
 import { type Task, taskText } from '../../core/task.ts';
-import type { GenerateRequest, Generation, RolloutModel } from '../rollout-model.ts';
-import { experienceIdOf, groupIdOf, type Workflow, type WorkflowContext } from '../workflow.ts';
+import type { GenerateRequest, Generation, RolloutModel } from '../../models/rollout-model.ts';
+import type { Workflow, WorkflowContext } from '../workflow.ts';
 
 /**
  * One prompt, `repeat` sampled answers, each scored by the reward function against the task's

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { definePlugin, type PluginDefinition } from '../../core/plugin.ts';
-import type { ReportInput } from '../report-html.ts';
-import type { StepRecord } from '../rft-runner.ts';
+import type { ReportInput } from '../report-input.ts';
+import type { StepRecord } from '../run/step-record.ts';
 
 /** Where a monitor writes: the run's own folder. */
 export interface MonitorContext {

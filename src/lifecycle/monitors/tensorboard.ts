@@ -2,7 +2,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, wr
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { StepRecord } from '../rft-runner.ts';
+import type { StepRecord } from '../run/step-record.ts';
 import { defineMonitor, type RunSummary } from './monitor.ts';
 import { fileVersionEvent, scalarsEvent, tfRecord } from './tensorboard-events.ts';
 

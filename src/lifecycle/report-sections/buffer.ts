@@ -1,5 +1,5 @@
 import { escapeHtml as esc } from '../charts.ts';
-import type { ReportInput } from '../report-html.ts';
+import type { ReportInput } from '../report-input.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -1,5 +1,5 @@
 import { escapeHtml as esc, formatValue, lineChart } from '../charts.ts';
-import type { ReportInput } from '../report-html.ts';
+import type { ReportInput } from '../report-input.ts';
 import { evaluationCurves } from './evaluation.ts';
 
 const DOMAIN_KEY = /^accuracy\/(.+)$/;

@@ -1,5 +1,5 @@
 import { escapeHtml as esc, lineChart } from '../charts.ts';
-import type { ReportInput } from '../report-html.ts';
+import type { ReportInput } from '../report-input.ts';
 
 const EVAL_KEY = /^eval\/(.+)\/(mean|pass)@(\d+)$/;
 

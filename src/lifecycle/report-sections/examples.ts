@@ -1,5 +1,5 @@
 import { escapeHtml as esc } from '../charts.ts';
-import type { ReportInput } from '../report-html.ts';
+import type { ReportInput } from '../report-input.ts';
 
 /** Steps whose examples the report shows (the run record keeps every step's). */
 const SHOWN_STEPS = 20;

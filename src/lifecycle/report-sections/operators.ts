@@ -1,5 +1,5 @@
 import { escapeHtml as esc } from '../charts.ts';
-import type { ReportInput } from '../report-html.ts';
+import type { ReportInput } from '../report-input.ts';
 import { EXP_PREFIX, EXP_WARNINGS_KEY } from '../run/operator-report.ts';
 
 /** Warning texts listed in the report (every warning is counted in the table). */

@@ -1,6 +1,6 @@
 import { TOOL_FIGURE_KEYS, TOOL_PREFIX } from '../../agents/tool-figures.ts';
 import { escapeHtml as esc, lineChart } from '../charts.ts';
-import type { ReportInput } from '../report-html.ts';
+import type { ReportInput } from '../report-input.ts';
 
 /**
  * Tool use of an agent run: the calls of each explorer step (all, invalid, tool errors, timeouts),

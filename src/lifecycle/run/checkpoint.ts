@@ -5,8 +5,8 @@ import type { SelectorState } from '../../selectors/types.ts';
 import type { CheckpointState } from '../checkpoints.ts';
 import { crashPoint } from './crash-points.ts';
 import type { RunState } from './run-state.ts';
+import type { StepRecord } from './step-record.ts';
 import { writingTable } from './table-write.ts';
-import type { StepRecord } from './types.ts';
 
 /** The name a selector state is stored under: its registered type, or `module#export` for a plug-in. */
 function selectorName(slot: { type: string } | { module: string; export: string }): string {

@@ -3,15 +3,15 @@ import { toolStepFigures } from '../../agents/tool-figures.ts';
 import type { Experience } from '../../core/experience.ts';
 import type { RejectedInput } from '../../core/rejected.ts';
 import { rejectedPayload } from '../../core/rejected.ts';
+import { groupIdOf } from '../../core/rollout-ids.ts';
 import type { Task } from '../../core/task.ts';
-import { groupIdOf } from '../../explorer/workflow.ts';
 import { collectTaskRewards } from '../../operators/experience/pass-rate.ts';
 import { exploreInRounds, type LiveRoundsResult } from '../../selectors/stages/live-rounds.ts';
 import { roundsSelector } from '../../selectors/stages/staged-selector.ts';
 import { pickExamples } from '../evaluation/rollout-examples.ts';
 import type { RunState } from './run-state.ts';
+import type { ExploreNumbers } from './step-record.ts';
 import { quarantineBadTokenRows } from './token-check.ts';
-import type { ExploreNumbers } from './types.ts';
 
 /** One explorer step's output: the experiences to write and the explorer's half of the step record. */
 export interface ExploredStep {

@@ -4,5 +4,6 @@ export * from './explore-step.ts';
 export * from './mode-drivers.ts';
 export * from './run-loop.ts';
 export * from './run-state.ts';
+export * from './step-record.ts';
 export * from './train-step.ts';
 export * from './types.ts';

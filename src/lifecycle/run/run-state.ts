@@ -21,9 +21,10 @@ import {
   operatorMetricKeys,
   operatorRecorder,
 } from './operator-report.ts';
+import type { ExploreNumbers, StepRecord } from './step-record.ts';
 import { writingTable } from './table-write.ts';
 import type { TrainedStep } from './train-step.ts';
-import type { ExploreNumbers, RftRunOptions, RftRunResult, StepRecord } from './types.ts';
+import type { RftRunOptions, RftRunResult } from './types.ts';
 
 /** A hook veto as the hooks report it. */
 interface Veto {

@@ -1,49 +1,12 @@
 import type { RejectedStore } from '../../buffer/rejected-store.ts';
 import type { SelectorStateStore } from '../../buffer/selector-state-store.ts';
 import type { RejectedInput } from '../../core/rejected.ts';
-import type { JsonValue } from '../../core/task.ts';
-import type { StageRoundNumbers } from '../../selectors/stages/live-rounds.ts';
 import type { RolloutExample } from '../evaluation/rollout-examples.ts';
 import type { Hooks } from '../hooks.ts';
 import type { RftConfig } from '../rft-config.ts';
 import type { RftEvents } from '../rft-events.ts';
 import type { RftParts } from '../rft-parts.ts';
-import type { ExperienceOpsReport } from './operator-report.ts';
-
-/**
- * The explorer's half of a step record. With stages that take rounds (speed, dapo_ds) it also
- * carries what they spent (`rolloutsSpent`, `screenRollouts`, `screenedOut`, `discardedGroups`, …).
- */
-export interface ExploreNumbers extends Partial<StageRoundNumbers> {
-  tasks: number;
-  rollouts: number;
-  meanReward: number;
-  /** Share of selected groups whose rewards were not all equal (the ones that carry a gradient). */
-  effectiveTaskRatio: number;
-  meanDifficulty: number;
-  failedGroups: number;
-  emptyResponses: number;
-  experiencesKept: number;
-  experiencesDropped: number;
-  /** Every experience operator's numbers this step (flattened into `exp/<step>/<metric>` keys). */
-  operators?: ExperienceOpsReport;
-  /** Agent runs: the step's tool-call figures (`tool/calls`, … keys; agents/tool-figures.ts). */
-  tools?: Record<string, number>;
-}
-
-/** One explorer step's numbers (one line of metrics.jsonl, one point on the report's charts). */
-export interface StepRecord extends ExploreNumbers {
-  step: number;
-  explorerVersion: number;
-  trainSteps: number;
-  trainLoss: number;
-  exploreMs: number;
-  trainMs: number;
-  stepMs: number;
-  rolloutsPerSecond: number;
-  accuracy?: number;
-  [key: string]: JsonValue | undefined;
-}
+import type { StepRecord } from './step-record.ts';
 
 export interface RftRunOptions {
   config: RftConfig;

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { judgeMath } from '../../core/math-answer.ts';
 import { hashSeed } from '../../core/rng.ts';
 import { type Task, taskText } from '../../core/task.ts';
 import { LlmCallParamsSchema } from '../../models/llm-chat.ts';
+import { judgeMath } from '../../verify/math-answer.ts';
 import { defineOperator } from '../operator.ts';
 import { createChat, failureReason, fillTemplate, processWithLlm, type RowOutcome } from './llm-support.ts';
 
@@ -12,7 +12,7 @@ const DEFAULT_INSTRUCTION = `Solve the following problem. Reason step by step, t
 
 /**
  * How a sample is scored against the task's answer. The same comparisons as the `math` and
- * `exact_match` reward functions (math's is shared from core/math-answer.ts; exact_match is a
+ * `exact_match` reward functions (math's is shared from verify/math-answer.ts; exact_match is a
  * trimmed string equality), so a pass here is a pass in training.
  */
 const RewardSchema = z.discriminatedUnion('type', [

@@ -1,7 +1,7 @@
 import type { Experience } from '../../core/experience.ts';
+import type { ExploreResult, ExploreRound, RolloutFailure } from '../../core/explore-result.ts';
+import { experienceIdOf, groupIdOf } from '../../core/rollout-ids.ts';
 import type { Task } from '../../core/task.ts';
-import type { ExploreResult, ExploreRound, RolloutFailure } from '../../explorer/explorer.ts';
-import { experienceIdOf, groupIdOf } from '../../explorer/workflow.ts';
 import type { StagedSelector } from './staged-selector.ts';
 import { type RolloutRequest, runStagedStepAsync, type StagedStepResult } from './staged-step.ts';
 

@@ -6,7 +6,7 @@ import {
   OpenAIRolloutModel,
   RolloutError,
   resolveOpenAIConfig,
-} from '../../../src/explorer/openai/index.ts';
+} from '../../../src/models/openai/index.ts';
 import { FakeServer } from './fake-server.ts';
 
 const server = new FakeServer();

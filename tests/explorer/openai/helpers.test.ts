@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../../src/core/rng.ts';
-import { backoffDelay, parseRetryAfter, Semaphore } from '../../../src/explorer/openai/index.ts';
+import { backoffDelay, parseRetryAfter, Semaphore } from '../../../src/models/openai/index.ts';
 
 describe('backoffDelay', () => {
   it('grows exponentially with equal jitter, reproducibly for a seed', () => {

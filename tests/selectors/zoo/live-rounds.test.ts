@@ -6,7 +6,7 @@ import type { Experience } from '../../../src/core/experience.ts';
 import { Hooks } from '../../../src/lifecycle/hooks.ts';
 import type { RftEvents } from '../../../src/lifecycle/rft-events.ts';
 import { runRft } from '../../../src/lifecycle/rft-run.ts';
-import type { StepRecord } from '../../../src/lifecycle/rft-runner.ts';
+import type { StepRecord } from '../../../src/lifecycle/run/step-record.ts';
 import { fileLines, spawnWinnow } from '../../fault/harness.ts';
 import { writeRftYaml } from '../../fault/rft-files.ts';
 import { REPO_ROOT, winnow } from '../../helpers/cli.ts';

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { ModeDriver } from '../driver.ts';
+import type { ExploreNumbers } from '../step-record.ts';
 import { trainStep } from '../train-step.ts';
-import type { ExploreNumbers } from '../types.ts';
 
 /** A step with no exploration: nothing selected, nothing rolled out. */
 const NOTHING_EXPLORED: ExploreNumbers = {

@@ -1,5 +1,5 @@
 import { closestNames } from '../core/suggest.ts';
-import { UsageError } from './args.ts';
+import { UsageError } from '../core/usage-error.ts';
 
 /**
  * `--where` for inspect/export: a small, safe filter language checked against the table's columns

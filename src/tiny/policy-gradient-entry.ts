@@ -1,7 +1,7 @@
 import { ConfigError } from '../core/errors.ts';
-import { PolicyGradientConfigSchema } from '../tiny/pg-config.ts';
-import type { TinyPolicy } from '../tiny/policy.ts';
-import { defineTrainer } from './trainer-definition.ts';
+import { defineTrainer } from '../trainer/trainer-definition.ts';
+import { PolicyGradientConfigSchema } from './pg-config.ts';
+import type { TinyPolicy } from './policy.ts';
 
 /**
  * The built-in policy-gradient trainer for the tiny policy. Its params schema is TF-free; the
@@ -20,7 +20,7 @@ export const policyGradientTrainer = defineTrainer({
           "policy_gradient trains the built-in tiny policy; with an external model use trainer type 'export'",
       });
     }
-    const { PolicyGradientTrainer } = await import('../tiny/policy-gradient-trainer.ts');
+    const { PolicyGradientTrainer } = await import('./policy-gradient-trainer.ts');
     return new PolicyGradientTrainer(ctx.trainable.policy as TinyPolicy, p);
   },
 });

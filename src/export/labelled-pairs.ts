@@ -1,5 +1,5 @@
 import type { Experience } from '../core/experience.ts';
-import type { DroppedGroup, PreferencePair } from '../trainer/preference-pairs.ts';
+import type { DroppedGroup, PreferencePair } from '../core/preference-pairs.ts';
 
 /** A pair a person marked in the Studio: in group `groupId`, `chosenId` is better than `rejectedId`. */
 export interface LabelledPair {

@@ -7,8 +7,8 @@ import { engineErrorLine, storageFaultOf } from '../core/engine-error.ts';
 import { WinnowError } from '../core/errors.ts';
 import { resolveDbDir } from '../core/places.ts';
 import { closestNames } from '../core/suggest.ts';
+import { UsageError } from '../core/usage-error.ts';
 import { runPlaces } from '../lifecycle/run-plan.ts';
-import { UsageError } from './args.ts';
 import { columnKinds, whereToSql } from './where-filter.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineModel } from './model-definition.ts';
+import { defineModel } from '../explorer/models/model-definition.ts';
 
 /**
  * The built-in tiny tfjs policy. TensorFlow.js loads only when a run builds this model (the import
@@ -17,7 +17,7 @@ export const tinyModel = defineModel({
       ),
   }),
   create: async (p, ctx) => {
-    const m = await import('../../tiny/model-handle.ts');
+    const m = await import('./model-handle.ts');
     return m.createTinyModelHandle(p, ctx);
   },
 });

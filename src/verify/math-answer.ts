@@ -1,4 +1,4 @@
-import { verifyMath } from '../verify/verify-math.ts';
+import { verifyMath } from './verify-math.ts';
 
 /**
  * Pulling a final answer out of a math response and deciding whether it equals the reference.

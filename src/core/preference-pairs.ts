@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Experience } from '../core/experience.ts';
-import type { Message } from '../core/task.ts';
+import type { Experience } from './experience.ts';
+import type { Message } from './task.ts';
 
 /**
  * Preference pairs from experience groups, shared by the DPO trainer and the DPO exports.

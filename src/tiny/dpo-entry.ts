@@ -1,7 +1,7 @@
 import { ConfigError } from '../core/errors.ts';
-import { DpoConfigSchema } from '../tiny/dpo-config.ts';
-import type { TinyPolicy } from '../tiny/policy.ts';
-import { defineTrainer } from './trainer-definition.ts';
+import { defineTrainer } from '../trainer/trainer-definition.ts';
+import { DpoConfigSchema } from './dpo-config.ts';
+import type { TinyPolicy } from './policy.ts';
 
 /**
  * The built-in DPO trainer for the tiny policy: preference pairs from each batch's groups, DPO
@@ -21,7 +21,7 @@ export const dpoTrainer = defineTrainer({
         message: "dpo trains the built-in tiny policy; with an external model use trainer type 'export'",
       });
     }
-    const { DpoTrainer } = await import('../tiny/dpo-trainer.ts');
+    const { DpoTrainer } = await import('./dpo-trainer.ts');
     return new DpoTrainer(ctx.trainable.policy as TinyPolicy, p);
   },
 });

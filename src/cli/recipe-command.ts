@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
-import { UsageError } from '../cli/args.ts';
-import type { CommandSpec } from '../cli/command-spec.ts';
-import type { Progress } from '../cli/progress.ts';
-import { formatTaskReport } from '../cli/run-report.ts';
+import { UsageError } from '../core/usage-error.ts';
 import { taskOperatorRegistry } from '../operators/registries.ts';
-import { runRecipe } from './run-recipe.ts';
+import { runRecipe } from '../recipes/run-recipe.ts';
+import type { CommandSpec } from './command-spec.ts';
+import type { Progress } from './progress.ts';
+import { formatTaskReport } from './run-report.ts';
 
 export interface RecipeCommandValues {
   db: string | undefined;

@@ -1,2 +1,0 @@
-// Moved down to src/models so task operators can call models; re-exported here.
-export * from '../models/rollout-model.ts';

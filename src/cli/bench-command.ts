@@ -4,6 +4,7 @@ import {
   BUFFER_BENCH_SPEC,
   INGEST_BENCH_SPEC,
   LEARNING_BENCH_SPEC,
+  MINHASH_BENCH_SPEC,
   OPS_BENCH_SPEC,
   REPLAY_BENCH_SPEC,
   SELECTION_BENCH_SPEC,
@@ -52,6 +53,7 @@ const LOADERS: ReadonlyArray<readonly [CommandSpec, () => Promise<BenchMain>]> =
   [OPS_BENCH_SPEC, async () => (await import('../../bench/ops.ts')).opsBenchMain],
   [STUDIO_BENCH_SPEC, async () => (await import('../../bench/studio.ts')).studioBenchMain],
   [AGENTS_BENCH_SPEC, async () => (await import('../../bench/agents-tools.ts')).agentsBenchMain],
+  [MINHASH_BENCH_SPEC, async () => (await import('../../bench/minhash-banding.ts')).minhashBenchMain],
 ];
 
 const benchName = (spec: CommandSpec) => spec.name.replace(/^bench /, '');

@@ -61,6 +61,7 @@ describe('--help and winnow help, for every command the registry lists', () => {
       'ops',
       'scale',
       'agents',
+      'minhash',
     ]);
   });
 
@@ -121,6 +122,7 @@ describe('--help and winnow help, for every command the registry lists', () => {
       'ops',
       'scale',
       'agents',
+      'minhash',
     ]);
     expect(a.stdout).toMatch(/^examples?:$/m);
   });

@@ -50,18 +50,25 @@ describe('the Data-Juicer translation table', () => {
       tokenizer: 'word',
       ngram: 5,
       permutations: 256,
-      bands: 16,
+      bands: 25,
+      rows: 10,
       threshold: 0.7,
+      verify: false,
     });
   });
 
   it('translates parameters with their meaning', () => {
+    // Data-Juicer's optimiser picks the banding unless the recipe gives both bands and rows.
     expect(
       translateOne('document_minhash_deduplicator', { num_permutations: 128, num_rows_per_band: 4 }).params,
-    ).toMatchObject({ permutations: 128, bands: 32 });
-    expect(translateOne('document_minhash_deduplicator', { num_permutations: 100 }).params).toMatchObject({
-      bands: 10,
-    });
+    ).toMatchObject({ permutations: 128, bands: 14, rows: 9 });
+    expect(
+      translateOne('document_minhash_deduplicator', {
+        num_permutations: 100,
+        num_bands: 20,
+        num_rows_per_band: 5,
+      }).params,
+    ).toMatchObject({ bands: 20, rows: 5 });
     expect(translateOne('remove_specific_chars_mapper', { chars_to_remove: '◆]-^' }).params).toMatchObject({
       patterns: ['[◆\\]\\-\\^]'],
       replacement: '',

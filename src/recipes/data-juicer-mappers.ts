@@ -34,10 +34,10 @@ export const DATA_JUICER_MAPPERS: Readonly<Record<string, DjOpTranslation>> = {
           'normalization',
           'not supported: add a normalize_unicode step to the converted pipeline (winnow convert)',
         );
-      return {};
+      return { uncurlQuotes: true };
     },
     differs:
-      'Repairs mojibake only when the repair is unambiguous, and leaves the normal form alone (ftfy also applies NFC).',
+      "Repairs mojibake (every layer) and straightens curly quotes as ftfy does; ftfy's other fixes (NFC, ligatures, full-width letters, control characters) are not applied.",
   },
   clean_html_mapper: {
     winnow: 'strip_html',
@@ -73,7 +73,7 @@ export const DATA_JUICER_MAPPERS: Readonly<Record<string, DjOpTranslation>> = {
   clean_copyright_mapper: {
     winnow: 'remove_copyright_headers',
     params: z.object({}),
-    translate: () => ({}),
+    translate: () => ({ rule: 'data_juicer' }),
   },
   remove_long_words_mapper: {
     winnow: 'remove_long_words',

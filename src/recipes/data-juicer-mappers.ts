@@ -191,6 +191,6 @@ export const DATA_JUICER_MAPPERS: Readonly<Record<string, DjOpTranslation>> = {
       annotate: false,
     }),
     differs:
-      "The score is ELD's (about 0.75–0.9 for a confident guess), not fastText's probability: check min_score on a sample.",
+      "The score is ELD's, calibrated onto fastText's probability scale (docs/recipes.md, score calibrations), so min_score keeps what it keeps in Data-Juicer.",
   },
 };

@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { STOPWORD_LANGUAGES } from '../operators/task/word-lists.ts';
 import {
   type DjOpTranslation,
   defined,
+  djWordListLangs,
   lang,
   maxDefault,
   maxOrNone,
@@ -134,11 +136,10 @@ export const DATA_JUICER_MAPPERS: Readonly<Record<string, DjOpTranslation>> = {
       noTokenization(a);
       if (a.stopwords_dir !== null)
         throw new UnsupportedParam('stopwords_dir', "not supported; give Winnow's stopwords_filter a `file`");
-      if (!['en', 'zh', 'ja'].includes(a.lang as string))
-        throw new UnsupportedParam('lang', 'Winnow ships stopword lists for en, zh and ja');
-      return { lang: [a.lang], minRatio: a.min_ratio };
+      return { lang: djWordListLangs(a.lang as string, STOPWORD_LANGUAGES), minRatio: a.min_ratio };
     },
-    differs: "Winnow's own stopword lists (datasets/wordlists), not Data-Juicer's downloaded ones.",
+    differs:
+      "stopwords-iso's list of `lang` (MIT, 58 languages; `all`: every one), not Data-Juicer's downloaded one; in Chinese, Japanese and Thai a segmenter word made of stopwords counts as one.",
   },
   average_line_length_filter: {
     winnow: 'line_length_filter',

@@ -10,10 +10,12 @@ import { z } from 'zod';
  */
 
 import { type Banding, optimalBanding } from '../operators/task/lsh-banding.ts';
+import { FLAGGED_WORD_LANGUAGES } from '../operators/task/word-lists.ts';
 import { DATA_JUICER_MAPPERS } from './data-juicer-mappers.ts';
 import {
   type DjOpTranslation,
   defined,
+  djWordListLangs,
   lang,
   maxDefault,
   maxOrNone,
@@ -120,9 +122,14 @@ export const DATA_JUICER_OPS: Readonly<Record<string, DjOpTranslation>> = {
           'flagged_words_dir',
           "not supported; give Winnow's flagged_words_filter a `file`",
         );
-      return { maxRatio: a.max_ratio };
+      return {
+        words: [],
+        lang: djWordListLangs(a.lang as string, FLAGGED_WORD_LANGUAGES),
+        maxRatio: a.max_ratio,
+      };
     },
-    differs: "Winnow's own word list, not Data-Juicer's downloaded one.",
+    differs:
+      "The naughty-words list of `lang` (LDNOOBW, CC-BY-4.0; `all`: every language), not Data-Juicer's downloaded list; CJK entries match whole segmenter words.",
   },
   document_deduplicator: {
     winnow: 'exact_dedup',

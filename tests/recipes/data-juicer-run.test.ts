@@ -85,8 +85,8 @@ const TEXTS: Array<[string, string]> = [
   ['en-special', 'Price list: $$$ @@@ ### %%% &&& *** for every item in stock now'],
   // alphanumeric_filter: spaces collapse → "a b c d e f g h i j k", 11/21 = 0.524 < 0.6
   ['en-alnum', 'a  b  c  d  e  f  g  h  i  j  k'],
-  // flagged_words_filter: lorem, ipsum → ratio 2/9 > 0
-  ['en-flagged', 'Lorem ipsum dolor sit amet, consectetur adipiscing elit today.'],
+  // flagged_words_filter (lang en: the naughty-words English list): nude, xxx → ratio 2/11 > 0
+  ['en-flagged', 'Buy nude pictures and xxx videos here, cheap and fast today.'],
   // document_deduplicator (lowercase): the same text as en-html once the tags are gone
   ['en-exact-dup', '<div>THE QUICK brown fox jumps over the lazy dog near the river bank today.</div>'],
   // document_minhash_deduplicator: en-link with '!' for '.': char 5-gram Jaccard 55/57 = 0.96

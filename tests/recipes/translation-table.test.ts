@@ -38,7 +38,15 @@ describe('the Data-Juicer translation table', () => {
     expect(translateOne('words_num_filter', { max_num: 2 ** 63 }).params.maxWords).toBeUndefined();
     expect(translateOne('alphanumeric_filter', null).params).toMatchObject({ minRatio: 0.25 });
     expect(translateOne('character_repetition_filter', null).params).toMatchObject({ n: 10, maxRatio: 0.5 });
-    expect(translateOne('flagged_words_filter', null).params).toMatchObject({ maxRatio: 0.045 });
+    expect(translateOne('flagged_words_filter', null).params).toMatchObject({
+      words: [],
+      lang: ['en'],
+      maxRatio: 0.045,
+    });
+    // Chinese flagged words stay Chinese (alpaca-cot-zh-refine's lang: zh).
+    expect(translateOne('flagged_words_filter', { lang: 'zh' }).params).toMatchObject({ lang: ['zh'] });
+    expect(translateOne('stopwords_filter', { lang: 'vi' }).params).toMatchObject({ lang: ['vi'] });
+    expect((translateOne('stopwords_filter', { lang: 'all' }).params['lang'] as string[]).length).toBe(58);
     expect(translateOne('document_deduplicator', null).params).toMatchObject({
       unicode: 'none',
       lowercase: false,

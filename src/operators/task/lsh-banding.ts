@@ -65,6 +65,9 @@ export function optimalBanding(
   fpWeight = 0.5,
   fnWeight = 0.5,
 ): Banding {
+  const key = `${threshold}/${permutations}/${fpWeight}/${fnWeight}`;
+  const known = optimalCache.get(key);
+  if (known) return { ...known };
   let best: Banding = { bands: 1, rows: 1 };
   let bestError = Number.POSITIVE_INFINITY;
   for (let bands = 1; bands <= permutations; bands++) {
@@ -77,5 +80,9 @@ export function optimalBanding(
       }
     }
   }
-  return best;
+  optimalCache.set(key, best);
+  return { ...best };
 }
+
+/** The search costs ~0.1 s for 256 permutations, and a recipe is translated to validate, then to run. */
+const optimalCache = new Map<string, Banding>();

@@ -65,6 +65,32 @@ describe('near_dedup rows and verify', () => {
     expect(ids((await run(nearDedupOp, { ...loose, verify: false }, far)).rows)).toEqual(['a', 'b']);
   });
 
+  it("drops Chinese and Japanese near-duplicates at Data-Juicer's banding (character shingles)", async () => {
+    const dj = {
+      tokenizer: 'char',
+      ngram: 2,
+      permutations: 256,
+      bands: 25,
+      rows: 10,
+      threshold: 0.7,
+      verify: false,
+    };
+    const rows = [
+      task('zh', '今天早上下了一场小雨，空气变得非常清新，我们一起去公园散步。'),
+      // One character changed: most bigrams shared, Jaccard about 0.87: caught with probability > 0.99.
+      task('zh-near', '今天早上下了一场大雨，空气变得非常清新，我们一起去公园散步。'),
+      task('ja', '今朝は少し早く起きて、近くの公園を散歩しました。'),
+      task('ja-near', '今朝は少し早く起きて、近くの公園を散歩しました！'),
+      task('other', '図書館は学生にとって大切な場所です。'),
+    ];
+    const r = await run(nearDedupOp, dj, rows);
+    expect(ids(r.rows)).toEqual(['zh', 'ja', 'other']);
+    expect(r.dropped.map((d) => d.reason.replace(/ \(similarity .*\)$/, ''))).toEqual([
+      'near-duplicate of zh',
+      'near-duplicate of ja',
+    ]);
+  });
+
   it('takes bands × rows below the permutations, and refuses more', () => {
     expect(nearDedupOp.params.safeParse({ permutations: 256, bands: 25, rows: 10 }).success).toBe(true);
     const over = nearDedupOp.params.safeParse({ permutations: 256, bands: 26, rows: 10 });

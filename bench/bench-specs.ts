@@ -304,6 +304,43 @@ export const OPS_BENCH_SPEC = {
   ],
 } as const satisfies CommandSpec;
 
+export const MINHASH_BENCH_SPEC = {
+  name: 'bench minhash',
+  args: '',
+  maxArgs: 0,
+  summary:
+    "near_dedup's recall on planted pairs of known Jaccard similarity (bands 0.70–0.75, 0.75–0.80, 0.80–0.85) with " +
+    "the banding a Data-Juicer recipe gets (its optimiser's bands × rows), against the analytic S-curve of that banding; " +
+    'the previous 16 × 16 verified banding beside it.',
+  options: {
+    pairs: {
+      type: 'int',
+      value: 'N',
+      min: 10,
+      default: 2000,
+      description: 'planted pairs per similarity band',
+    },
+    permutations: {
+      type: 'int',
+      value: 'N',
+      min: 1,
+      default: 256,
+      description: "num_permutations (Data-Juicer's default 256)",
+    },
+    threshold: {
+      type: 'number',
+      value: 'X',
+      min: 0.01,
+      max: 1,
+      default: 0.7,
+      description: "jaccard_threshold (Data-Juicer's default 0.7)",
+    },
+    seed,
+    json,
+  },
+  examples: ['winnow bench minhash', 'winnow bench minhash --pairs 500 --json'],
+} as const satisfies CommandSpec;
+
 export const BENCH_SPECS = [
   INGEST_BENCH_SPEC,
   SELECTION_BENCH_SPEC,
@@ -318,4 +355,5 @@ export const BENCH_SPECS = [
   OPS_BENCH_SPEC,
   SCALE_BENCH_SPEC,
   AGENTS_BENCH_SPEC,
+  MINHASH_BENCH_SPEC,
 ] as const;

@@ -12,6 +12,7 @@ import {
   BUFFER_BENCH_SPEC,
   INGEST_BENCH_SPEC,
   LEARNING_BENCH_SPEC,
+  MINHASH_BENCH_SPEC,
   OPS_BENCH_SPEC,
   REPLAY_BENCH_SPEC,
   SELECTION_BENCH_SPEC,
@@ -53,6 +54,7 @@ const LOADERS: ReadonlyArray<readonly [CommandSpec, () => Promise<BenchMain>]> =
   [OPS_BENCH_SPEC, async () => (await import('./ops.ts')).opsBenchMain],
   [STUDIO_BENCH_SPEC, async () => (await import('./studio.ts')).studioBenchMain],
   [AGENTS_BENCH_SPEC, async () => (await import('./agents-tools.ts')).agentsBenchMain],
+  [MINHASH_BENCH_SPEC, async () => (await import('./minhash-banding.ts')).minhashBenchMain],
 ];
 
 const benchName = (spec: CommandSpec) => spec.name.replace(/^bench /, '');

@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { STOPWORD_LANGUAGES } from '../operators/task/word-lists.ts';
 import {
   type DjOpTranslation,
   defined,
+  djWordListLangs,
   lang,
   maxDefault,
   maxOrNone,
@@ -34,10 +36,10 @@ export const DATA_JUICER_MAPPERS: Readonly<Record<string, DjOpTranslation>> = {
           'normalization',
           'not supported: add a normalize_unicode step to the converted pipeline (winnow convert)',
         );
-      return {};
+      return { uncurlQuotes: true };
     },
     differs:
-      'Repairs mojibake only when the repair is unambiguous, and leaves the normal form alone (ftfy also applies NFC).',
+      "Repairs mojibake (every layer) and straightens curly quotes as ftfy does; ftfy's other fixes (NFC, ligatures, full-width letters, control characters) are not applied.",
   },
   clean_html_mapper: {
     winnow: 'strip_html',
@@ -73,7 +75,7 @@ export const DATA_JUICER_MAPPERS: Readonly<Record<string, DjOpTranslation>> = {
   clean_copyright_mapper: {
     winnow: 'remove_copyright_headers',
     params: z.object({}),
-    translate: () => ({}),
+    translate: () => ({ rule: 'data_juicer' }),
   },
   remove_long_words_mapper: {
     winnow: 'remove_long_words',
@@ -134,11 +136,10 @@ export const DATA_JUICER_MAPPERS: Readonly<Record<string, DjOpTranslation>> = {
       noTokenization(a);
       if (a.stopwords_dir !== null)
         throw new UnsupportedParam('stopwords_dir', "not supported; give Winnow's stopwords_filter a `file`");
-      if (!['en', 'zh', 'ja'].includes(a.lang as string))
-        throw new UnsupportedParam('lang', 'Winnow ships stopword lists for en, zh and ja');
-      return { lang: [a.lang], minRatio: a.min_ratio };
+      return { lang: djWordListLangs(a.lang as string, STOPWORD_LANGUAGES), minRatio: a.min_ratio };
     },
-    differs: "Winnow's own stopword lists (datasets/wordlists), not Data-Juicer's downloaded ones.",
+    differs:
+      "stopwords-iso's list of `lang` (MIT, 58 languages; `all`: every one), not Data-Juicer's downloaded one; in Chinese, Japanese and Thai a segmenter word made of stopwords counts as one.",
   },
   average_line_length_filter: {
     winnow: 'line_length_filter',
@@ -191,6 +192,6 @@ export const DATA_JUICER_MAPPERS: Readonly<Record<string, DjOpTranslation>> = {
       annotate: false,
     }),
     differs:
-      "The score is ELD's (about 0.75–0.9 for a confident guess), not fastText's probability: check min_score on a sample.",
+      "The score is ELD's, calibrated onto fastText's probability scale (docs/recipes.md, score calibrations), so min_score keeps what it keeps in Data-Juicer.",
   },
 };

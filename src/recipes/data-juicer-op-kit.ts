@@ -72,3 +72,10 @@ export const defined = (o: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
 export const lang = z.string().default('en');
+
+/** A word-list `lang` (`all`: every one) as the languages Winnow's list covers; others refused. */
+export function djWordListLangs<L extends string>(lang: string, available: readonly L[]): L[] {
+  if (lang === 'all') return [...available];
+  if ((available as readonly string[]).includes(lang)) return [lang as L];
+  throw new UnsupportedParam('lang', `'${lang}' has no list (available: ${available.join(', ')}, or all)`);
+}

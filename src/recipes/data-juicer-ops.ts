@@ -9,10 +9,13 @@ import { z } from 'zod';
  * docs/recipes.md lists it.
  */
 
+import { type Banding, optimalBanding } from '../operators/task/lsh-banding.ts';
+import { FLAGGED_WORD_LANGUAGES } from '../operators/task/word-lists.ts';
 import { DATA_JUICER_MAPPERS } from './data-juicer-mappers.ts';
 import {
   type DjOpTranslation,
   defined,
+  djWordListLangs,
   lang,
   maxDefault,
   maxOrNone,
@@ -119,9 +122,14 @@ export const DATA_JUICER_OPS: Readonly<Record<string, DjOpTranslation>> = {
           'flagged_words_dir',
           "not supported; give Winnow's flagged_words_filter a `file`",
         );
-      return { maxRatio: a.max_ratio };
+      return {
+        words: [],
+        lang: djWordListLangs(a.lang as string, FLAGGED_WORD_LANGUAGES),
+        maxRatio: a.max_ratio,
+      };
     },
-    differs: "Winnow's own word list, not Data-Juicer's downloaded one.",
+    differs:
+      "The naughty-words list of `lang` (LDNOOBW, CC-BY-4.0; `all`: every language), not Data-Juicer's downloaded list; CJK entries match whole segmenter words.",
   },
   document_deduplicator: {
     winnow: 'exact_dedup',
@@ -160,20 +168,25 @@ export const DATA_JUICER_OPS: Readonly<Record<string, DjOpTranslation>> = {
         );
       if (a.ignore_pattern !== null) throw new UnsupportedParam('ignore_pattern', 'not supported');
       const perms = a.num_permutations as number;
-      const bands = (a.num_bands as number | null) ?? bandsFor(perms, a.num_rows_per_band as number | null);
-      if (perms % bands !== 0)
-        throw new UnsupportedParam('num_bands', `${bands} does not divide num_permutations ${perms}`);
+      const banding = djBanding(
+        a.jaccard_threshold as number,
+        perms,
+        a.num_bands as number | null,
+        a.num_rows_per_band as number | null,
+      );
       return {
         tokenizer: a.tokenization === 'space' ? 'word' : 'char',
         ngram: a.window_size,
         permutations: perms,
-        bands,
+        bands: banding.bands,
+        rows: banding.rows,
         threshold: a.jaccard_threshold,
+        verify: false,
         lowercase: a.lowercase,
       };
     },
     differs:
-      'A row is dropped when it is similar to an earlier kept row (no clusters); words are runs of letters and digits, not space-separated tokens.',
+      'A row is dropped when it shares an LSH band with an earlier kept row (no clusters); words are runs of letters and digits, not space-separated tokens.',
   },
   perplexity_filter: {
     winnow: 'perplexity_filter',
@@ -216,18 +229,15 @@ export const DATA_JUICER_OPS: Readonly<Record<string, DjOpTranslation>> = {
   },
 };
 
-/** LSH bands: from rows per band when given, else the largest divisor of the permutations up to 16. */
-function bandsFor(perms: number, rowsPerBand: number | null): number {
-  if (rowsPerBand !== null) {
-    if (perms % rowsPerBand !== 0)
-      throw new UnsupportedParam(
-        'num_rows_per_band',
-        `${rowsPerBand} does not divide num_permutations ${perms}`,
-      );
-    return perms / rowsPerBand;
-  }
-  for (let b = Math.min(16, perms); b > 1; b--) if (perms % b === 0) return b;
-  return 1;
+/**
+ * Data-Juicer's banding: num_bands × num_rows_per_band when the recipe gives both, else (either
+ * missing) the pair its optimiser picks for the threshold and permutation count.
+ */
+function djBanding(threshold: number, perms: number, bands: number | null, rows: number | null): Banding {
+  if (bands === null || rows === null) return optimalBanding(threshold, perms);
+  if (bands * rows > perms)
+    throw new UnsupportedParam('num_bands', `${bands} bands × ${rows} rows exceed num_permutations ${perms}`);
+  return { bands, rows };
 }
 
 /** Why a known Data-Juicer op family cannot run here (for the error's hint). */

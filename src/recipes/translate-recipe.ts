@@ -1,4 +1,5 @@
 import { readdirSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { basename, extname, relative, resolve } from 'node:path';
 import { parseConfig } from '../core/config.ts';
 import { ConfigError } from '../core/errors.ts';
@@ -46,6 +47,8 @@ export interface TranslateOptions {
   operators: readonly string[];
   /** Write input paths relative to this folder (the converted YAML's); absolute when absent. */
   pathsRelativeTo?: string;
+  /** The cores `np` is capped at (default: os.availableParallelism()). */
+  cores?: number;
 }
 
 const DATASET_EXTS = ['.jsonl', '.json', '.parquet', '.csv', '.arrow'];
@@ -72,12 +75,10 @@ export function translateRecipe(raw: unknown, o: TranslateOptions): TranslatedRe
     s.stepName = n === 1 ? s.dataJuicer : `${s.dataJuicer}_${n}`;
   }
   const notes: string[] = [];
-  // Data-Juicer's np (processes) is Winnow's `workers` (threads for the row-wise operators).
-  const workers = recipe.np === undefined ? undefined : Math.min(recipe.np, 64);
-  if (workers !== undefined)
-    notes.push(
-      `np: ${recipe.np} runs the row-wise operators on ${workers} worker thread(s) (workers: ${workers})`,
-    );
+  const workers =
+    recipe.np === undefined ? undefined : workersForNp(recipe.np, o.cores ?? availableParallelism());
+  if (recipe.np !== undefined && workers !== undefined)
+    notes.push(npNote(recipe.np, workers, o.cores ?? availableParallelism()));
   const ignored = Object.keys(raw as object).filter(
     (k) => !['project_name', 'dataset_path', 'export_path', 'text_keys', 'np', 'process'].includes(k),
   );
@@ -107,6 +108,20 @@ export function translateRecipe(raw: unknown, o: TranslateOptions): TranslatedRe
 }
 
 type Fail = (path: string, message: string, hint?: string) => never;
+
+/**
+ * Data-Juicer's np (processes) is Winnow's `workers` (threads for the row-wise operators), capped
+ * at the cores available: threads beyond the cores only add memory and switching (np: 50 on two
+ * cores took 9x the time and 7x the memory of 2, for the same rows).
+ */
+export function workersForNp(np: number, cores: number): number {
+  return Math.max(1, Math.min(np, cores, 64));
+}
+
+function npNote(np: number, workers: number, cores: number): string {
+  const capped = workers < np ? `; capped: ${cores} core(s) available` : '';
+  return `np: ${np} runs the row-wise operators on ${workers} worker thread(s) (workers: ${workers}${capped})`;
+}
 
 function datasetFilesOf(r: DataJuicerRecipe, cwd: string, fail: Fail): string[] {
   const path = resolve(cwd, r.dataset_path);

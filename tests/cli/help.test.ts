@@ -64,6 +64,7 @@ describe('--help and winnow help, for every command the registry lists', () => {
       'ops',
       'scale',
       'agents',
+      'minhash',
     ]);
   });
 
@@ -124,6 +125,7 @@ describe('--help and winnow help, for every command the registry lists', () => {
       'ops',
       'scale',
       'agents',
+      'minhash',
     ]);
     expect(a.stdout).toMatch(/^examples?:$/m);
   });

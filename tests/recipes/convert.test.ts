@@ -87,8 +87,10 @@ describe('winnow convert', () => {
       tokenizer: 'word',
       ngram: 4,
       permutations: 256,
-      bands: 16,
+      bands: 17,
+      rows: 15,
       threshold: 0.8,
+      verify: false,
       lowercase: true,
     });
     expect(existsSync(join(dir, 'out'))).toBe(false);

@@ -1,4 +1,5 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readDataset } from '../../src/io/reader.ts';
@@ -11,6 +12,12 @@ import { tempDir } from '../helpers/tmp.ts';
  * drop counts follow from the operators' documented meaning (docs/operators.md, docs/recipes.md):
  * ratios worked out in the comments.
  */
+/** np: 4 becomes 4 worker threads, or as many as the machine has cores when that is fewer. */
+const NP_WORKERS = Math.min(4, availableParallelism());
+const NP_NOTE = `np: 4 runs the row-wise operators on ${NP_WORKERS} worker thread(s) (workers: ${NP_WORKERS}${
+  NP_WORKERS < 4 ? `; capped: ${availableParallelism()} core(s) available` : ''
+})`;
+
 const RECIPE = `# A Data-Juicer recipe, as Data-Juicer users write them.
 project_name: 'acceptance-demo'
 dataset_path: './raw/mixed.jsonl'
@@ -78,8 +85,8 @@ const TEXTS: Array<[string, string]> = [
   ['en-special', 'Price list: $$$ @@@ ### %%% &&& *** for every item in stock now'],
   // alphanumeric_filter: spaces collapse → "a b c d e f g h i j k", 11/21 = 0.524 < 0.6
   ['en-alnum', 'a  b  c  d  e  f  g  h  i  j  k'],
-  // flagged_words_filter: lorem, ipsum → ratio 2/9 > 0
-  ['en-flagged', 'Lorem ipsum dolor sit amet, consectetur adipiscing elit today.'],
+  // flagged_words_filter (lang en: the naughty-words English list): nude, xxx → ratio 2/11 > 0
+  ['en-flagged', 'Buy nude pictures and xxx videos here, cheap and fast today.'],
   // document_deduplicator (lowercase): the same text as en-html once the tags are gone
   ['en-exact-dup', '<div>THE QUICK brown fox jumps over the lazy dog near the river bank today.</div>'],
   // document_minhash_deduplicator: en-link with '!' for '.': char 5-gram Jaccard 55/57 = 0.96
@@ -182,10 +189,7 @@ describe('a Data-Juicer recipe runs unchanged through winnow run', () => {
       out.report.steps.filter((s) => s.step in EXPECTED_DROPS).map((s) => [s.step, s.dropped]),
     );
     expect(drops).toEqual(EXPECTED_DROPS);
-    expect(out.notes).toEqual([
-      'np: 4 runs the row-wise operators on 4 worker thread(s) (workers: 4)',
-      'ignored (no effect on the kept rows): open_tracer, use_cache',
-    ]);
+    expect(out.notes).toEqual([NP_NOTE, 'ignored (no effect on the kept rows): open_tracer, use_cache']);
   });
 
   it('records each dropped row in rejected under its Data-Juicer operator', () => {

@@ -38,7 +38,15 @@ describe('the Data-Juicer translation table', () => {
     expect(translateOne('words_num_filter', { max_num: 2 ** 63 }).params.maxWords).toBeUndefined();
     expect(translateOne('alphanumeric_filter', null).params).toMatchObject({ minRatio: 0.25 });
     expect(translateOne('character_repetition_filter', null).params).toMatchObject({ n: 10, maxRatio: 0.5 });
-    expect(translateOne('flagged_words_filter', null).params).toMatchObject({ maxRatio: 0.045 });
+    expect(translateOne('flagged_words_filter', null).params).toMatchObject({
+      words: [],
+      lang: ['en'],
+      maxRatio: 0.045,
+    });
+    // Chinese flagged words stay Chinese (alpaca-cot-zh-refine's lang: zh).
+    expect(translateOne('flagged_words_filter', { lang: 'zh' }).params).toMatchObject({ lang: ['zh'] });
+    expect(translateOne('stopwords_filter', { lang: 'vi' }).params).toMatchObject({ lang: ['vi'] });
+    expect((translateOne('stopwords_filter', { lang: 'all' }).params['lang'] as string[]).length).toBe(58);
     expect(translateOne('document_deduplicator', null).params).toMatchObject({
       unicode: 'none',
       lowercase: false,
@@ -50,18 +58,25 @@ describe('the Data-Juicer translation table', () => {
       tokenizer: 'word',
       ngram: 5,
       permutations: 256,
-      bands: 16,
+      bands: 25,
+      rows: 10,
       threshold: 0.7,
+      verify: false,
     });
   });
 
   it('translates parameters with their meaning', () => {
+    // Data-Juicer's optimiser picks the banding unless the recipe gives both bands and rows.
     expect(
       translateOne('document_minhash_deduplicator', { num_permutations: 128, num_rows_per_band: 4 }).params,
-    ).toMatchObject({ permutations: 128, bands: 32 });
-    expect(translateOne('document_minhash_deduplicator', { num_permutations: 100 }).params).toMatchObject({
-      bands: 10,
-    });
+    ).toMatchObject({ permutations: 128, bands: 14, rows: 9 });
+    expect(
+      translateOne('document_minhash_deduplicator', {
+        num_permutations: 100,
+        num_bands: 20,
+        num_rows_per_band: 5,
+      }).params,
+    ).toMatchObject({ bands: 20, rows: 5 });
     expect(translateOne('remove_specific_chars_mapper', { chars_to_remove: '◆]-^' }).params).toMatchObject({
       patterns: ['[◆\\]\\-\\^]'],
       replacement: '',

@@ -3,9 +3,12 @@ import { z } from 'zod';
 import { ConfigError, errorMessage } from '../../core/errors.ts';
 import type { Task } from '../../core/task.ts';
 import { defineOperator, filterRows } from '../operator.ts';
+import { FlaggedWordMatcher } from './flagged-word-matcher.ts';
 import { readText, TextFieldSchema } from './text-fields.ts';
 import { countWords, fmtRatio } from './text-stats.ts';
-import { UNSPACED_SCRIPT } from './text-units.ts';
+import { FLAGGED_WORD_LANGUAGES, flaggedWordList } from './word-lists.ts';
+
+export { FlaggedWordMatcher } from './flagged-word-matcher.ts';
 
 /**
  * A deliberately tiny, neutral default: placeholder text and common spam markers. Real
@@ -22,14 +25,6 @@ export const DEFAULT_FLAGGED_WORDS: readonly string[] = [
   'unsubscribe',
 ];
 
-const WORD_RUN = /[\p{L}\p{N}_]+/gu;
-/**
- * Entries in these scripts match as substrings: Chinese, Japanese and Thai have no spaces
- * between words, and Korean attaches particles to the word (`욕설을` holds `욕설`).
- */
-const SUBSTRING_SCRIPT = new RegExp(`${UNSPACED_SCRIPT.source}|\\p{Script=Hangul}`, 'u');
-const SINGLE_WORD = /^[\p{L}\p{N}_]+$/u;
-
 /** Read a newline-separated list; blank lines and lines starting with `#` are ignored. */
 export function parseWordList(text: string): string[] {
   return text
@@ -38,51 +33,11 @@ export function parseWordList(text: string): string[] {
     .filter((l) => l.length > 0 && !l.startsWith('#'));
 }
 
-/**
- * Finds list entries in text: whole words only (an entry never matches inside a longer word),
- * case-insensitive; multi-word entries match across any whitespace. An entry written in a script
- * without spaces between words (Chinese, Japanese, Thai…) matches anywhere, as a substring: there
- * is no word boundary to wait for (`卖淫` is found in `你是个卖淫女`); so does a Korean entry, since
- * particles attach to the word it names.
- */
-export class FlaggedWordMatcher {
-  private readonly singles: Set<string>;
-  private readonly phrases: RegExp | null;
-  private readonly unspaced: string[];
-
-  constructor(entries: readonly string[]) {
-    const all = [...new Set(entries.map((w) => w.trim().toLowerCase()).filter((w) => w.length > 0))];
-    this.unspaced = all.filter((w) => SUBSTRING_SCRIPT.test(w));
-    const words = all.filter((w) => !SUBSTRING_SCRIPT.test(w));
-    this.singles = new Set(words.filter((w) => SINGLE_WORD.test(w)));
-    const phrases = words
-      .filter((w) => !SINGLE_WORD.test(w))
-      .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s+'));
-    this.phrases =
-      phrases.length === 0
-        ? null
-        : new RegExp(`(?<![\\p{L}\\p{N}_])(?:${phrases.join('|')})(?![\\p{L}\\p{N}_])`, 'giu');
-  }
-
-  /** Every match, lower-cased, in order of appearance within each kind (words, phrases, unspaced-script entries). */
-  matches(text: string): string[] {
-    const found: string[] = [];
-    const lower = text.toLowerCase();
-    if (this.singles.size > 0)
-      for (const m of lower.matchAll(WORD_RUN)) if (this.singles.has(m[0])) found.push(m[0]);
-    if (this.phrases) for (const m of lower.matchAll(this.phrases)) found.push(m[0].replace(/\s+/g, ' '));
-    for (const entry of this.unspaced) {
-      // Non-overlapping occurrences, left to right.
-      for (let at = lower.indexOf(entry); at >= 0; at = lower.indexOf(entry, at + entry.length))
-        found.push(entry);
-    }
-    return found;
-  }
-}
-
 const Params = z.strictObject({
   field: TextFieldSchema.default('prompt'),
   words: z.array(z.string()).default([...DEFAULT_FLAGGED_WORDS]),
+  /** Languages whose naughty-words list to add (word-lists.ts; `en`, `zh`, `ja`… 26 languages). */
+  lang: z.array(z.enum(FLAGGED_WORD_LANGUAGES)).default([]),
   /** A newline-separated list (relative to the working directory); merged with `words`. */
   file: z.string().min(1).optional(),
   /** Most flagged occurrences allowed. When neither limit is given, one occurrence drops the task. */
@@ -103,7 +58,7 @@ export const flaggedWordsFilterOp = defineOperator<Task, typeof Params>({
     'Drop tasks containing listed words/phrases (whole words, case-insensitive) above a count or ratio.',
   params: Params,
   create(p) {
-    const entries = [...p.words];
+    const entries = [...p.words, ...p.lang.flatMap((l) => flaggedWordList(l))];
     if (p.file !== undefined) {
       try {
         entries.push(...parseWordList(readFileSync(p.file, 'utf8')));

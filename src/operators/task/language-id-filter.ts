@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Task } from '../../core/task.ts';
 import type { Drop } from '../operator.ts';
 import { defineOperator } from '../operator.ts';
+import { calibratedLanguageScore } from './language-score.ts';
 import { readText, TextFieldSchema } from './text-fields.ts';
 import { fmtRatio } from './text-stats.ts';
 
@@ -34,8 +35,14 @@ const Params = z.strictObject({
   field: TextFieldSchema.default('prompt'),
   /** ISO 639-1 codes to keep (`en`, `zh`, `ja`…); empty keeps any determined language. */
   languages: z.array(z.string().regex(/^[a-z]{2,3}$/, 'an ISO 639-1 code such as en')).default([]),
-  /** Lowest detector score kept (ELD's score: about 0.75–0.9 for a confident guess; not a probability). */
+  /** Lowest score kept, on `scale`. */
   minScore: z.number().min(0).max(1).default(0.5),
+  /**
+   * `calibrated` (default): ELD's score mapped onto fastText's probability scale, so Data-Juicer's
+   * thresholds (0.5–0.8) keep what they keep there (language-score.ts); `eld`: ELD's raw score
+   * (about 0.71–0.89 for a confident guess).
+   */
+  scale: z.enum(['calibrated', 'eld']).default('calibrated'),
   /** Keep the guess on the task: meta.language and features.language_score. */
   annotate: z.boolean().default(true),
 });
@@ -44,7 +51,7 @@ export const languageIdFilterOp = defineOperator<Task, typeof Params>({
   name: 'language_id_filter',
   kind: 'filter',
   description:
-    'Identify the language (ELD); keep tasks in the listed languages with a score of at least minScore; records meta.language and features.language_score.',
+    "Identify the language (ELD); keep tasks in the listed languages with a score (calibrated to fastText's scale) of at least minScore; records meta.language and features.language_score.",
   params: Params,
   create(p) {
     const allowed = new Set(p.languages);
@@ -56,7 +63,8 @@ export const languageIdFilterOp = defineOperator<Task, typeof Params>({
         const rows: Task[] = [];
         const dropped: Drop<Task>[] = [];
         for (const task of batch) {
-          const g = detect(readText(task, p.field));
+          const raw = detect(readText(task, p.field));
+          const g = p.scale === 'eld' ? raw : { ...raw, score: calibratedLanguageScore(raw.score) };
           const out = p.annotate
             ? {
                 ...task,

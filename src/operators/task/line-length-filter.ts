@@ -4,18 +4,30 @@ import { defineOperator, filterRows } from '../operator.ts';
 import { readText, TextFieldSchema } from './text-fields.ts';
 import { countChars } from './text-stats.ts';
 
-/** Average and maximum line length in characters; lines split on `\n` (blank lines count). */
+/**
+ * Line breaks as Python's `str.splitlines()` sees them (Data-Juicer splits lines with it): \r\n,
+ * \n, \r, vertical tab, form feed, the file/group/record separators, NEL, and the Unicode line
+ * and paragraph separators.
+ */
+const LINE_BREAK = /\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/;
+
+/**
+ * Average and maximum line length in characters (code points), as Data-Juicer's
+ * average_line_length_filter and maximum_line_length_filter measure them: lines are split like
+ * Python's `splitlines()` (a trailing line break does not start another line; blank lines inside
+ * count), the average is the whole text's length (line breaks included) over the number of lines,
+ * the maximum is the longest line without its break.
+ */
 export function lineLengths(text: string): { average: number; maximum: number } {
   if (text.length === 0) return { average: 0, maximum: 0 };
-  const lines = text.split('\n');
-  let total = 0;
+  const lines = text.split(LINE_BREAK);
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
   let maximum = 0;
   for (const l of lines) {
     const n = countChars(l);
-    total += n;
     if (n > maximum) maximum = n;
   }
-  return { average: total / lines.length, maximum };
+  return { average: countChars(text) / lines.length, maximum };
 }
 
 const Limit = z.number().nonnegative().optional();

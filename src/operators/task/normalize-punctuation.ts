@@ -18,6 +18,7 @@ export const PUNCTUATION_TABLE: Readonly<Record<string, string>> = {
   '､': ',',
   '；': ';',
   '：': ':',
+  '∶': ':', // U+2236 RATIO, used for a colon in Chinese text
   '？': '?',
   '！': '!',
   '…': '...',

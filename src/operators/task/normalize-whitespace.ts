@@ -4,9 +4,15 @@ import { defineOperator } from '../operator.ts';
 import { keepsPass, mapTextBatch, TextFieldSchema } from './text-fields.ts';
 import type { AsciiProfile } from './text-profile.ts';
 
-/** Horizontal whitespace: tab, vertical tab, form feed, space and the Unicode space separators. */
-const HSPACE = /[\t\v\f \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]+/g;
+/**
+ * Horizontal whitespace: tab, vertical tab, form feed, space, the Unicode space separators, and
+ * U+0084 (a C1 control Data-Juicer's whitespace table lists: what is left of a mis-decoded
+ * non-breaking or line-break byte; never meant to be seen).
+ */
+const HSPACE = /[\t\v\f \u0084\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]+/g;
 const LINE_BREAK = /\r\n|[\r\u0085\u2028\u2029]/g;
+/** U+0084, spaced before joiners are judged (a joiner next to it joins nothing). */
+const C1_SPACE = /\u0084/g;
 /** Zero-width space, word joiner, object replacement character: never meant to be seen. */
 const ZERO_WIDTH = /[\u200b\u2060\ufffc]/g;
 /**
@@ -34,6 +40,7 @@ export function normalizeWhitespace(text: string, newlines: NewlineMode = 'keep'
 export function normalizeWhitespaceFull(text: string, newlines: NewlineMode = 'keep'): string {
   const lines = text
     .replace(ZERO_WIDTH, '')
+    .replace(C1_SPACE, ' ')
     .replace(STRAY_JOINER, '')
     .replace(LINE_BREAK, '\n')
     .replace(HSPACE, ' ')
@@ -85,7 +92,8 @@ function alreadyNormal(text: string, newlines: NewlineMode): boolean {
     } else if (
       c < 32 ||
       (c >= 0x80 &&
-        (c === 0x85 ||
+        (c === 0x84 ||
+          c === 0x85 ||
           c === 0xa0 ||
           c === 0x1680 ||
           (c >= 0x2000 && c <= 0x200d) ||

@@ -33,19 +33,55 @@ export function removeCopyrightHeader(text: string): string {
   return shebang + lines.slice(n).join('\n');
 }
 
-const Params = z.strictObject({ field: TextFieldSchema.default('prompt') });
+/** A C-style block comment (the first one in the text, wherever it is). */
+const ANY_BLOCK = /\/\*[^*]*\*+(?:[^/*][^*]*\*+)*\//;
+/** A line Data-Juicer's rule counts as part of a leading comment header: `//`, `#`, `--`, or empty. */
+const DJ_HEADER_LINE = /^(?:\/\/|#|--|$)/;
+
+/**
+ * Data-Juicer's clean_copyright_mapper rule: the first `/* … *\/` block anywhere in the text is cut
+ * out when it contains "copyright" (and nothing else changes; a block without the word stops
+ * here, text unchanged). Without any block, every leading line that starts with `//`, `#` or `--`,
+ * or is empty, is removed, copyright or not.
+ */
+export function removeCopyrightDataJuicer(text: string): string {
+  const block = ANY_BLOCK.exec(text);
+  if (block)
+    return /copyright/i.test(block[0])
+      ? text.slice(0, block.index) + text.slice(block.index + block[0].length)
+      : text;
+  const lines = text.split('\n');
+  let skip = 0;
+  while (skip < lines.length && DJ_HEADER_LINE.test(lines[skip]!)) skip++;
+  return skip === 0 ? text : lines.slice(skip).join('\n');
+}
+
+const Params = z.strictObject({
+  field: TextFieldSchema.default('prompt'),
+  /**
+   * `notice` (default): only a leading comment that mentions copyright goes. `data_juicer`:
+   * Data-Juicer's rule (removeCopyrightDataJuicer), which also drops any leading `#`/`//`/`--`
+   * lines, Markdown headings included.
+   */
+  rule: z.enum(['notice', 'data_juicer']).default('notice'),
+});
 
 export const removeCopyrightHeadersOp = defineOperator<Task, typeof Params>({
   name: 'remove_copyright_headers',
   kind: 'map',
-  description: 'Remove a leading comment block (/* */, //, #) that is a copyright notice.',
+  description:
+    "Remove a leading comment block (/* */, //, #) that is a copyright notice (rule: data_juicer, Data-Juicer's rule).",
   params: Params,
   create(p) {
     return {
       name: 'remove_copyright_headers',
       kind: 'map',
       process(batch) {
-        return mapTextBatch(batch, p.field, removeCopyrightHeader);
+        return mapTextBatch(
+          batch,
+          p.field,
+          p.rule === 'notice' ? removeCopyrightHeader : removeCopyrightDataJuicer,
+        );
       },
     };
   },

@@ -5,20 +5,24 @@ import { mapTextBatch, TextFieldSchema } from './text-fields.ts';
 import { countChars } from './text-stats.ts';
 import { wordSpans } from './text-units.ts';
 
-const EDGE_PUNCT = /^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu;
+/** Anything but letters and marks at a word's ends: punctuation, digits, symbols, emoji. */
+const EDGE_SPECIALS = /^[^\p{L}\p{M}]+|[^\p{L}\p{M}]+$/gu;
 
 /**
- * Remove words whose length (characters, punctuation at the ends not counted) is outside
- * [minLen, maxLen]. Words are text-units.ts's: whitespace tokens, segmenter words inside CJK/Thai
- * runs. Whitespace left doubled by a removal collapses to one space.
+ * Remove words whose length is outside [minLen, maxLen], as Data-Juicer's remove_long_words_mapper
+ * judges them: a word stays when its length (characters) is within the bounds, or its length
+ * without the special characters at its ends (punctuation, digits, symbols, emoji) is — so
+ * `d'accéder0123813976125` counts as 9 and `eqeqweqwewqenhq😊😠` as 15. Words are text-units.ts's:
+ * whitespace tokens, segmenter words inside CJK/Thai runs. Whitespace left doubled by a removal
+ * collapses to one space.
  */
 export function removeLongWords(text: string, minLen: number, maxLen: number): string {
   let out = '';
   let cursor = 0;
   let removed = false;
   for (const w of wordSpans(text)) {
-    const len = countChars(w.word.replace(EDGE_PUNCT, ''));
-    if (len === 0 || (len >= minLen && len <= maxLen)) continue;
+    const within = (n: number) => n >= minLen && n <= maxLen;
+    if (within(countChars(w.word)) || within(countChars(w.word.replace(EDGE_SPECIALS, '')))) continue;
     out += text.slice(cursor, w.start);
     cursor = w.end;
     removed = true;

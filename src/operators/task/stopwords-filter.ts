@@ -7,30 +7,61 @@ import { defineOperator, filterRows } from '../operator.ts';
 import { parseWordList } from './flagged-words-filter.ts';
 import { readText, TextFieldSchema } from './text-fields.ts';
 import { fmtRatio } from './text-stats.ts';
-import { wordTokens } from './text-units.ts';
+import { UNSPACED_SCRIPT, wordTokens } from './text-units.ts';
+import { isoStopwords, STOPWORD_LANGUAGES, type StopwordLanguage } from './word-lists.ts';
 
-/** Languages with a stopword list in datasets/wordlists/stopwords (see its README for sources). */
-export const STOPWORD_LANGS = ['en', 'zh', 'ja'] as const;
+/** Languages with a list Winnow wrote as Intl.Segmenter splits words (datasets/wordlists/stopwords). */
+const SEGMENTER_LISTS: ReadonlySet<string> = new Set(['en', 'zh', 'ja']);
 
-/** The shipped stopword list of a language, lower-cased. */
-export function shippedStopwords(lang: (typeof STOPWORD_LANGS)[number]): string[] {
-  const file = fileURLToPath(new URL(`../../../datasets/wordlists/stopwords/${lang}.txt`, import.meta.url));
-  return parseWordList(readFileSync(file, 'utf8'));
+/**
+ * The stopword list of a language, lower-cased: stopwords-iso's (word-lists.ts), plus, for en, zh
+ * and ja, Winnow's own short list of the pieces the segmenter splits off (particles, auxiliaries).
+ */
+export function shippedStopwords(lang: StopwordLanguage): string[] {
+  const own = SEGMENTER_LISTS.has(lang)
+    ? parseWordList(
+        readFileSync(
+          fileURLToPath(new URL(`../../../datasets/wordlists/stopwords/${lang}.txt`, import.meta.url)),
+          'utf8',
+        ),
+      )
+    : [];
+  return [
+    ...new Set([...isoStopwords(lang), ...own].map((w) => w.trim().toLowerCase()).filter((w) => w !== '')),
+  ];
 }
 
-/** Share of the text's words (text-units.ts) that are stopwords; 0 for a text without words. */
+/**
+ * A Chinese/Japanese/Thai word the segmenter glued together from stopwords (`了一`, `的是`,
+ * `都很`, `ました`) counts as one: split into pieces that are all stopwords.
+ */
+function gluedStopwords(word: string, stopwords: ReadonlySet<string>): boolean {
+  if (!UNSPACED_SCRIPT.test(word)) return false;
+  const n = word.length;
+  const reach = new Uint8Array(n + 1);
+  reach[0] = 1;
+  for (let end = 1; end <= n; end++)
+    for (let start = end - 1; start >= 0 && !reach[end]; start--)
+      if (reach[start] && stopwords.has(word.slice(start, end))) reach[end] = 1;
+  return reach[n] === 1;
+}
+
+/**
+ * Share of the text's words (text-units.ts) that are stopwords; 0 for a text without words. In
+ * scripts without spaces a segmenter word made only of stopwords counts too (gluedStopwords).
+ */
 export function stopwordRatio(text: string, stopwords: ReadonlySet<string>): number {
   const words = wordTokens(text);
   if (words.length === 0) return 0;
   let n = 0;
-  for (const w of words) if (stopwords.has(w)) n++;
+  for (const w of words) if (stopwords.has(w) || gluedStopwords(w, stopwords)) n++;
   return n / words.length;
 }
 
 const Params = z.strictObject({
   field: TextFieldSchema.default('prompt'),
-  /** Shipped lists to use (merged). Use [] with `words`/`file` for your own list only. */
-  lang: z.array(z.enum(STOPWORD_LANGS)).default([...STOPWORD_LANGS]),
+  /** Languages whose lists to use (merged; stopwords-iso's 58). Use [] with `words`/`file` for your own list only. */
+  lang: z.array(z.enum(STOPWORD_LANGUAGES)).default(['en', 'zh', 'ja']),
   words: z.array(z.string()).default([]),
   /** A newline-separated list (relative to the working directory); merged with the rest. */
   file: z.string().min(1).optional(),
@@ -41,7 +72,8 @@ const Params = z.strictObject({
 export const stopwordsFilterOp = defineOperator<Task, typeof Params>({
   name: 'stopwords_filter',
   kind: 'filter',
-  description: 'Drop tasks whose share of stopwords (en/zh/ja lists shipped, or your own) is below minRatio.',
+  description:
+    'Drop tasks whose share of stopwords (stopwords-iso lists of 58 languages, or your own) is below minRatio.',
   params: Params,
   create(p) {
     const entries = [...p.words, ...p.lang.flatMap((l) => shippedStopwords(l))];

@@ -150,20 +150,20 @@ describe('stopwords_filter', () => {
 });
 
 describe('line_length_filter', () => {
-  it('measures average and maximum line length in characters', () => {
-    expect(lineLengths('ab\nabcd')).toEqual({ average: 3, maximum: 4 });
-    expect(lineLengths('你好\n日本語です')).toEqual({ average: 3.5, maximum: 5 });
+  it('measures average (text length over lines, as Data-Juicer) and maximum line length in characters', () => {
+    expect(lineLengths('ab\nabcd')).toEqual({ average: 3.5, maximum: 4 });
+    expect(lineLengths('你好\n日本語です')).toEqual({ average: 4, maximum: 5 });
   });
   it('drops by each limit, naming value and threshold', async () => {
     const rows = [
       task('short', 'a\nb\nc'),
       task('zh-long', '这是一个非常非常长的中文句子没有任何换行'),
-      task('ja', 'これは\n短い'),
+      task('ja', 'これ\n短い'),
       task('ok', 'hello world\nline two'),
     ];
     const r = await run(lineLengthFilterOp, { minAverage: 3, maxMaximum: 15 }, rows);
     expect(reasons(r)).toEqual([
-      ['short', 'average line length 1 < minAverage 3'],
+      ['short', 'average line length 1.67 < minAverage 3'],
       ['zh-long', 'maximum line length 20 > maxMaximum 15'],
       ['ja', 'average line length 2.50 < minAverage 3'],
     ]);

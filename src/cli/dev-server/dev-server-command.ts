@@ -7,7 +7,6 @@ import { parseCommand } from '../command-spec.ts';
 import { DEV_SERVER_SPEC } from '../specs/dev-server.ts';
 import { OpenAiDevServer, type ScriptedTurn } from './openai-dev-server.ts';
 
-
 const ScriptedTurnSchema = z.strictObject({
   content: z.string().nullable().optional(),
   toolCalls: z.array(z.strictObject({ id: z.string(), name: z.string(), arguments: z.string() })).optional(),

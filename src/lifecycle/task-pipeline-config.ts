@@ -66,6 +66,12 @@ export function taskPipelineConfigSchema(
         'Folder holding one folder per run (the report), relative to the config file (default: .winnow/runs in the project folder).',
       ),
     workers: WorkersSchema,
+    engine: z
+      .enum(['auto', 'rows'])
+      .default('auto')
+      .describe(
+        "Where the leading column-wise steps run (normalize_whitespace, length, special-char, alnum and word-repetition filters: docs/performance.md, 'Column-wise engine'): 'auto' runs them in an in-process DuckDB, a batch per query, when workers is 0; 'rows' always runs every step row by row. Same rows, order, rejected records and report either way.",
+      ),
     input: TaskInputSchema,
     mapping: FieldMappingSchema,
     operators: operatorListSchema(registry)

@@ -51,7 +51,7 @@ export const INGEST_BENCH_SPEC = {
       type: 'list',
       value: 'KEY=COL,…',
       description:
-        'with --input: task field = column pairs (id, prompt, answer); default id=id,prompt=question,answer=answer',
+        'with --input: task field = column pairs (id, prompt, answer); default: read from the file (prompt: the first of question, prompt, problem, instruction, query, text, input; answer: answer, solution, response, output, target; id: an id column if there is one, else content-hash ids)',
     },
     'no-python': {
       type: 'boolean',

@@ -21,6 +21,7 @@ import { taskOperatorRegistry } from '../src/operators/registries.ts';
 import { autoWorkers } from '../src/pipeline-workers/row-stage.ts';
 import { INGEST_BENCH_SPEC } from './bench-specs.ts';
 import { measureFloor } from './ingest/floor.ts';
+import { inferMapping } from './ingest/input-mapping.ts';
 import { mainThreadCpuSecs, mainThreadSince } from './ingest/main-thread-cpu.ts';
 import { nearDedupPooled } from './ingest/near-dedup-pool.ts';
 import { type PythonBaseline, runPythonBaseline } from './ingest/python-baseline.ts';
@@ -152,7 +153,10 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
   if (!parsed) return 0;
   const { docs, seed, input, json } = parsed.values;
   if (parsed.values.mapping && !input) throw new UsageError('--mapping needs --input FILE');
-  const mapping = parseMapping(parsed.values.mapping);
+  const mapping =
+    input && !parsed.values.mapping
+      ? await inferMapping(resolve(input))
+      : parseMapping(parsed.values.mapping);
   const workers = parseWorkers(parsed.values.workers);
   // The near-dedup table always compares one thread with a pool (auto size unless --workers N).
   const ndWorkers = workers === 'auto' || workers === 0 ? autoWorkers() : workers;

@@ -7,8 +7,8 @@ import { ColumnarGraph } from './columnar-graph.ts';
 import { planColumnar } from './columnar-plan.ts';
 import { DuckDBColumns } from './duckdb-columns.ts';
 
-/** `engine` of a task pipeline: `auto` runs a column-wise prefix in DuckDB, `rows` never does. */
-export type EngineChoice = 'auto' | 'rows';
+/** `engine` of a task pipeline: `duckdb` runs a column-wise prefix in DuckDB, `rows` never does. */
+export type EngineChoice = 'rows' | 'duckdb';
 
 export interface RowStepsGraph {
   graph: OperatorGraph<Task>;
@@ -19,7 +19,7 @@ export interface RowStepsGraph {
 
 /**
  * The graph of a run's leading row-wise steps (`specs`, built as `nodes`): on the engine when the
- * chain starts with operators that declare a column-wise form, `engine` is `auto` and the steps run
+ * chain starts with operators that declare a column-wise form, `engine` is `duckdb` and the steps run
  * on the main thread (`workers: 0`; workers run the row path), else the plain OperatorGraph.
  */
 export async function rowStepsGraph(
@@ -32,7 +32,7 @@ export async function rowStepsGraph(
     workers: number | 'auto';
   },
 ): Promise<RowStepsGraph> {
-  const forms = how.engine === 'auto' && how.workers === 0 ? planColumnar(how.specs, how.registry) : [];
+  const forms = how.engine === 'duckdb' && how.workers === 0 ? planColumnar(how.specs, how.registry) : [];
   if (forms.length === 0) return { graph: new OperatorGraph<Task>(nodes, opts), engineSteps: 0, close() {} };
   const engine = await DuckDBColumns.open();
   return {

@@ -67,10 +67,10 @@ export function taskPipelineConfigSchema(
       ),
     workers: WorkersSchema,
     engine: z
-      .enum(['auto', 'rows'])
-      .default('auto')
+      .enum(['rows', 'duckdb'])
+      .default('rows')
       .describe(
-        "Where the leading column-wise steps run (normalize_whitespace, length, special-char, alnum and word-repetition filters: docs/performance.md, 'Column-wise engine'): 'auto' runs them in an in-process DuckDB, a batch per query, when workers is 0; 'rows' always runs every step row by row. Same rows, order, rejected records and report either way.",
+        "Where the leading column-wise steps run (normalize_whitespace, length, special-char, alnum and word-repetition filters; docs/performance.md, 'Column-wise engine'): 'rows' (default) runs every step row by row; 'duckdb' runs them in an in-process DuckDB, one query per batch, when workers is 0. Same rows, order, rejected records and report either way; 'duckdb' is slower today (each batch's texts cross from JS to DuckDB and back).",
       ),
     input: TaskInputSchema,
     mapping: FieldMappingSchema,

@@ -10,8 +10,8 @@ import { TaskPipelineConfigSchema } from '../../src/lifecycle/task-pipeline-conf
 import { taskOperatorRegistry } from '../../src/operators/registries.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
-// A whole run on the engine's path (engine: auto, the default) against the row path (engine:
-// rows): the issue-40 chain over a file without an id column, with HTML, URLs, punctuation runs,
+// A whole run on the engine's path (engine: duckdb) against the row path (engine: rows, the
+// default): the issue-40 chain over a file without an id column, with HTML, URLs, punctuation runs,
 // CJK, cased non-ASCII, control characters, a lone surrogate, unreadable lines and repeats.
 const dir = tempDir('winnow-engine-run-');
 const PIECES = [
@@ -70,7 +70,7 @@ const OPERATORS = [
   { op: 'exact_dedup' },
 ];
 
-async function run(engine: 'auto' | 'rows') {
+async function run(engine: 'duckdb' | 'rows') {
   const db = join(dir, `db-${engine}`);
   const config = TaskPipelineConfigSchema.parse({
     name: 'engine',
@@ -102,7 +102,7 @@ async function run(engine: 'auto' | 'rows') {
 describe('a task pipeline on the engine', () => {
   it('lands the same tasks, rejected records and report as the row path', async () => {
     const rows = await run('rows');
-    const engine = await run('auto');
+    const engine = await run('duckdb');
     // The five leading steps ran in DuckDB (exact_dedup row-wise after them); none did on the row path.
     expect([engine.engineSteps, rows.engineSteps]).toEqual([5, 0]);
     expect(rows.report.tasksOut).toBeGreaterThan(300);

@@ -51,7 +51,7 @@ export const INGEST_BENCH_SPEC = {
       type: 'list',
       value: 'KEY=COL,…',
       description:
-        'with --input: task field = column pairs (id, prompt, answer); default id=id,prompt=question,answer=answer',
+        'with --input: task field = column pairs (id, prompt, answer); default: read from the file (prompt: the first of question, prompt, problem, instruction, query, text, input; answer: answer, solution, response, output, target; id: an id column if there is one, else content-hash ids)',
     },
     'no-python': {
       type: 'boolean',
@@ -61,9 +61,22 @@ export const INGEST_BENCH_SPEC = {
     runs: {
       type: 'list',
       value: 'RUN,…',
-      choices: ['floor', 'baseline', 'full', 'full-workers'],
+      choices: ['floor', 'baseline', 'full', 'full-workers', 'full-duckdb'],
       description:
-        'which runs to measure (default: all four; full-workers is the full pipeline with workers: auto; e.g. --runs full for a 10M-row peak RSS)',
+        'which runs to measure (default: floor, baseline, full, full-workers; full-workers is the full pipeline with workers: auto, full-duckdb with engine: duckdb; e.g. --runs full for a 10M-row peak RSS)',
+    },
+    pipeline: {
+      type: 'string',
+      value: 'NAME',
+      choices: ['cleaning', 'issue40'],
+      default: 'cleaning',
+      description:
+        'the operator chain: cleaning (strip_html, NFKC, whitespace, length, special-char ratio, exact dedup) or issue40 (whitespace, length 10..2000, special-char ≤ 0.25, alnum ≥ 0.5, word 2-gram repetition ≤ 0.5, exact dedup)',
+    },
+    anchor: {
+      type: 'boolean',
+      description:
+        "also run the pipeline as a plain per-row Python script (bench/ingest_baseline.py) and in Polars (bench/ingest_polars.py, where python3 -c 'import polars' works) on the same file, and print each run's speed as a ratio to theirs",
     },
     workers: {
       type: 'string',
@@ -78,6 +91,7 @@ export const INGEST_BENCH_SPEC = {
   examples: [
     'winnow bench ingest --rows 100000 --docs 20000',
     'winnow bench ingest --input data/train.jsonl --mapping prompt=problem,answer=solution --json',
+    'winnow bench ingest --input qa.jsonl --pipeline issue40 --anchor --runs full --docs 0',
   ],
 } as const satisfies CommandSpec;
 

@@ -20,22 +20,15 @@ import { buildGraph } from '../src/operators/graph-spec.ts';
 import { taskOperatorRegistry } from '../src/operators/registries.ts';
 import { autoWorkers } from '../src/pipeline-workers/row-stage.ts';
 import { INGEST_BENCH_SPEC } from './bench-specs.ts';
+import { type Anchor, BENCH_PIPELINES, type BenchPipeline, ratioTo, runAnchors } from './ingest/anchors.ts';
 import { measureFloor } from './ingest/floor.ts';
+import { type BenchMapping, inferMapping } from './ingest/input-mapping.ts';
 import { mainThreadCpuSecs, mainThreadSince } from './ingest/main-thread-cpu.ts';
 import { nearDedupPooled } from './ingest/near-dedup-pool.ts';
 import { type PythonBaseline, runPythonBaseline } from './ingest/python-baseline.ts';
 import { problemText, SYNTHETIC_MAPPING, writeSyntheticFileApart } from './ingest/synthetic.ts';
 
-const CLEANING_STEPS = [
-  { op: 'strip_html' },
-  { op: 'normalize_unicode', params: { form: 'NFKC' } },
-  { op: 'normalize_whitespace' },
-  { op: 'length_filter', params: { minWords: 5, maxChars: 4000 } },
-  { op: 'special_char_ratio_filter', params: { maxRatio: 0.3 } },
-  { op: 'exact_dedup' },
-];
-
-type Mapping = { id?: string; prompt: string; answer?: string };
+type Mapping = BenchMapping;
 
 /** `--mapping id=uid,prompt=problem` → { id: 'uid', prompt: 'problem' }. */
 function parseMapping(pairs: readonly string[] | undefined): Mapping {
@@ -78,12 +71,14 @@ async function runPipeline(
   file: string,
   dbDir: string,
   mapping: Mapping,
-  operators: unknown[],
+  operators: readonly unknown[],
   workers: number | 'auto',
+  engine: 'rows' | 'duckdb' = 'rows',
 ) {
   const config = TaskPipelineConfigSchema.parse({
     name: 'bench-ingest',
     workers,
+    engine,
     runsDir: join(dbDir, 'runs'),
     input: { path: file },
     mapping: { ...mapping, taskset: 'bench' },
@@ -152,8 +147,13 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
   if (!parsed) return 0;
   const { docs, seed, input, json } = parsed.values;
   if (parsed.values.mapping && !input) throw new UsageError('--mapping needs --input FILE');
-  const mapping = parseMapping(parsed.values.mapping);
+  const mapping =
+    input && !parsed.values.mapping
+      ? await inferMapping(resolve(input))
+      : parseMapping(parsed.values.mapping);
   const workers = parseWorkers(parsed.values.workers);
+  const pipeline = parsed.values.pipeline as BenchPipeline;
+  const CLEANING_STEPS = BENCH_PIPELINES[pipeline];
   // The near-dedup table always compares one thread with a pool (auto size unless --workers N).
   const ndWorkers = workers === 'auto' || workers === 0 ? autoWorkers() : workers;
   const dir = mkdtempSync(join(tmpdir(), 'winnow-bench-ingest-'));
@@ -196,8 +196,14 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
       floorWait = f.writeWaitSecs;
       closeAllConnections();
     }
-    const measure = async (label: string, db: string, ops: unknown[], w: number | 'auto') => {
-      const r = await runPipeline(file, join(dir, db), mapping, ops, w);
+    const measure = async (
+      label: string,
+      db: string,
+      ops: readonly unknown[],
+      w: number | 'auto',
+      engine: 'rows' | 'duckdb' = 'rows',
+    ) => {
+      const r = await runPipeline(file, join(dir, db), mapping, ops, w, engine);
       const { report, ...m } = r;
       measured.push({ label, rows: report.rowsRead, landed: report.tasksOut, ...m });
       closeAllConnections();
@@ -210,22 +216,36 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
     let full: Awaited<ReturnType<typeof runPipeline>> | null = null;
     if (want.has('full')) {
       say(`pipeline: read + 5 cleaning/filter operators + exact dedup + LanceDB (workers: ${workers})…`);
-      full = await measure('5 filters + exact dedup', 'db-full', CLEANING_STEPS, workers);
+      full = await measure(
+        pipeline === 'cleaning' ? '5 filters + exact dedup' : `${pipeline} pipeline`,
+        'db-full',
+        CLEANING_STEPS,
+        workers,
+      );
     }
     // The same pipeline with a worker thread for the text steps and dedup hashes (text-job.ts),
     // measured in the same run so the two can be compared against one baseline.
     if (want.has('full-workers') && workers !== 'auto') {
       say('pipeline: the same, workers: auto…');
       const r = await measure(
-        '5 filters + exact dedup, workers: auto',
+        `${pipeline === 'cleaning' ? '5 filters + exact dedup' : `${pipeline} pipeline`}, workers: auto`,
         'db-full-workers',
         CLEANING_STEPS,
         'auto',
       );
       full ??= r;
     }
+    if (want.has('full-duckdb')) {
+      say('pipeline: the same, engine: duckdb (the column-wise steps in DuckDB)…');
+      await measure(`${pipeline} pipeline, engine: duckdb`, 'db-full-duckdb', CLEANING_STEPS, 0, 'duckdb');
+    }
     let py: PythonBaseline | { skipped: string } = { skipped: '--no-python' };
-    if (!parsed.values['no-python']) {
+    let anchors: { python: Anchor; polars: Anchor } | null = null;
+    if (parsed.values.anchor) {
+      say(`anchors: the ${pipeline} pipeline as a per-row Python script and in Polars, on the same file…`);
+      anchors = runAnchors(file, dir, mapping, pipeline);
+      py = anchors.python;
+    } else if (!parsed.values['no-python'] && pipeline === 'cleaning') {
       say('python: the same filters and dedup in a plain per-row script…');
       py = runPythonBaseline(file, dir, mapping);
     }
@@ -259,6 +279,12 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
         cpuUtilisation: utilisation(m.cpuSecs, m.secs),
         mainThreadCpuSecs: m.mainCpuSecs,
         workers: m.workers,
+        ...(anchors
+          ? {
+              ratioToPythonAnchor: ratioTo(m.rows / m.secs, anchors.python),
+              ratioToPolars: ratioTo(m.rows / m.secs, anchors.polars),
+            }
+          : {}),
       })),
       ...('skipped' in py
         ? []
@@ -289,7 +315,7 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
     }));
     if (json) {
       process.stdout.write(
-        `${JSON.stringify({ file: input ? file : 'synthetic', rows, runs, python: 'skipped' in py ? py : { ...py, rowsPerSec: pyRate }, steps, nearDedup: nd }, null, 2)}\n`,
+        `${JSON.stringify({ file: input ? file : 'synthetic', pipeline, mapping, rows, anchors, runs, python: 'skipped' in py ? py : { ...py, rowsPerSec: pyRate }, steps, nearDedup: nd }, null, 2)}\n`,
       );
       return 0;
     }
@@ -331,6 +357,7 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
       )}\n`,
     );
     if ('skipped' in py) process.stdout.write(`(python baseline skipped: ${py.skipped})\n`);
+    if (anchors) process.stdout.write(anchorTable(anchors, runs));
     // On a shared machine wall time depends on the neighbours; CPU seconds much less.
     process.stdout.write(
       `(CPU s: user + system time of the process, all its threads; CPU utilisation: CPU s ÷ (seconds × ${availableParallelism()} cores); main-thread CPU s: the JS main thread alone, the rest ran on other threads; floor: ${floorWait.toFixed(1)} s of it waiting for LanceDB)\n`,
@@ -382,6 +409,33 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** `--anchor`'s table: each anchor's time, and every Winnow run's speed as a ratio to it. */
+function anchorTable(
+  anchors: { python: Anchor; polars: Anchor },
+  runs: ReadonlyArray<{ run: string; rowsPerSec: number }>,
+): string {
+  const named = [
+    ['python per-row', anchors.python],
+    ['polars', anchors.polars],
+  ] as const;
+  const lines = named.map(([name, a]) =>
+    'skipped' in a
+      ? `${name}: skipped (${a.skipped})`
+      : `${name}: ${a.rows} rows, ${a.kept} kept, ${a.seconds.toFixed(1)} s`,
+  );
+  const table = formatTable(
+    ['run', 'ratio to python per-row', 'ratio to polars'],
+    runs
+      .filter((r) => !r.run.startsWith('python'))
+      .map((r) => [
+        r.run,
+        ratioTo(r.rowsPerSec, anchors.python) ?? '—',
+        ratioTo(r.rowsPerSec, anchors.polars) ?? '—',
+      ]),
+  );
+  return `\nanchors (same file, same run; ratio > 1: Winnow is faster):\n${lines.join('\n')}\n${table}\n`;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

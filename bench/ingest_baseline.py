@@ -6,7 +6,12 @@ whitespace, length, special-char ratio) and an exact dedup on a normalised key, 
 rows: Parquet with pyarrow when it is installed, else JSONL (stdlib only). Prints one JSON line: rows read, kept, seconds, CPU
 seconds, writer.
 
+With --pipeline issue40, the steps are issue 40's instead: whitespace collapsed, length 10..2000
+characters, special-character ratio <= 0.25, alphanumeric ratio >= 0.5, word 2-gram repetition
+<= 0.5, then the same exact dedup.
+
 Usage: python3 bench/ingest_baseline.py IN.jsonl OUT_DIR --prompt question [--id id] [--answer answer]
+       [--pipeline cleaning|issue40]
 """
 
 import argparse
@@ -36,6 +41,41 @@ def special_ratio(text):
         return 0.0
     special = sum(1 for ch in text if not (ch.isalnum() or ch.isspace()))
     return special / len(text)
+
+
+def alnum_ratio(text):
+    return sum(1 for ch in text if ch.isalnum()) / len(text) if text else 0.0
+
+
+def bigram_repetition(text):
+    words = [w.strip(PUNCT_EDGE) for w in text.lower().split()]
+    words = [w for w in words if w]
+    grams = [words[i] + " " + words[i + 1] for i in range(len(words) - 1)]
+    if not grams:
+        return 0.0
+    counts = {}
+    for g in grams:
+        counts[g] = counts.get(g, 0) + 1
+    return sum(c for c in counts.values() if c > 1) / len(grams)
+
+
+PUNCT_EDGE = "".join(chr(c) for c in range(128) if not chr(c).isalnum())
+
+
+def cleaning(text):
+    """bench ingest's own steps: strip HTML, NFKC, whitespace, length, special-char ratio."""
+    text = clean(text)
+    if len(text.split()) < 5 or len(text) > 4000 or special_ratio(text) > 0.3:
+        return None
+    return text
+
+
+def issue40(text):
+    """Issue 40's steps: whitespace, length 10..2000, special <= 0.25, alnum >= 0.5, 2-gram repetition <= 0.5."""
+    text = " ".join(text.split())
+    if not 10 <= len(text) <= 2000 or special_ratio(text) > 0.25 or alnum_ratio(text) < 0.5:
+        return None
+    return None if bigram_repetition(text) > 0.5 else text
 
 
 def dedup_key(text):
@@ -75,7 +115,9 @@ def main():
     ap.add_argument("--prompt", required=True)
     ap.add_argument("--id", default=None)
     ap.add_argument("--answer", default=None)
+    ap.add_argument("--pipeline", choices=["cleaning", "issue40"], default="cleaning")
     args = ap.parse_args()
+    steps = issue40 if args.pipeline == "issue40" else cleaning
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -95,8 +137,8 @@ def main():
         text = row.get(args.prompt)
         if not isinstance(text, str):
             continue
-        text = clean(text)
-        if len(text.split()) < 5 or len(text) > 4000 or special_ratio(text) > 0.3:
+        text = steps(text)
+        if text is None:
             continue
         rid = str(row.get(args.id)) if args.id else hashlib.sha256(text.encode()).hexdigest()[:16]
         key = hashlib.blake2b(dedup_key(text).encode(), digest_size=12).digest()

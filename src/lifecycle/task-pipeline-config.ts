@@ -66,6 +66,12 @@ export function taskPipelineConfigSchema(
         'Folder holding one folder per run (the report), relative to the config file (default: .winnow/runs in the project folder).',
       ),
     workers: WorkersSchema,
+    engine: z
+      .enum(['rows', 'duckdb'])
+      .default('rows')
+      .describe(
+        "Where the leading column-wise steps run (normalize_whitespace, length, special-char, alnum and word-repetition filters; docs/performance.md, 'Column-wise engine'): 'rows' (default) runs every step row by row; 'duckdb' runs them in an in-process DuckDB, one query per batch, when workers is 0. Same rows, order, rejected records and report either way; 'duckdb' is slower today (each batch's texts cross from JS to DuckDB and back).",
+      ),
     input: TaskInputSchema,
     mapping: FieldMappingSchema,
     operators: operatorListSchema(registry)

@@ -97,6 +97,8 @@ export interface TaskPipelineReport {
   steps: StepMetrics[];
   /** Worker threads that ran the row-wise steps (0: all on the main thread; see `workers`). */
   workers?: number;
+  /** Leading steps that ran in the column-wise engine (`engine`; 0 or absent: every step ran row by row). */
+  engineSteps?: number;
   durationMs: number;
   warnings: string[];
   /** `<runsDir>/<runId>/report.html`, or null with `output.report: false`. */

@@ -10,6 +10,7 @@ import { resolveDbDir, resolveRunsDir } from '../core/places.ts';
 import type { Registry } from '../core/registry.ts';
 import { type RejectedInput, rejectedPayload } from '../core/rejected.ts';
 import type { Task } from '../core/task.ts';
+import { rowStepsGraph } from '../engine/row-steps-graph.ts';
 import { compileMapping } from '../io/mapping.ts';
 import { OperatorGraph } from '../operators/graph.ts';
 import { buildGraph } from '../operators/graph-spec.ts';
@@ -126,7 +127,6 @@ async function runTaskPipelineLeased(
     onWarn: (step: string, m: string) => warn(`${step}: ${m}`),
     expectedRows: () => rowsEstimate.expected,
   };
-  const rowGraph = new OperatorGraph<Task>(nodes.slice(0, plan.workerSteps.length), graphOptions);
   const graph = new OperatorGraph<Task>(nodes.slice(plan.workerSteps.length), graphOptions);
   const mapping = compileMapping(config.mapping);
   await checkMappingAgainstInputs(files, config, mapping, opts.configFile);
@@ -221,10 +221,17 @@ async function runTaskPipelineLeased(
       `${n} input row(s) could not be read or mapped (strict mode): nothing was landed; see: winnow inspect --db ${dbDir} --table ${config.output.rejectedTable} --run ${runId}`,
     );
 
+  // The leading steps that declare a column-wise form run in the engine, batch by batch (src/engine).
+  const rowSteps = await rowStepsGraph(nodes.slice(0, plan.workerSteps.length), graphOptions, {
+    specs: plan.workerSteps,
+    registry: opts.registry,
+    engine: config.engine,
+    workers: config.workers,
+  });
   const stage = new RowStage({
     workers: config.workers,
     autoStartRows: 2 * (readOptionsOf(config.input).batchSize ?? 8192),
-    graph: rowGraph,
+    graph: rowSteps.graph,
     setup:
       plan.workerSteps.length > 0 || plan.nearDedupParams || plan.exactDedupParams
         ? {
@@ -350,6 +357,7 @@ async function runTaskPipelineLeased(
       totalTasks: await store.count(),
       steps,
       workers: workersUsed,
+      engineSteps: rowSteps.engineSteps,
       durationMs: performance.now() - t0,
       warnings,
       reportFile: null,
@@ -389,6 +397,7 @@ async function runTaskPipelineLeased(
     throw failure;
   } finally {
     await stage.close();
+    rowSteps.close();
   }
 }
 

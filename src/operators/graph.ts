@@ -55,7 +55,7 @@ export interface GraphOptions {
 export class OperatorGraph<T> {
   readonly nodes: readonly GraphNode<T>[];
   private readonly stats = new Map<string, StepMetrics>();
-  private readonly contexts = new Map<string, OperatorContext>();
+  protected readonly contexts = new Map<string, OperatorContext>();
   private readonly reasonClasses = new ReasonClasses();
 
   constructor(nodes: readonly GraphNode<T>[], opts: GraphOptions) {
@@ -135,7 +135,7 @@ export class OperatorGraph<T> {
     return [...this.stats.values()].map((m) => ({ ...m, reasons: { ...m.reasons }, extra: { ...m.extra } }));
   }
 
-  private async runNodes(
+  protected async runNodes(
     nodes: readonly GraphNode<T>[],
     from: number,
     batch: readonly T[],
@@ -158,7 +158,7 @@ export class OperatorGraph<T> {
     return rows as T[];
   }
 
-  private account(
+  protected account(
     node: OpNode<T>,
     rowsIn: number,
     result: OperatorResult<T>,

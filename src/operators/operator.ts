@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Rng } from '../core/rng.ts';
 import type { Tokenizer, TokenizerSpec } from '../models/tokenizer.ts';
 import type { AsciiProfile } from './ascii-profile.ts';
+import type { ColumnarForm } from './columnar/form.ts';
 
 /** Loads a model tokenizer; relative `path` specs resolve against `baseDir`. */
 export type TokenizerLoader = (spec: TokenizerSpec, opts: { baseDir: string }) => Promise<Tokenizer>;
@@ -78,6 +79,8 @@ export interface OperatorDefinition<T, P = unknown> {
   readonly description: string;
   readonly params: z.ZodType<P>;
   create(params: P): Operator<T>;
+  /** The operator's column-wise form for these params, when it has one (columnar/form.ts, src/engine). */
+  columnar?(params: P): ColumnarForm | null;
 }
 
 /** Helper so a definition's `params` type flows into `create` without annotations. */
@@ -87,6 +90,7 @@ export function defineOperator<T, S extends z.ZodType>(def: {
   description: string;
   params: S;
   create(params: z.output<S>): Operator<T>;
+  columnar?(params: z.output<S>): ColumnarForm | null;
 }): OperatorDefinition<T, z.output<S>> {
   return def as OperatorDefinition<T, z.output<S>>;
 }

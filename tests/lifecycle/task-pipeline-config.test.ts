@@ -139,6 +139,7 @@ describe('task pipeline JSON Schema', () => {
       'db',
       'runsDir',
       'workers',
+      'engine',
       'input',
       'mapping',
       'operators',

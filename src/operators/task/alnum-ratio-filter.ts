@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Task } from '../../core/task.ts';
+import { countsFilter } from '../columnar/text-forms.ts';
 import { defineOperator, filterRows } from '../operator.ts';
 import { filterPass, readText, TextFieldSchema } from './text-fields.ts';
 import {
@@ -34,10 +35,16 @@ export const alnumRatioFilterOp = defineOperator<Task, typeof Params>({
       profilePass: filterPass(p.field, (profile) => alnumShare(profileCounts(profile)) >= p.minRatio),
       process(batch) {
         return filterRows(batch, (task) => {
-          const r = alnumShare(charClassCountsOf(task, readText(task, p.field)));
-          return r < p.minRatio ? `alnum ratio ${fmtRatio(r)} < minRatio ${p.minRatio}` : null;
+          return alnumVerdict(alnumShare(charClassCountsOf(task, readText(task, p.field))), p.minRatio);
         });
       },
     };
   },
+  columnar: (p) =>
+    countsFilter(p.field, ['chars', 'alnum'], ([total, alnum]) =>
+      alnumVerdict(alnumShare({ total: total!, alnum: alnum!, space: 0, special: 0 }), p.minRatio),
+    ),
 });
+
+const alnumVerdict = (r: number, minRatio: number) =>
+  r < minRatio ? `alnum ratio ${fmtRatio(r)} < minRatio ${minRatio}` : null;

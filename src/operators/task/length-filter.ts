@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Task } from '../../core/task.ts';
+import { countsFilter } from '../columnar/text-forms.ts';
 import { defineOperator, filterRows } from '../operator.ts';
 import { filterPass, readText, TextFieldSchema } from './text-fields.ts';
 import { textProfile } from './text-profile.ts';
@@ -31,18 +32,7 @@ export const lengthFilterOp = defineOperator<Task, typeof Params>({
     'Keep tasks whose text has between min and max characters and/or words (any subset of limits).',
   params: Params,
   create(p) {
-    /** Why a text of `chars` characters and `words` words is dropped, or null. */
-    const verdict = (chars: number, words: number): string | null => {
-      if (p.minChars !== undefined && chars < p.minChars)
-        return `too short: ${chars} chars < minChars ${p.minChars}`;
-      if (p.maxChars !== undefined && chars > p.maxChars)
-        return `too long: ${chars} chars > maxChars ${p.maxChars}`;
-      if (p.minWords !== undefined && words < p.minWords)
-        return `too few words: ${words} < minWords ${p.minWords}`;
-      if (p.maxWords !== undefined && words > p.maxWords)
-        return `too many words: ${words} > maxWords ${p.maxWords}`;
-      return null;
-    };
+    const verdict = (chars: number, words: number) => lengthVerdict(p, chars, words);
     const countsChars = p.minChars !== undefined || p.maxChars !== undefined;
     const countsWords = p.minWords !== undefined || p.maxWords !== undefined;
     return {
@@ -62,4 +52,25 @@ export const lengthFilterOp = defineOperator<Task, typeof Params>({
       },
     };
   },
+  columnar: (p) => {
+    const counts: Array<'chars' | 'words'> = [];
+    if (p.minChars !== undefined || p.maxChars !== undefined) counts.push('chars');
+    if (p.minWords !== undefined || p.maxWords !== undefined) counts.push('words');
+    const at = (k: 'chars' | 'words', v: readonly number[]) =>
+      counts.includes(k) ? v[counts.indexOf(k)]! : 0;
+    return countsFilter(p.field, counts, (v) => lengthVerdict(p, at('chars', v), at('words', v)));
+  },
 });
+
+/** Why a text of `chars` characters and `words` words is dropped, or null. */
+function lengthVerdict(p: z.output<typeof Params>, chars: number, words: number): string | null {
+  if (p.minChars !== undefined && chars < p.minChars)
+    return `too short: ${chars} chars < minChars ${p.minChars}`;
+  if (p.maxChars !== undefined && chars > p.maxChars)
+    return `too long: ${chars} chars > maxChars ${p.maxChars}`;
+  if (p.minWords !== undefined && words < p.minWords)
+    return `too few words: ${words} < minWords ${p.minWords}`;
+  if (p.maxWords !== undefined && words > p.maxWords)
+    return `too many words: ${words} > maxWords ${p.maxWords}`;
+  return null;
+}

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Task } from '../../core/task.ts';
+import { whitespaceForm } from '../columnar/text-forms.ts';
 import { defineOperator } from '../operator.ts';
 import { keepsPass, mapTextBatch, TextFieldSchema } from './text-fields.ts';
 import type { AsciiProfile } from './text-profile.ts';
@@ -135,4 +136,6 @@ export const normalizeWhitespaceOp = defineOperator<Task, typeof Params>({
       },
     };
   },
+  // `all` maps the prompt and the answer alike: two columns, not one (left row-wise).
+  columnar: (p) => (p.field === 'all' ? null : whitespaceForm(p.field, p.newlines)),
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Task } from '../../core/task.ts';
+import { countsFilter } from '../columnar/text-forms.ts';
 import { defineOperator, filterRows } from '../operator.ts';
 import { filterPass, readText, TextFieldSchema } from './text-fields.ts';
 import {
@@ -38,10 +39,20 @@ export const specialCharRatioFilterOp = defineOperator<Task, typeof Params>({
       process(batch) {
         return filterRows(batch, (task) => {
           const text = readText(task, p.field);
-          const r = specialShare(charClassCountsOf(task, text));
-          return r > p.maxRatio ? `special-char ratio ${fmtRatio(r)} > maxRatio ${p.maxRatio}` : null;
+          return specialVerdict(specialShare(charClassCountsOf(task, text)), p.maxRatio);
         });
       },
     };
   },
+  // Counts [code points, alphanumerics, spaces], as charClassCounts makes them.
+  columnar: (p) =>
+    countsFilter(p.field, ['chars', 'alnum', 'space'], ([total, alnum, space]) =>
+      specialVerdict(
+        specialShare({ total: total!, alnum: alnum!, space: space!, special: total! - alnum! - space! }),
+        p.maxRatio,
+      ),
+    ),
 });
+
+const specialVerdict = (r: number, maxRatio: number) =>
+  r > maxRatio ? `special-char ratio ${fmtRatio(r)} > maxRatio ${maxRatio}` : null;

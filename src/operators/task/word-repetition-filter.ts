@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Task } from '../../core/task.ts';
+import { wordRepetitionForm } from '../columnar/text-forms.ts';
 import { defineOperator, filterRows } from '../operator.ts';
 import { readText, TextFieldSchema } from './text-fields.ts';
 import { fmtRatio } from './text-stats.ts';
@@ -14,6 +15,11 @@ export function wordRepetitionRatio(text: string, n: number): number {
   const words = wordTokens(text);
   const total = words.length - n + 1;
   if (total <= 0) return 0;
+  return repeatedGrams(words, n, total) / total;
+}
+
+/** How many of the `total` n-grams of `words` occur more than once (each occurrence counted). */
+function repeatedGrams(words: readonly string[], n: number, total: number): number {
   const counts = new Map<string, number>();
   for (let i = 0; i < total; i++) {
     const gram = n === 1 ? words[i]! : words.slice(i, i + n).join(' ');
@@ -21,7 +27,17 @@ export function wordRepetitionRatio(text: string, n: number): number {
   }
   let repeated = 0;
   for (const f of counts.values()) if (f > 1) repeated += f;
-  return repeated / total;
+  return repeated;
+}
+
+/** The drop reason for a ratio of `repeated` / `total` n-grams, or null (0 n-grams: ratio 0). */
+function repetitionVerdict(
+  p: { n: number; maxRatio: number },
+  repeated: number,
+  total: number,
+): string | null {
+  const r = total <= 0 ? 0 : repeated / total;
+  return r > p.maxRatio ? `word ${p.n}-gram repetition ratio ${fmtRatio(r)} > maxRatio ${p.maxRatio}` : null;
 }
 
 const Params = z.strictObject({
@@ -42,12 +58,13 @@ export const wordRepetitionFilterOp = defineOperator<Task, typeof Params>({
       kind: 'filter',
       process(batch) {
         return filterRows(batch, (task) => {
-          const r = wordRepetitionRatio(readText(task, p.field), p.n);
-          return r > p.maxRatio
-            ? `word ${p.n}-gram repetition ratio ${fmtRatio(r)} > maxRatio ${p.maxRatio}`
-            : null;
+          const words = wordTokens(readText(task, p.field));
+          const total = words.length - p.n + 1;
+          return repetitionVerdict(p, total <= 0 ? 0 : repeatedGrams(words, p.n, total), total);
         });
       },
     };
   },
+  columnar: (p) =>
+    wordRepetitionForm(p.field, p.n, ([repeated, total]) => repetitionVerdict(p, repeated!, total!)),
 });

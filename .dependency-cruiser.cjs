@@ -14,7 +14,7 @@ const LAYERS = [
   ['verify', 'io', 'models'], // answer checking, readers and writers, model calls
   ['agents'], // tool environments and episodes
   ['operators'], // task and experience operators
-  ['buffer', 'pipeline-workers', 'selectors'], // the experience buffer, operator workers, task selection
+  ['buffer', 'pipeline-workers', 'engine', 'selectors'], // the experience buffer, operator workers, the column engine, task selection
   ['explorer', 'export'], // rollouts and rewards; export formats
   ['trainer'], // trainers (export, external)
   ['tiny'], // the built-in tiny policy and its trainers: a plug-in over trainer/ and explorer/

@@ -1,7 +1,7 @@
 // `bench ingest --input FILE` without --mapping: the columns are read from the file's first rows
 // (any format the pipeline reads), so a file without an id column is measured, not refused
 // (its tasks get content-hash ids, as a pipeline without `mapping.id` gives them).
-import { UsageError } from '../../src/cli/args.ts';
+import { UsageError } from '../../src/core/usage-error.ts';
 import { readDataset } from '../../src/io/reader.ts';
 
 export type BenchMapping = { id?: string; prompt: string; answer?: string };

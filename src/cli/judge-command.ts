@@ -5,9 +5,11 @@ import type { RewardFn, RewardResult } from '../explorer/rewards/reward-fn.ts';
 import { columnsOf, compilePath, MISSING } from '../io/field-path.ts';
 import { jsonSafe, writeJsonl } from '../io/jsonl-writer.ts';
 import { writeParquet } from '../io/parquet-writer.ts';
+import { sharedJudgePool } from '../verify/judge-pool.ts';
 import { UsageError } from './args.ts';
-import { type CommandSpec, DB_OPTION, parseCommand } from './command-spec.ts';
-import { fileRows, lanceRows, type RowSourceInfo } from './judge-rows.ts';
+import { type CommandSpec, DB_OPTION, type OptionValues, parseCommand } from './command-spec.ts';
+import { fileRows, jsonFieldPath, lanceRows, type RowSourceInfo } from './judge-rows.ts';
+import { runJudgeSource } from './judge-run.ts';
 import { Progress } from './progress.ts';
 import { engineError, readableDbDir } from './table-target.ts';
 
@@ -16,12 +18,13 @@ export const JUDGE_SPEC = {
   args: '',
   maxArgs: 0,
   summary:
-    'Re-score rows (rollouts, any JSONL/Parquet file or LanceDB table) with a registered reward; never modifies the input.',
+    'Re-score rows (rollouts, any JSONL/Parquet file, a LanceDB table or a whole run) with a registered reward; never modifies the input.',
   options: {
     reward: {
       type: 'string',
       value: 'NAME',
-      description: 'a registered reward function (required), e.g. math or exact_match (docs/rewards.md)',
+      description:
+        "a registered reward function, e.g. math or exact_match (docs/rewards.md); required unless --run (default: the run's reward)",
     },
     params: {
       type: 'string',
@@ -36,7 +39,20 @@ export const JUDGE_SPEC = {
     table: {
       type: 'string',
       value: 'T',
-      description: 'score the rows of this LanceDB table instead of a file',
+      description:
+        "score the rows of this LanceDB table instead of a file (with --run: instead of the run's buffer)",
+    },
+    run: {
+      type: 'string',
+      value: 'ID',
+      description:
+        "re-score an RFT run's experiences, each against its task's answer (the run's task file or table, then the tasks table)",
+    },
+    workers: {
+      type: 'string',
+      value: 'N',
+      description:
+        'judgement worker threads for the math reward (default 2, or WINNOW_JUDGE_WORKERS); each judgement is stopped at its time limit',
     },
     db: DB_OPTION,
     output: {
@@ -55,7 +71,7 @@ export const JUDGE_SPEC = {
       value: 'F',
       default: 'answer',
       description:
-        "the field holding the reference answer (experience rows without one: the tasks table's answer)",
+        "the field holding the reference answer; a dotted path reads nested fields, JSON text too (info.answer, info.meta.gold); rows without one: their task's answer",
     },
     quiet: { type: 'boolean', description: 'no progress bar on stderr' },
   },
@@ -68,6 +84,8 @@ export const JUDGE_SPEC = {
   examples: [
     'winnow judge --reward math --input rollouts.jsonl --output scored.jsonl',
     'winnow judge --reward math --table rft_buffer --output rescored.parquet',
+    'winnow judge --run arithmetic-bots-1 --output rescored.jsonl',
+    'winnow judge --reward math --input scored.jsonl --answer-field info.meta.gold',
     'winnow judge --reward math --params \'{"tolerance":1e-4}\' --input math.parquet --response-field completion --answer-field solution',
   ],
 } as const satisfies CommandSpec;
@@ -185,14 +203,50 @@ async function judgeRow(
   }
 }
 
+/** --workers N: a whole number from 1 to 64. */
+function workersFlag(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 64)
+    throw new UsageError(`--workers must be a whole number from 1 to 64, got '${text}'`);
+  return n;
+}
+
+/** Where the rows come from, and the reward to use when --reward is not given. */
+async function rowSource(v: JudgeValues): Promise<{ src: RowSourceInfo; reward?: unknown; baseDir: string }> {
+  try {
+    if (v.run !== undefined) {
+      const run = await runJudgeSource(readableDbDir(v.db), v.run, v.table);
+      return { src: run.rows, reward: run.reward, baseDir: run.baseDir };
+    }
+    const src =
+      v.input !== undefined ? fileRows(resolve(v.input)) : await lanceRows(readableDbDir(v.db), v.table!);
+    return { src, baseDir: process.cwd() };
+  } catch (err) {
+    throw engineError(err, v.run !== undefined ? `judge of run '${v.run}'` : `judge of table '${v.table}'`);
+  }
+}
+
+type JudgeValues = OptionValues<typeof JUDGE_SPEC.options>;
+
+function checkUsage(v: JudgeValues): void {
+  if (v.reward === undefined && v.run === undefined)
+    throw new UsageError(
+      "judge needs --reward NAME (e.g. --reward math), or --run ID for the run's own reward",
+    );
+  if (v.run !== undefined && v.input !== undefined)
+    throw new UsageError("--run re-scores the run's experiences: drop --input (or --run to score a file)");
+  if (v.run === undefined && (v.input === undefined) === (v.table === undefined))
+    throw new UsageError('judge needs exactly one of --input FILE, --table T or --run ID');
+  if (v.db !== undefined && v.table === undefined && v.run === undefined)
+    throw new UsageError('--db only applies with --table or --run');
+}
+
 export async function judgeCommand(argv: string[]): Promise<number> {
   const parsed = parseCommand(JUDGE_SPEC, argv);
   if (!parsed) return 0;
   const v = parsed.values;
-  if (v.reward === undefined) throw new UsageError('judge needs --reward NAME (e.g. --reward math)');
-  if ((v.input === undefined) === (v.table === undefined))
-    throw new UsageError('judge needs exactly one of --input FILE or --table T');
-  if (v.db !== undefined && v.table === undefined) throw new UsageError('--db only applies with --table');
+  checkUsage(v);
   const out = v.output === undefined ? null : resolve(v.output);
   const outType =
     out === null
@@ -206,21 +260,20 @@ export async function judgeCommand(argv: string[]): Promise<number> {
   if (out !== null && v.input !== undefined && out === resolve(v.input))
     throw new UsageError('--output is the --input file: judge never overwrites its input; name another file');
   const params = parseParams(v.params);
-  const fn = await createReward(params ? { type: v.reward, params } : v.reward, {
-    baseDir: process.cwd(),
-    path: '--reward',
+  const workers = workersFlag(v.workers);
+  // Every math judgement of this process (the dapo reward's too) runs on the shared pool.
+  if (workers !== undefined) sharedJudgePool(workers);
+  const { src, reward, baseDir } = await rowSource(v);
+  const rewardConfig = v.reward !== undefined ? (params ? { type: v.reward, params } : v.reward) : reward;
+  const fn = await createReward(rewardConfig, {
+    baseDir,
+    path: v.reward !== undefined ? '--reward' : "the run's reward",
   });
   const fields: Fields = {
     response: compilePath(v['response-field']),
-    answer: compilePath(v['answer-field']),
+    answer: jsonFieldPath(v['answer-field']),
     responseName: v['response-field'],
   };
-  let src: RowSourceInfo;
-  try {
-    src = v.input !== undefined ? fileRows(resolve(v.input)) : await lanceRows(readableDbDir(v.db), v.table!);
-  } catch (err) {
-    throw engineError(err, `judge of table '${v.table}'`);
-  }
   const tally = new Tally();
   const progress = new Progress({ enabled: !v.quiet });
   let unreadable = 0;
@@ -230,18 +283,22 @@ export async function judgeCommand(argv: string[]): Promise<number> {
         unreadable++;
         process.stderr.write(`warning: input row ${u.row} skipped: ${u.reason}\n`);
       }
+      // A batch's judgements are asked for at once (the math reward spreads them over its workers)
+      // and taken back in input order.
+      const first = tally.rows;
+      const results = await Promise.all(
+        batch.rows.map((row, i) => judgeRow(row, first + i, fn, fields, src)),
+      );
       const rows: Row[] = [];
-      for (const row of batch.rows) {
-        const r = await judgeRow(row, tally.rows, fn, fields, src);
+      results.forEach((r, i) => {
         const info = (r.info ?? {}) as Record<string, JsonValue>;
         tally.add(r.reward, typeof info.reason === 'string' ? info.reason : undefined);
-        rows.push(scoredRow(row, r.reward, info));
-        if (tally.rows % 64 === 0)
-          progress.update(
-            `judged ${tally.rows.toLocaleString('en-US')} rows`,
-            src.total ? tally.rows / src.total : undefined,
-          );
-      }
+        rows.push(scoredRow(batch.rows[i]!, r.reward, info));
+      });
+      progress.update(
+        `judged ${tally.rows.toLocaleString('en-US')} rows`,
+        src.total ? tally.rows / src.total : undefined,
+      );
       yield rows;
     }
   }

@@ -50,7 +50,7 @@ export interface JudgePoolStats {
 const DEFAULT_GRACE_MS = 100;
 const DEFAULT_HEAP_MB = 512;
 
-function gaveUp(reason: 'timeout' | 'too_large', detail: string): MathVerdict {
+function gaveUp(reason: 'timeout' | 'too_large' | 'unparseable', detail: string): MathVerdict {
   return {
     correct: false,
     reason,
@@ -174,7 +174,7 @@ export class JudgePool {
               `the judgement needed more than ${this.maxHeapMb} MB; its worker was replaced`,
             )
           : gaveUp(
-              'too_large',
+              'unparseable',
               `the judgement's worker failed (${err.message.split('\n')[0]!.slice(0, 80)}); it was replaced`,
             ),
       );

@@ -13,7 +13,10 @@ afterAll(() => sharedJudgePool().close());
 /** Answers from a fixed list per prompt: run index i gets answers[i] (both the batched and the plain path). */
 class ListModel implements RolloutModel {
   readonly name = 'list';
-  constructor(private readonly answers: Record<string, string[]>) {}
+  private readonly answers: Record<string, string[]>;
+  constructor(answers: Record<string, string[]>) {
+    this.answers = answers;
+  }
   private gens(req: GenerateRequest): Generation[] {
     return this.answers[req.prompt ?? '']!.slice(0, req.n).map((text) => ({
       text,

@@ -49,8 +49,10 @@ export const JUDGE_SPEC = {
         "re-score an RFT run's experiences, each against its task's answer (the run's task file or table, then the tasks table)",
     },
     workers: {
-      type: 'string',
+      type: 'int',
       value: 'N',
+      min: 1,
+      max: 64,
       description:
         'judgement worker threads for the math reward (default 2, or WINNOW_JUDGE_WORKERS); each judgement is stopped at its time limit',
     },
@@ -80,6 +82,8 @@ export const JUDGE_SPEC = {
     'An input row that already has reward or info keeps them as reward_before and info_before.',
     'A row that cannot be judged (a missing field, an unreadable line, a reward error) gets reward 0 and info.reason.',
     'The summary (rows, mean reward, timeouts, unparseable…) goes to stderr.',
+    "With --run, each experience's answer comes from the run's own tasks (its task file through its mapping, or its task table; relative paths from the config's folder), then the tasks table; the reward defaults to the run's.",
+    'math judgements run on worker threads (--workers): one still running at the time limit (timeLimitMs, 200 ms) is stopped and scores 0, reason timeout.',
   ],
   examples: [
     'winnow judge --reward math --input rollouts.jsonl --output scored.jsonl',
@@ -203,15 +207,6 @@ async function judgeRow(
   }
 }
 
-/** --workers N: a whole number from 1 to 64. */
-function workersFlag(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > 64)
-    throw new UsageError(`--workers must be a whole number from 1 to 64, got '${text}'`);
-  return n;
-}
-
 /** Where the rows come from, and the reward to use when --reward is not given. */
 async function rowSource(v: JudgeValues): Promise<{ src: RowSourceInfo; reward?: unknown; baseDir: string }> {
   try {
@@ -260,9 +255,8 @@ export async function judgeCommand(argv: string[]): Promise<number> {
   if (out !== null && v.input !== undefined && out === resolve(v.input))
     throw new UsageError('--output is the --input file: judge never overwrites its input; name another file');
   const params = parseParams(v.params);
-  const workers = workersFlag(v.workers);
   // Every math judgement of this process (the dapo reward's too) runs on the shared pool.
-  if (workers !== undefined) sharedJudgePool(workers);
+  if (v.workers !== undefined) sharedJudgePool(v.workers);
   const { src, reward, baseDir } = await rowSource(v);
   const rewardConfig = v.reward !== undefined ? (params ? { type: v.reward, params } : v.reward) : reward;
   const fn = await createReward(rewardConfig, {
@@ -295,10 +289,11 @@ export async function judgeCommand(argv: string[]): Promise<number> {
         tally.add(r.reward, typeof info.reason === 'string' ? info.reason : undefined);
         rows.push(scoredRow(batch.rows[i]!, r.reward, info));
       });
-      progress.update(
-        `judged ${tally.rows.toLocaleString('en-US')} rows`,
-        src.total ? tally.rows / src.total : undefined,
-      );
+      if (tally.rows >= 64)
+        progress.update(
+          `judged ${tally.rows.toLocaleString('en-US')} rows`,
+          src.total ? tally.rows / src.total : undefined,
+        );
       yield rows;
     }
   }

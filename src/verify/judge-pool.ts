@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { JudgeJob, JudgeReply } from './judge-messages.ts';
+import { HARD_LIMIT_FACTOR, type JudgeJob, type JudgeReply } from './judge-messages.ts';
 import { DEFAULT_LIMITS } from './limits.ts';
 import type { MathVerdict, VerifyOptions } from './verify-math.ts';
 
@@ -10,9 +10,11 @@ import type { MathVerdict, VerifyOptions } from './verify-math.ts';
  * Judgements on worker threads, each under a hard deadline. JavaScript cannot interrupt a running
  * call, so the verifier's own time limit (checked between steps) cannot stop one engine call that
  * runs for hours; a worker can be terminated. A judgement's clock starts when a warmed worker takes
- * it (a worker's start — loading the engine, ~0.5–1 s — never counts against a judgement); a
- * worker still busy at `timeLimitMs + graceMs` is terminated and replaced, and the judgement gets
- * the verdict `timeout`. The calling thread never waits on a judgement: it stays free for its
+ * it (a worker's start — loading the engine, ~0.5–1 s — never counts against a judgement). In
+ * the worker, `timeLimitMs` is the thread's CPU time, checked between steps (a busy machine does
+ * not make a cheap judgement time out); a worker still busy at `HARD_LIMIT_FACTOR × timeLimitMs +
+ * graceMs` of wall time (work that never reached a check) is terminated and replaced, and the
+ * judgement gets the verdict `timeout`. The calling thread never waits on a judgement: it stays free for its
  * timers, I/O and other rollouts.
  */
 export interface JudgePoolOptions {
@@ -201,13 +203,14 @@ export class JudgePool {
       const next = this.queue.shift()!;
       slot.current = next;
       const limit = next.job.options.limits?.timeLimitMs ?? DEFAULT_LIMITS.timeLimitMs;
-      slot.timer = setTimeout(() => this.stop(slot, limit), limit + this.graceMs);
+      const hardMs = limit * HARD_LIMIT_FACTOR + this.graceMs;
+      slot.timer = setTimeout(() => this.stop(slot, limit, hardMs), hardMs);
       slot.worker.postMessage(next.job);
     }
   }
 
   /** The deadline passed: terminate the worker, answer `timeout`, start a replacement. */
-  private stop(slot: Slot, limit: number): void {
+  private stop(slot: Slot, limit: number, hardMs: number): void {
     const done = slot.current;
     if (!done || slot.retired) return;
     slot.retired = true;
@@ -217,7 +220,10 @@ export class JudgePool {
     this.stats.judged++;
     void slot.worker.terminate();
     done.resolve(
-      gaveUp('timeout', `stopped after ${limit} ms (the judgement's time limit); its worker was replaced`),
+      gaveUp(
+        'timeout',
+        `stopped after ${hardMs} ms of wall time (its time limit is ${limit} ms); its worker was replaced`,
+      ),
     );
     this.replace(slot);
   }

@@ -4,7 +4,8 @@
 // terminates this worker when a judgement outlives it.
 
 import { parentPort } from 'node:worker_threads';
-import type { JudgeJob, JudgeReply } from './judge-messages.ts';
+import { HARD_LIMIT_FACTOR, type JudgeJob, type JudgeReply } from './judge-messages.ts';
+import { useThreadCpuClock } from './limits.ts';
 import { verifyMath } from './verify-math.ts';
 
 /**
@@ -23,6 +24,7 @@ function warm(): void {
   verifyMath('$\\boxed{[0, 1)}$', '[0,1)', opts);
 }
 
+useThreadCpuClock(HARD_LIMIT_FACTOR);
 warm();
 const port = parentPort!;
 port.on('message', (job: JudgeJob) => {

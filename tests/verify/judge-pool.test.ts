@@ -49,7 +49,10 @@ describe('the judgement pool', () => {
       expect(answers).toEqual(['pong', 'pong', 'pong']);
       expect(ticks).toBeGreaterThan(0);
       expect([v.correct, v.reason]).toEqual([false, 'timeout']);
-      expect(v.detail).toBe("stopped after 300 ms (the judgement's time limit); its worker was replaced");
+      // Stopped at 2 × the limit + the 50 ms grace, in wall time.
+      expect(v.detail).toBe(
+        'stopped after 650 ms of wall time (its time limit is 300 ms); its worker was replaced',
+      );
       expect(pool.stats.started).toBe(startedBefore + 1);
       // The replacement judges as before.
       const next = await pool.judge('$\\boxed{4}$', '4', { limits: { timeLimitMs: 5_000 } });

@@ -230,7 +230,9 @@ function checkUsage(v: JudgeValues): void {
       "judge needs --reward NAME (e.g. --reward math), or --run ID for the run's own reward",
     );
   if (v.run !== undefined && v.input !== undefined)
-    throw new UsageError("--run re-scores the run's experiences: drop --input (or --run to score a file)");
+    throw new UsageError(
+      "--run and --input cannot be used together: --run re-scores the run's experiences, --input a file",
+    );
   if (v.run === undefined && (v.input === undefined) === (v.table === undefined))
     throw new UsageError('judge needs exactly one of --input FILE, --table T or --run ID');
   if (v.db !== undefined && v.table === undefined && v.run === undefined)

@@ -88,7 +88,7 @@ describe('winnow judge --run', () => {
     expect(missing.stderr).toContain("no run 'arithmetic-bots-9'");
     const both = winnow(['judge', '--run', 'arithmetic-bots-1', '--db', db, '--input', out]);
     expect([both.code, both.stderr.trim().split('\n').length]).toEqual([2, 1]);
-    expect(both.stderr).toContain('drop --input');
+    expect(both.stderr).toContain('--run and --input cannot be used together');
   }, 600_000);
 });
 

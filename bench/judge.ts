@@ -1,8 +1,9 @@
 // bench/judge: judgements per second of the MATH-grade verifier (src/verify) against the
 // numbers-only judge it replaced (judgeMathNumbersOnly), both measured in this process on the same
 // pairs: the golden suite (MATH-style answers, --rounds passes) and --responses GSM8K-style
-// responses made from datasets/gsm8k/test.jsonl. Per-judgement latency gives p50/p99/max; a set of
-// hostile inputs gives the worst case against the time limit. The verdict cache is off. Rates are
+// responses made from datasets/gsm8k/test.jsonl, and the golden answers written out as MATH-style
+// worked solutions on both sides (bench/judge-math-style.ts). Per-judgement latency gives
+// p50/p99/max; a set of hostile inputs gives the worst case against the time limit. The verdict cache is off. Rates are
 // given per wall second and per CPU second of this process (the one-core rate on a busy machine);
 // the ratio to the baseline uses CPU time.
 // Run: npx winnow bench judge [--responses 10000] [--rounds 10] [--json]
@@ -13,17 +14,12 @@ import { formatTable } from '../src/cli/table.ts';
 import { Rng } from '../src/core/rng.ts';
 import { DEFAULT_LIMITS, verifyMath } from '../src/verify/index.ts';
 import { judgeMathNumbersOnly } from '../src/verify/math-answer.ts';
+import { mathStylePairs, type Pair } from './judge-math-style.ts';
 import { JUDGE_BENCH_SPEC } from './judge-spec.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const GOLDEN = join(ROOT, 'tests', 'verify', 'fixtures', 'math-golden.jsonl');
 const GSM8K = join(ROOT, 'datasets', 'gsm8k', 'test.jsonl');
-
-interface Pair {
-  gold: string;
-  response: string;
-  verdict: boolean;
-}
 
 interface Measured {
   suite: string;
@@ -132,18 +128,22 @@ export async function judgeBenchMain(argv: string[]): Promise<number> {
   const golden = readJsonl<Pair>(GOLDEN);
   const goldenRounds = Array.from({ length: values.rounds }, () => golden).flat();
   const gsm = gsm8kPairs(values.responses, values.seed);
+  const solutions = Array.from({ length: values.rounds }, (_, r) =>
+    mathStylePairs(golden, values.seed + r),
+  ).flat();
   process.stderr.write(
-    `judging ${goldenRounds.length.toLocaleString('en-US')} golden and ${gsm.length.toLocaleString('en-US')} GSM8K-style pairs with each judge…\n`,
+    `judging ${goldenRounds.length.toLocaleString('en-US')} golden, ${solutions.length.toLocaleString('en-US')} MATH-style solution and ${gsm.length.toLocaleString('en-US')} GSM8K-style pairs with each judge…\n`,
   );
   const results: Measured[] = [];
   for (const [suite, pairs] of [
     ['golden (MATH-style)', goldenRounds],
+    ['MATH-style solutions', solutions],
     ['GSM8K-style', gsm],
   ] as const) {
     const base = measure(suite, 'numbers-only (baseline)', pairs, numbersOnly);
     const mine = measure(suite, 'verifier', pairs, verifier);
     results.push(
-      { ...mine, ratioToBaseline: mine.perSecond / base.perSecond },
+      { ...mine, ratioToBaseline: mine.perCpuSecond / base.perCpuSecond },
       { ...base, ratioToBaseline: 1 },
     );
   }

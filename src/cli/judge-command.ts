@@ -7,8 +7,10 @@ import { engineError, readableDbDir } from '../inspect/table-target.ts';
 import { columnsOf, compilePath, MISSING } from '../io/field-path.ts';
 import { jsonSafe, writeJsonl } from '../io/jsonl-writer.ts';
 import { writeParquet } from '../io/parquet-writer.ts';
-import { parseCommand } from './command-spec.ts';
-import { fileRows, lanceRows, type RowSourceInfo } from './judge-rows.ts';
+import { sharedJudgePool } from '../verify/judge-pool.ts';
+import { type OptionValues, parseCommand } from './command-spec.ts';
+import { fileRows, jsonFieldPath, lanceRows, type RowSourceInfo } from './judge-rows.ts';
+import { runJudgeSource } from './judge-run.ts';
 import { Progress } from './progress.ts';
 import { JUDGE_SPEC } from './specs/judge.ts';
 
@@ -125,14 +127,43 @@ async function judgeRow(
   }
 }
 
+/** Where the rows come from, and the reward to use when --reward is not given. */
+async function rowSource(v: JudgeValues): Promise<{ src: RowSourceInfo; reward?: unknown; baseDir: string }> {
+  try {
+    if (v.run !== undefined) {
+      const run = await runJudgeSource(readableDbDir(v.db), v.run, v.table);
+      return { src: run.rows, reward: run.reward, baseDir: run.baseDir };
+    }
+    const src =
+      v.input !== undefined ? fileRows(resolve(v.input)) : await lanceRows(readableDbDir(v.db), v.table!);
+    return { src, baseDir: process.cwd() };
+  } catch (err) {
+    throw engineError(err, v.run !== undefined ? `judge of run '${v.run}'` : `judge of table '${v.table}'`);
+  }
+}
+
+type JudgeValues = OptionValues<typeof JUDGE_SPEC.options>;
+
+function checkUsage(v: JudgeValues): void {
+  if (v.reward === undefined && v.run === undefined)
+    throw new UsageError(
+      "judge needs --reward NAME (e.g. --reward math), or --run ID for the run's own reward",
+    );
+  if (v.run !== undefined && v.input !== undefined)
+    throw new UsageError(
+      "--run and --input cannot be used together: --run re-scores the run's experiences, --input a file",
+    );
+  if (v.run === undefined && (v.input === undefined) === (v.table === undefined))
+    throw new UsageError('judge needs exactly one of --input FILE, --table T or --run ID');
+  if (v.db !== undefined && v.table === undefined && v.run === undefined)
+    throw new UsageError('--db only applies with --table or --run');
+}
+
 export async function judgeCommand(argv: string[]): Promise<number> {
   const parsed = parseCommand(JUDGE_SPEC, argv);
   if (!parsed) return 0;
   const v = parsed.values;
-  if (v.reward === undefined) throw new UsageError('judge needs --reward NAME (e.g. --reward math)');
-  if ((v.input === undefined) === (v.table === undefined))
-    throw new UsageError('judge needs exactly one of --input FILE or --table T');
-  if (v.db !== undefined && v.table === undefined) throw new UsageError('--db only applies with --table');
+  checkUsage(v);
   const out = v.output === undefined ? null : resolve(v.output);
   const outType =
     out === null
@@ -146,21 +177,19 @@ export async function judgeCommand(argv: string[]): Promise<number> {
   if (out !== null && v.input !== undefined && out === resolve(v.input))
     throw new UsageError('--output is the --input file: judge never overwrites its input; name another file');
   const params = parseParams(v.params);
-  const fn = await createReward(params ? { type: v.reward, params } : v.reward, {
-    baseDir: process.cwd(),
-    path: '--reward',
+  // Every math judgement of this process (the dapo reward's too) runs on the shared pool.
+  if (v.workers !== undefined) sharedJudgePool(v.workers);
+  const { src, reward, baseDir } = await rowSource(v);
+  const rewardConfig = v.reward !== undefined ? (params ? { type: v.reward, params } : v.reward) : reward;
+  const fn = await createReward(rewardConfig, {
+    baseDir,
+    path: v.reward !== undefined ? '--reward' : "the run's reward",
   });
   const fields: Fields = {
     response: compilePath(v['response-field']),
-    answer: compilePath(v['answer-field']),
+    answer: jsonFieldPath(v['answer-field']),
     responseName: v['response-field'],
   };
-  let src: RowSourceInfo;
-  try {
-    src = v.input !== undefined ? fileRows(resolve(v.input)) : await lanceRows(readableDbDir(v.db), v.table!);
-  } catch (err) {
-    throw engineError(err, `judge of table '${v.table}'`);
-  }
   const tally = new Tally();
   const progress = new Progress({ enabled: !v.quiet });
   let unreadable = 0;
@@ -170,18 +199,23 @@ export async function judgeCommand(argv: string[]): Promise<number> {
         unreadable++;
         process.stderr.write(`warning: input row ${u.row} skipped: ${u.reason}\n`);
       }
+      // A batch's judgements are asked for at once (the math reward spreads them over its workers)
+      // and taken back in input order.
+      const first = tally.rows;
+      const results = await Promise.all(
+        batch.rows.map((row, i) => judgeRow(row, first + i, fn, fields, src)),
+      );
       const rows: Row[] = [];
-      for (const row of batch.rows) {
-        const r = await judgeRow(row, tally.rows, fn, fields, src);
+      results.forEach((r, i) => {
         const info = (r.info ?? {}) as Record<string, JsonValue>;
         tally.add(r.reward, typeof info.reason === 'string' ? info.reason : undefined);
-        rows.push(scoredRow(row, r.reward, info));
-        if (tally.rows % 64 === 0)
-          progress.update(
-            `judged ${tally.rows.toLocaleString('en-US')} rows`,
-            src.total ? tally.rows / src.total : undefined,
-          );
-      }
+        rows.push(scoredRow(batch.rows[i]!, r.reward, info));
+      });
+      if (tally.rows >= 64)
+        progress.update(
+          `judged ${tally.rows.toLocaleString('en-US')} rows`,
+          src.total ? tally.rows / src.total : undefined,
+        );
       yield rows;
     }
   }

@@ -2,6 +2,7 @@ import type * as arrow from 'apache-arrow';
 import { localArrowTable, plainValue } from '../buffer/arrow-codec.ts';
 import { connect } from '../buffer/connection.ts';
 import { openExisting } from '../inspect/table-target.ts';
+import { MISSING } from '../io/field-path.ts';
 import { readDataset } from '../io/reader.ts';
 
 /**
@@ -92,5 +93,30 @@ export async function lanceRows(dbDir: string, tableName: string): Promise<RowSo
     total,
     batches: batches(),
     ...(answers ? { taskAnswer: (id: string) => answers.get(id) } : {}),
+  };
+}
+
+/**
+ * A getter for a field or dotted path (`answer`, `info.answer`, `info.meta.gold`) that also reads
+ * into JSON text: an experience table stores `info` as JSON, so `info.answer` must parse it. An
+ * exact column of that name wins, as in io/field-path.ts. Absent → MISSING.
+ */
+export function jsonFieldPath(path: string): (row: Record<string, unknown>) => unknown {
+  const segments = path.split('.');
+  return (row) => {
+    if (Object.hasOwn(row, path)) return row[path];
+    let cur: unknown = row;
+    for (const seg of segments) {
+      if (typeof cur === 'string' && cur.startsWith('{')) {
+        try {
+          cur = JSON.parse(cur) as unknown;
+        } catch {
+          return MISSING;
+        }
+      }
+      if (cur === null || typeof cur !== 'object' || !Object.hasOwn(cur, seg)) return MISSING;
+      cur = (cur as Record<string, unknown>)[seg];
+    }
+    return cur;
   };
 }

@@ -111,18 +111,17 @@ export class Explorer {
           );
           return o.model.generateBatch!(reqs);
         }, budget);
+        // Every group is finished (scored) at once: rewards judged on worker threads overlap.
+        const finished = await Promise.allSettled(
+          tasks.map(async (t, i) =>
+            o.workflow.finish!(t, gens[i] ?? [], this.context(t, step, modelVersion, undefined, round)),
+          ),
+        );
         pending = [];
-        for (let i = 0; i < tasks.length; i++) {
-          try {
-            groups[i] = await o.workflow.finish(
-              tasks[i]!,
-              gens[i] ?? [],
-              this.context(tasks[i]!, step, modelVersion, undefined, round),
-            );
-          } catch {
-            pending.push(i);
-          }
-        }
+        finished.forEach((r, i) => {
+          if (r.status === 'fulfilled') groups[i] = r.value;
+          else pending.push(i);
+        });
         metrics.batched = tasks.length - pending.length;
       } catch {
         // The batched call failed as a whole: fall back to task-by-task so one bad task costs one group.

@@ -26,6 +26,7 @@ import type { RftConfig } from './rft-config.ts';
 import type { RftParts, RunBuffer } from './rft-parts.ts';
 import { rowReward, rowWorkflow } from './row-overrides.ts';
 import { benchCheckpointsIn, NOTHING_TO_BENCH } from './run/drivers/bench.ts';
+import { FilterRefillStage, filterRefillOf } from './run/filter-refill.ts';
 import { openRunBuffer } from './run-buffer.ts';
 import type { RunRegistries } from './run-registries.ts';
 import { defaultRegistries } from './run-registries.ts';
@@ -98,13 +99,14 @@ export async function prepareRft(config: RftConfig, opts: BuildRftOptions): Prom
     benchCheckpointsIn(resolve(opts.baseDir, config.lifecycle.benchCheckpoints), { canLoadWeights: true });
   }
   const sel = await resolvePlugin(config.selector, reg.selectors, at('selector'));
-  const selector: Selector = withStages(
-    await sel.def.create(sel.params, opts.seed),
-    buildStages(
-      config.explorer.stages.flatMap((s) => ('type' in s ? [s] : [])),
-      opts.seed,
-    ),
+  const stages = buildStages(
+    config.explorer.stages.flatMap((s) => ('type' in s ? [s] : [])),
+    opts.seed,
   );
+  // A refilling reward_std_filter draws rounds like dapo_ds, unless a stage already refills.
+  const refill = filterRefillOf(config);
+  if (refill && !stages.some((s) => s.refills)) stages.push(new FilterRefillStage(refill));
+  const selector: Selector = withStages(await sel.def.create(sel.params, opts.seed), stages);
   selector.init(taskViewFromTasks(tasks));
 
   const rw = await resolvePlugin(config.explorer.reward, reg.rewards, {
@@ -192,7 +194,7 @@ export async function prepareRft(config: RftConfig, opts: BuildRftOptions): Prom
     temperature: 0,
     retries: 1,
   });
-  // Evaluation sets: k samples per task at the set's temperature, with a seed of the set's own.
+  // Evaluation sets: n (default k) samples per task at the set's temperature, with a seed of the set's own.
   const evalSets = evalConfigs.map((s, i) =>
     evalSet(
       s,
@@ -201,7 +203,7 @@ export async function prepareRft(config: RftConfig, opts: BuildRftOptions): Prom
         ...explorerOptions,
         model: model.rollout,
         reward,
-        repeat: s.k,
+        repeat: s.n ?? s.k,
         temperature: s.temperature ?? e.temperature,
         retries: 1,
         seed: hashSeed(opts.seed, 'eval', s.name),

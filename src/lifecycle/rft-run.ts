@@ -223,7 +223,13 @@ async function runRftLeased(
   mkdirSync(runDir, { recursive: true });
   const configFileOut = join(runDir, RUN_CONFIG_FILE);
   if (!plan.resume || !existsSync(configFileOut) || plan.changedHarmless.length > 0) {
-    const stored: StoredRunConfig = { runId, configHash, bufferTable: plan.bufferTable, config };
+    const stored: StoredRunConfig = {
+      runId,
+      configHash,
+      bufferTable: plan.bufferTable,
+      config,
+      baseDir: opts.baseDir,
+    };
     writeFileAtomicSync(configFileOut, `${JSON.stringify(stored, null, 2)}\n`);
   }
   const recorder = new RunRecorder(

@@ -61,6 +61,8 @@ export interface StoredRunConfig {
   configHash: string;
   bufferTable: string;
   config: RftConfig;
+  /** The config file's folder: relative paths in `config` (the task file…) resolve from here. */
+  baseDir?: string;
 }
 
 export function readStoredRunConfig(runDir: string): StoredRunConfig | null {

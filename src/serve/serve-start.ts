@@ -158,6 +158,7 @@ export async function startServe(o: StartServeOptions): Promise<ServeRun> {
         configHash,
         bufferTable: plan.bufferTable,
         config: { ...config, seed },
+        baseDir,
       };
       writeFileAtomicSync(configFileOut, `${JSON.stringify(stored, null, 2)}\n`);
     }

@@ -27,26 +27,50 @@ export class LimitExceeded extends Error {
   }
 }
 
-/** A wall-clock budget checked between steps (JavaScript cannot interrupt a running call). */
+/** Milliseconds of this thread's CPU time (user + system). */
+const threadCpuMs = (): number => {
+  const u = process.threadCpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+/** What deadlines measure: wall time, unless a judgement worker asked for its thread's CPU time. */
+let clock: () => number = () => performance.now();
+/** The wall time a deadline allows the compute engine, as a multiple of its budget. */
+let wallAllowance = 1;
+
+/**
+ * Judgement workers (judge-pool.ts) measure a judgement's time limit in their own thread's CPU
+ * time, so a busy machine does not turn a cheap judgement into a timeout; the compute engine's own
+ * limit (wall time) gets `allowance` × the budget, the pool's hard wall-clock stop.
+ */
+export function useThreadCpuClock(allowance: number): void {
+  clock = threadCpuMs;
+  wallAllowance = allowance;
+}
+
+/** A time budget checked between steps (JavaScript cannot interrupt a running call). */
 export class Deadline {
   private end: number;
+  private wallEnd: number;
   readonly ms: number;
   constructor(ms: number) {
     this.ms = ms;
-    this.end = performance.now() + ms;
+    this.end = clock() + ms;
+    this.wallEnd = performance.now() + ms * wallAllowance;
   }
   /** Give back time spent on one-off set-up (loading the engine), which says nothing about the input. */
   grant(ms: number): void {
     this.end += ms;
+    this.wallEnd += ms;
   }
 
-  /** Milliseconds left (at least 1: a budget for the engine's own time limit). */
+  /** Wall milliseconds left for the engine's own time limit (at least 1). */
   remaining(): number {
-    return Math.max(1, this.end - performance.now());
+    return Math.max(1, this.wallEnd - performance.now());
   }
 
   check(where: string): void {
-    if (performance.now() > this.end) throw new LimitExceeded('timeout', `over ${this.ms} ms (${where})`);
+    if (clock() > this.end) throw new LimitExceeded('timeout', `over ${this.ms} ms (${where})`);
   }
 }
 

@@ -10,6 +10,7 @@ import { readDataset } from '../../src/io/reader.ts';
 import { verifyMath } from '../../src/verify/index.ts';
 import { exp } from '../buffer/experience-fixtures/make.ts';
 import { winnow, winnowInProcess } from '../helpers/cli.ts';
+import { scaled } from '../helpers/slowdown.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const root = tempDir('winnow-judge-');
@@ -130,21 +131,39 @@ describe('winnow judge end to end', () => {
       ['factorial', '\\boxed{(10^9)!}', 0, 'too_costly'],
       ['megabyte', `${'y'.repeat(1_000_000)} \\boxed{5}`, 0, 'too_large'],
     ];
-    const plain: Array<[string, string, number, string]> = Array.from({ length: 16 }, (_, i) =>
+    // Stand-ins for inputs whose cost explodes inside the engine (the worker spins forever on
+    // them, WINNOW_JUDGE_TEST_SPIN): stopped at the time limit, their worker replaced.
+    const spinning: Array<[string, string, number, string]> = [
+      ['spin-a', 'so \\boxed{\\winnowTestSpin 5}', 0, 'timeout'],
+      ['spin-b', 'so $x = \\boxed{5\\winnowTestSpin}$', 0, 'timeout'],
+    ];
+    const plain: Array<[string, string, number, string]> = Array.from({ length: 14 }, (_, i) =>
       i % 2 === 0
-        ? [`right-${i}`, `so \\boxed{${i + 5}}`, 1, 'equal']
+        ? [`right-${i}`, `so \\boxed{${i + 5}+x-x}`, 1, 'equal']
         : [`wrong-${i}`, `so \\boxed{${i + 6}}`, 0, 'not_equal'],
     );
-    const rows = [...costly, ...plain].map(([id, response, reward, reason], k) => ({
+    const fixed = costly.length + spinning.length;
+    const rows = [...costly, ...spinning, ...plain].map(([id, response, reward, reason], k) => ({
       id,
       response,
-      answer: k < costly.length ? '5' : String(k - costly.length + 5),
+      answer: k < fixed ? '5' : String(k - fixed + 5),
       want: [reward, reason],
     }));
+    expect(rows.length).toBe(20);
+    const limitMs = 500;
     const input = join(root, 'costly.jsonl');
     writeFileSync(input, `${rows.map(({ want: _w, ...row }) => JSON.stringify(row)).join('\n')}\n`);
-    const judge = () =>
-      winnow(['judge', '--reward', 'math', '--params', '{"timeLimitMs":500}', '--input', input, '--quiet']);
+    // The whole file within limit × rows + a few seconds (process start, worker starts), however
+    // long the spinning rows would run; the bound grows with the machine's measured slowdown.
+    const judge = () => {
+      const t0 = Date.now();
+      const r = winnow(
+        ['judge', '--reward', 'math', '--params', `{"timeLimitMs":${limitMs}}`, '--input', input, '--quiet'],
+        { env: { WINNOW_JUDGE_TEST_SPIN: '1' } },
+      );
+      expect(Date.now() - t0).toBeLessThan(limitMs * rows.length + scaled(10_000));
+      return r;
+    };
     const verdicts = (r: { code: number; stdout: string }) => {
       expect(r.code).toBe(0);
       return parseRows(r.stdout).map((x) => [x.id, x.reward, (x.info as { reason: string }).reason]);
@@ -264,7 +283,7 @@ describe('winnow judge end to end', () => {
     const input = join(root, 'hostile.jsonl');
     const cases: Array<[string[], string]> = [
       [['judge', '--input', input], 'judge needs --reward NAME'],
-      [['judge', '--reward', 'math'], 'exactly one of --input FILE or --table T'],
+      [['judge', '--reward', 'math'], 'exactly one of --input FILE, --table T or --run ID'],
       [['judge', '--reward', 'math', '--input', input, '--output', input], 'never overwrites its input'],
       [
         ['judge', '--reward', 'math', '--input', input, '--output', 'x.csv'],

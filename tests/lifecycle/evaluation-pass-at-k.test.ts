@@ -30,6 +30,28 @@ describe('pass@k (unbiased estimator)', () => {
     expect(passAtK(5, 3, 3)).toBe(1);
   });
 
+  it('golden values for n > k, from exact fractions (Python fractions + math.comb)', () => {
+    // 1 − C(199,100)/C(200,100) = 1/2 exactly.
+    expect(passAtK(200, 1, 100)).toBeCloseTo(0.5, 14);
+    expect(passAtK(100, 10, 10)).toBeCloseTo(1053605815867 / 1573664496040, 14);
+    expect(passAtK(20, 3, 5)).toBeCloseTo(137 / 228, 14);
+    expect(passAtK(1000, 7, 50)).toBeCloseTo(32643197292643 / 107933671364885, 13);
+    expect(passAtK(16, 4, 8)).toBeCloseTo(25 / 26, 14);
+    // A set scored from n = 5 samples for pass@2: c = 2 → 1 − C(3,2)/C(5,2) = 0.7; c = 0 → 0.
+    expect(
+      scoreSet(
+        [
+          [1, 0, 1, 0, 0],
+          [0, 0, 0, 0, 0],
+        ],
+        2,
+        1,
+        5,
+      ),
+    ).toEqual({ tasks: 2, meanAtK: 2 / 10, passAtK: (1 - 3 / 10) / 2 });
+    expect(() => scoreSet([[1, 0]], 2, 1, 5)).toThrow('a task has 2 sample(s) where n = 5 were expected');
+  });
+
   it('matches the binomial formula for every n ≤ 12', () => {
     for (let n = 1; n <= 12; n++)
       for (let c = 0; c <= n; c++)
@@ -91,7 +113,7 @@ describe('scoreSet', () => {
     expect(s).toEqual({ tasks: 4, meanAtK: 7 / 16, passAtK: 0.75 });
     expect(scoreSet([[Number.NaN, 0.5]], 2)).toEqual({ tasks: 1, meanAtK: 0.25, passAtK: 0 });
     expect(scoreSet([[Number.NaN, 0.5]], 2, 0.5)).toEqual({ tasks: 1, meanAtK: 0.25, passAtK: 1 });
-    expect(() => scoreSet([[1, 0, 1]], 4)).toThrow('a task has 3 sample(s) where k = 4 were expected');
+    expect(() => scoreSet([[1, 0, 1]], 4)).toThrow('a task has 3 sample(s) where n = 4 were expected');
     expect(Number.isNaN(scoreSet([], 4).passAtK)).toBe(true);
   });
 });

@@ -138,6 +138,34 @@ describe('evaluation sets', () => {
     expect(r.initialAccuracy).toBeUndefined();
   });
 
+  it('n = 4 samples for pass@2 (bench mode): the unbiased estimator over all four, worked out by hand', async () => {
+    const base = scriptedConfig(dir, 'bench-n', { lifecycle: { mode: 'bench', steps: 1 } });
+    const sets = base.evaluation!.sets.map((s) => ({ ...s, n: 4, k: 2 }));
+    const config = { ...base, evaluation: { ...base.evaluation!, sets } };
+    const runDir = join(dir, 'run-bench-n');
+    await runRft(config, {
+      baseDir: dir,
+      dbDir: join(dir, 'db-bench-n'),
+      runDir,
+      registries: scriptedRegistries(),
+    });
+    const [line] = readMetrics(runDir);
+    // alpha: c = 0, 1, 2, 4 of n = 4; pass@2 = 1 − C(4−c, 2)/C(4, 2) = 0, 1/2, 5/6, 1 → mean 7/12.
+    // beta: c = 0, 0, 3; pass@2 = 0, 0, 1 (one wrong sample < k) → 1/3. mean@2 is the mean of all n.
+    const got = evalKeysOf(line!);
+    expect(Object.keys(got).sort()).toEqual([
+      'eval/alpha/mean@2',
+      'eval/alpha/pass@2',
+      'eval/beta/mean@2',
+      'eval/beta/pass@2',
+    ]);
+    expect(got['eval/alpha/mean@2']).toBe(7 / 16);
+    expect(got['eval/alpha/pass@2']).toBeCloseTo(7 / 12, 14);
+    expect(got['eval/beta/mean@2']).toBe(3 / 12);
+    expect(got['eval/beta/pass@2']).toBeCloseTo(1 / 3, 14);
+    expect(line).toMatchObject({ rollouts: 28 });
+  });
+
   it('sync mode with a held-out set and evaluation sets: heldout stays as it was (accuracy), sets add their keys', async () => {
     const held = writeTasks(join(dir, 'held.jsonl'), ['h1', 'h2'], [1, 0]);
     const config = scriptedConfig(dir, 'sync', {
@@ -192,6 +220,9 @@ describe('evaluation sets', () => {
       'run.yaml: evaluation.sets[0].name: letters, digits, _ . and - only (it names metric keys)',
     );
     expect(err({ evaluation: { sets: [] } })).toContain('evaluation.sets:');
+    expect(err({ evaluation: { sets: [{ name: 'a', source: src, n: 4, k: 8 }] } })).toBe(
+      'run.yaml: evaluation.sets[0].k: k (8) is above n (4): pass@k needs at least k samples per task (raise n or lower k)',
+    );
     const parsed = parseRftConfig(smallRftRaw('x', { evaluation: { sets: [{ name: 'a', source: src }] } }));
     expect(parsed.evaluation?.every).toBe(5);
     expect(parsed.evaluation?.sets.map((x) => [x.name, x.k, x.correctAt, x.temperature, x.size])).toEqual([

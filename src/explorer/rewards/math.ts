@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { verifyMath } from '../../verify/verify-math.ts';
+import { verifyMathBounded } from '../../verify/bounded-verify.ts';
+import { sharedJudgePool } from '../../verify/judge-pool.ts';
 import { defineReward } from './definition.ts';
 import type { RewardResult } from './reward-fn.ts';
 
@@ -8,6 +9,8 @@ import type { RewardResult } from './reward-fn.ts';
  * reference's — numbers, expressions, intervals, sets, tuples, matrices, equations, inequalities,
  * choices — else 0 with the reason (`not_equal`, `unparseable`, `timeout`, `too_large`…). GSM8K
  * `#### n` references work as before. A task without a reference scores NaN (invalid_reward drops it).
+ * Judgements run on the judgement pool (src/verify/judge-pool.ts): one that outlives `timeLimitMs`
+ * is stopped there (reason `timeout`) and the explorer's thread never waits on it.
  */
 export const mathReward = defineReward({
   name: 'math',
@@ -19,11 +22,20 @@ export const mathReward = defineReward({
       percent: z.enum(['strip', 'fraction']).default('strip'),
       timeLimitMs: z.number().int().positive().default(200),
       maxInputChars: z.number().int().positive().default(100_000),
+      workers: z
+        .number()
+        .int()
+        .min(0)
+        .max(64)
+        .optional()
+        .describe(
+          'judgement worker threads (default 2, or WINNOW_JUDGE_WORKERS); 0 judges on the calling thread, without the hard time bound',
+        ),
     })
     .strict(),
-  create:
-    (p) =>
-    (ctx): RewardResult => {
+  create: (p) => {
+    const pool = p.workers === 0 ? null : sharedJudgePool(p.workers);
+    return async (ctx): Promise<RewardResult> => {
       const reference = ctx.task.answer;
       if (reference === undefined || reference.trim() === '')
         return {
@@ -36,10 +48,11 @@ export const mathReward = defineReward({
             detail: 'task has no reference answer',
           },
         };
-      const v = verifyMath(ctx.response, reference, {
+      const v = await verifyMathBounded(ctx.response, reference, {
         tolerance: p.tolerance,
         percent: p.percent,
         limits: { timeLimitMs: p.timeLimitMs, maxInputChars: p.maxInputChars },
+        pool,
       });
       return {
         reward: v.correct ? 1 : 0,
@@ -52,5 +65,6 @@ export const mathReward = defineReward({
           form: v.form,
         },
       };
-    },
+    };
+  },
 });

@@ -25,14 +25,21 @@ export const singleTurnWorkflow: Workflow = {
 
   async finish(task: Task, generations: Generation[], ctx: WorkflowContext): Promise<Experience[]> {
     const groupId = groupIdOf(ctx.exploreStep, task.id);
+    // Every rollout's reward is asked for at once (the math reward judges on worker threads);
+    // results are taken back by index, so the group's order never depends on which finished first.
+    const scores = await Promise.all(
+      generations.map((g) =>
+        ctx.reward({
+          response: g.text,
+          task,
+          ...(g.tokens.length > 0 ? { responseTokens: g.tokens } : {}),
+        }),
+      ),
+    );
     const out: Experience[] = [];
     for (let i = 0; i < generations.length; i++) {
       const g = generations[i]!;
-      const scored = await ctx.reward({
-        response: g.text,
-        task,
-        ...(g.tokens.length > 0 ? { responseTokens: g.tokens } : {}),
-      });
+      const scored = scores[i]!;
       out.push({
         id: experienceIdOf(groupId, i),
         taskId: task.id,

@@ -11,17 +11,21 @@ export interface EvalSetConfig {
   source: TaskSource;
   size?: number | undefined;
   k: number;
+  /** Samples per task (n ≥ k; default k). */
+  n?: number | undefined;
   temperature?: number | undefined;
   correctAt: number;
 }
 
-/** An evaluation set ready to run: its tasks and how to sample them k times each. */
+/** An evaluation set ready to run: its tasks and how to sample them n times each. */
 export interface EvalSet {
   name: string;
   k: number;
+  /** Samples per task (n ≥ k). */
+  n: number;
   correctAt: number;
   tasks: Task[];
-  /** The k rewards of every task, in task order (a failed group counts as k rewards of 0). */
+  /** The n rewards of every task, in task order (a failed group counts as n rewards of 0). */
   sample(): Promise<TaskRewards[]>;
 }
 
@@ -62,8 +66,8 @@ export async function loadEvalSetTasks(
 }
 
 /**
- * An evaluation set sampled by `explorer` (built with repeat = k, the set's temperature and a seed
- * of its own). Every evaluation rolls out as explore step 0, so each task's k samples take the same
+ * An evaluation set sampled by `explorer` (built with repeat = n, the set's temperature and a seed
+ * of its own). Every evaluation rolls out as explore step 0, so each task's n samples take the same
  * seeds every time: the curve over steps shows the model changing, not the sampling noise, and a
  * resumed run measures exactly what an uninterrupted one does. `before` routes a served model to
  * the newest weights first (weight sync).
@@ -74,9 +78,11 @@ export function evalSet(
   explorer: Explorer,
   before?: () => Promise<void>,
 ): EvalSet {
+  const n = config.n ?? config.k;
   return {
     name: config.name,
     k: config.k,
+    n,
     correctAt: config.correctAt,
     tasks,
     async sample() {
@@ -84,12 +90,11 @@ export function evalSet(
       const r = await explorer.explore(tasks, 0, 0);
       const byTask = new Map<string, number[]>();
       for (const e of r.experiences) {
-        const list = byTask.get(e.taskId) ?? new Array<number>(config.k).fill(0);
-        if (e.runIndex >= 0 && e.runIndex < config.k)
-          list[e.runIndex] = Number.isFinite(e.reward) ? e.reward : 0;
+        const list = byTask.get(e.taskId) ?? new Array<number>(n).fill(0);
+        if (e.runIndex >= 0 && e.runIndex < n) list[e.runIndex] = Number.isFinite(e.reward) ? e.reward : 0;
         byTask.set(e.taskId, list);
       }
-      return tasks.map((t) => byTask.get(t.id) ?? new Array<number>(config.k).fill(0));
+      return tasks.map((t) => byTask.get(t.id) ?? new Array<number>(n).fill(0));
     },
   };
 }

@@ -25,7 +25,7 @@ export async function evaluateSets(
   const metrics: Record<string, number> = {};
   const results: SetResult[] = [];
   for (const s of sets) {
-    const scores = scoreSet(await s.sample(), s.k, s.correctAt);
+    const scores = scoreSet(await s.sample(), s.k, s.correctAt, s.n);
     const keys = evalKeys(s.name, s.k);
     metrics[keys.mean] = scores.meanAtK;
     metrics[keys.pass] = scores.passAtK;

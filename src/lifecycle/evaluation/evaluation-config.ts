@@ -4,8 +4,8 @@ import { z } from 'zod';
 const SET_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 /**
- * The `evaluation` block of an RFT config: several task sets, each sampled k times per task and
- * scored as mean@k and pass@k every `every` explorer steps (and at the start and the end).
+ * The `evaluation` block of an RFT config: several task sets, each sampled n times per task (n ≥ k,
+ * default k) and scored as mean@k and pass@k every `every` explorer steps (and at the start and the end).
  * `heldout` stays as it was (one greedy sample per task → `accuracy`); this block adds to it.
  * Built from the task-source schema so the two share one definition.
  */
@@ -17,7 +17,16 @@ export function evaluationConfigSchema<S extends z.ZodType>(source: S) {
       .describe('Names the set in metrics (eval/<name>/mean@k, eval/<name>/pass@k) and the report.'),
     source: source.describe('Where the set’s tasks come from (a dataset file or a task table).'),
     size: z.number().int().positive().optional().describe('Use only the first N tasks of the source.'),
-    k: z.number().int().positive().max(1024).default(1).describe('Samples per task.'),
+    k: z.number().int().positive().max(1024).default(1).describe('pass@k’s k: samples a task may try.'),
+    n: z
+      .number()
+      .int()
+      .positive()
+      .max(1024)
+      .optional()
+      .describe(
+        'Samples drawn per task (default k); with n > k, pass@k is estimated from all n (Chen et al.’s unbiased estimator).',
+      ),
     temperature: z
       .number()
       .min(0)
@@ -41,6 +50,12 @@ export function evaluationConfigSchema<S extends z.ZodType>(source: S) {
     .superRefine((e, ctx) => {
       const seen = new Set<string>();
       e.sets.forEach((s, i) => {
+        if (s.n !== undefined && s.k > s.n)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['sets', i, 'k'],
+            message: `k (${s.k}) is above n (${s.n}): pass@k needs at least k samples per task (raise n or lower k)`,
+          });
         if (seen.has(s.name))
           ctx.addIssue({
             code: 'custom',

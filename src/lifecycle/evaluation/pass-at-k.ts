@@ -1,5 +1,5 @@
 /**
- * Scores of an evaluation set from k samples per task.
+ * Scores of an evaluation set from n ≥ k samples per task.
  *
  * pass@k uses the unbiased estimator of Chen et al. (2021): with n samples of a task of which c are
  * correct, the chance that k samples drawn without replacement include a correct one is
@@ -30,27 +30,29 @@ export interface SetScores {
 }
 
 /**
- * mean@k and pass@k of a set. Every task must carry exactly `k` rewards (the evaluator pads a
- * failed group with zeros, so a failure counts as k wrong samples rather than vanishing).
+ * mean@k and pass@k of a set from `n` samples per task (n ≥ k, default k): pass@k by the unbiased
+ * estimator over all n, mean@k as the mean of all n rewards (its unbiased estimate). Every task must
+ * carry exactly `n` rewards (the evaluator pads a failed group with zeros, so a failure counts as
+ * n wrong samples rather than vanishing).
  */
-export function scoreSet(perTask: readonly TaskRewards[], k: number, correctAt = 1): SetScores {
+export function scoreSet(perTask: readonly TaskRewards[], k: number, correctAt = 1, n = k): SetScores {
   if (perTask.length === 0) return { tasks: 0, meanAtK: Number.NaN, passAtK: Number.NaN };
   let rewardSum = 0;
   let passSum = 0;
   for (const rewards of perTask) {
-    if (rewards.length !== k)
-      throw new RangeError(`a task has ${rewards.length} sample(s) where k = ${k} were expected`);
+    if (rewards.length !== n)
+      throw new RangeError(`a task has ${rewards.length} sample(s) where n = ${n} were expected`);
     let correct = 0;
     for (const r of rewards) {
       const v = Number.isFinite(r) ? r : 0;
       rewardSum += v;
       if (v >= correctAt) correct++;
     }
-    passSum += passAtK(k, correct, k);
+    passSum += passAtK(n, correct, k);
   }
   return {
     tasks: perTask.length,
-    meanAtK: rewardSum / (perTask.length * k),
+    meanAtK: rewardSum / (perTask.length * n),
     passAtK: passSum / perTask.length,
   };
 }

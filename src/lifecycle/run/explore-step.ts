@@ -9,6 +9,7 @@ import { collectTaskRewards } from '../../operators/experience/pass-rate.ts';
 import { exploreInRounds, type LiveRoundsResult } from '../../selectors/stages/live-rounds.ts';
 import { roundsSelector } from '../../selectors/stages/staged-selector.ts';
 import { pickExamples } from '../evaluation/rollout-examples.ts';
+import { filterRefillOf } from './filter-refill.ts';
 import type { RunState } from './run-state.ts';
 import type { ExploreNumbers } from './step-record.ts';
 import { quarantineBadTokenRows } from './token-check.ts';
@@ -48,8 +49,8 @@ function splitHeldBack(run: RunState, tasks: Task[], atStep: number) {
 
 /**
  * Select, roll out, feed back, run the experience operators. The selector is asked for
- * `batchTasks + extraGroups` tasks: with refill (reward_std_filter `refill: true`) the surplus
- * groups make up for the ones the filter drops, and the selector hears about every group.
+ * `batchTasks + extraGroups` tasks; with refill (reward_std_filter `refill: true`, filter-refill.ts)
+ * the step draws rounds until `targetGroups` groups pass, and the selector hears about every group.
  */
 export async function exploreStep(run: RunState, atStep: number): Promise<ExploredStep> {
   const { parts, hooks, config } = run;
@@ -62,7 +63,12 @@ export async function exploreStep(run: RunState, atStep: number): Promise<Explor
   let staged: LiveRoundsResult | undefined;
   if (rounds) {
     await parts.serve?.(version);
-    const o = { want: wanted, groupSize: config.explorer.repeat, step: atStep };
+    // A refilling reward_std_filter wants its targetGroups groups (filter-refill.ts).
+    const o = {
+      want: filterRefillOf(config)?.targetGroups ?? wanted,
+      groupSize: config.explorer.repeat,
+      step: atStep,
+    };
     staged = await exploreInRounds(rounds, o, run.taskById, (ts, round) =>
       parts.explorer.explore(ts, atStep, version, round),
     );

@@ -23,9 +23,10 @@ function metricValue(e: Experience, metric: string): number | undefined {
  * 0 < correct < G, a rollout being correct when its metric is > `correctAbove`. `metric` picks
  * what is judged: the reward, or an `info` key (DAPO's `filter_groups.metric`, e.g. `accuracy`,
  * so an overlong penalty on the reward does not make an all-correct group look mixed).
- * All-correct and all-wrong groups are counted either way. With `refill`, the explorer
- * over-samples (`explorer.extraGroups`) and this operator keeps the first `targetGroups`
- * surviving groups (batch order: deterministic), dropping the surplus.
+ * All-correct and all-wrong groups are counted either way. With `refill`, a step draws rounds of
+ * groups until `targetGroups` pass (up to `maxRounds`; src/lifecycle/run/filter-refill.ts, the
+ * same dynamic sampling as the `dapo_ds` stage) and this operator keeps the first `targetGroups`
+ * surviving groups (batch order: deterministic), dropping any surplus.
  */
 export const rewardStdFilter = defineExperienceOperator({
   name: 'reward_std_filter',
@@ -51,6 +52,13 @@ export const rewardStdFilter = defineExperienceOperator({
       std: stdKindParam,
       refill: z.boolean().default(false),
       targetGroups: z.number().int().positive().optional(),
+      maxRounds: z
+        .number()
+        .int()
+        .min(1)
+        .max(1000)
+        .optional()
+        .describe('with refill: rounds of rollouts a step may take to fill targetGroups (default 8)'),
     })
     .strict()
     .superRefine((p, c) => {
@@ -61,6 +69,12 @@ export const rewardStdFilter = defineExperienceOperator({
           code: 'custom',
           path: ['targetGroups'],
           message: 'targetGroups only applies with refill: true',
+        });
+      if (!p.refill && p.maxRounds !== undefined)
+        c.addIssue({
+          code: 'custom',
+          path: ['maxRounds'],
+          message: 'maxRounds only applies with refill: true',
         });
       if (p.by === 'correct' && p.threshold !== 0)
         c.addIssue({ code: 'custom', path: ['threshold'], message: 'threshold applies only with by: std' });

@@ -85,10 +85,10 @@ async function evaluateAt(run: RunState, step: number, total: number): Promise<n
   const ms = performance.now() - te;
   // The step's numbers describe the held-out set, or else every evaluation sample together.
   const tasks = heldout.length > 0 ? heldout : sets.flatMap((s) => s.tasks);
-  const rollouts = heldout.length > 0 ? heldout.length : sets.reduce((a, s) => a + s.tasks.length * s.k, 0);
+  const rollouts = heldout.length > 0 ? heldout.length : sets.reduce((a, s) => a + s.tasks.length * s.n, 0);
   const meanReward =
     accuracy ??
-    sets.reduce((a, s) => a + (setMetrics[evalKeys(s.name, s.k).mean] ?? 0) * s.tasks.length * s.k, 0) /
+    sets.reduce((a, s) => a + (setMetrics[evalKeys(s.name, s.k).mean] ?? 0) * s.tasks.length * s.n, 0) /
       rollouts;
   const difficulties = tasks
     .map((t) => t.features.difficulty)

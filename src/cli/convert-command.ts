@@ -9,15 +9,22 @@ import { prepareRecipe } from '../recipes/run-recipe.ts';
 import type { TranslatedRecipe } from '../recipes/translate-recipe.ts';
 import { UsageError } from './args.ts';
 import { type CommandSpec, parseCommand } from './command-spec.ts';
+import { checkRecipes, formatRecipeChecks } from './convert-all.ts';
 
 export const CONVERT_SPEC = {
   name: 'convert',
-  args: 'RECIPE',
+  args: 'RECIPE | --all DIR',
   maxArgs: 1,
   summary:
     'Print the Winnow task pipeline YAML equivalent to a Data-Juicer recipe, so it can be kept and edited as a Winnow pipeline. Validates it; writes nothing but --out.',
   options: {
     out: { type: 'string', value: 'FILE', description: 'write the pipeline to FILE instead of stdout' },
+    all: {
+      type: 'boolean',
+      description:
+        'check every .yaml/.yml under DIR instead: a table of what converts and what is refused, with every blocker (writes nothing; exit 0 when all convert, 1 when some are refused)',
+    },
+    json: { type: 'boolean', description: 'with --all: the table as JSON' },
   },
   notes: [
     "The recipe's paths resolve against the working folder, as in Data-Juicer; the pipeline names its input relative to FILE's folder (absolute on stdout).",
@@ -26,6 +33,7 @@ export const CONVERT_SPEC = {
   examples: [
     'winnow convert recipes/clean-web.yaml',
     'winnow convert recipes/clean-web.yaml --out pipelines/clean-web.yaml',
+    'winnow convert --all data-juicer/configs',
   ],
 } as const satisfies CommandSpec;
 
@@ -33,6 +41,16 @@ export async function convertCommand(argv: string[]): Promise<number> {
   const parsed = parseCommand(CONVERT_SPEC, argv);
   if (!parsed) return 0;
   const file = parsed.positionals[0];
+  if (parsed.values.all === true) {
+    if (!file) throw new UsageError('winnow convert --all needs a folder: winnow convert --all DIR');
+    if (parsed.values.out !== undefined)
+      throw new UsageError('--out writes one pipeline; it does not go with --all');
+    const checks = checkRecipes(file, process.cwd());
+    if (parsed.values.json === true) process.stdout.write(`${JSON.stringify(checks, null, 2)}\n`);
+    else process.stdout.write(formatRecipeChecks(checks, file));
+    return checks.some((c) => c.status === 'refused') ? 1 : 0;
+  }
+  if (parsed.values.json === true) throw new UsageError('--json goes with --all');
   if (!file)
     throw new UsageError('winnow convert needs the recipe: winnow convert RECIPE (winnow convert --help)');
   const out = parsed.values.out !== undefined ? resolve(parsed.values.out) : undefined;

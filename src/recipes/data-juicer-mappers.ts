@@ -6,9 +6,9 @@ import {
   maxDefault,
   maxOrNone,
   noPattern,
-  noTokenization,
   num,
   UnsupportedParam,
+  wordSplitOf,
 } from './data-juicer-op-kit.ts';
 
 /** Data-Juicer's mappers (and the text filters that landed with them) → Winnow operators; see data-juicer-ops.ts. */
@@ -131,12 +131,11 @@ export const DATA_JUICER_MAPPERS: Readonly<Record<string, DjOpTranslation>> = {
       use_words_aug: z.literal(false).default(false),
     }),
     translate: (a) => {
-      noTokenization(a);
       if (a.stopwords_dir !== null)
         throw new UnsupportedParam('stopwords_dir', "not supported; give Winnow's stopwords_filter a `file`");
       if (!['en', 'zh', 'ja'].includes(a.lang as string))
         throw new UnsupportedParam('lang', 'Winnow ships stopword lists for en, zh and ja');
-      return { lang: [a.lang], minRatio: a.min_ratio };
+      return { lang: [a.lang], minRatio: a.min_ratio, ...wordSplitOf(a) };
     },
     differs: "Winnow's own stopword lists (datasets/wordlists), not Data-Juicer's downloaded ones.",
   },

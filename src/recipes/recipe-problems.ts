@@ -50,15 +50,18 @@ export class RecipeProblems {
   }
 }
 
-/** A recipe with several blockers: the message lists every one (path: why (hint)), one per line. */
+/**
+ * A recipe with several blockers: one line (the CLI prints every error as one) numbering each,
+ * `(1) path: why (hint); (2) …`; `problems` keeps them apart for tables and JSON.
+ */
 export class RecipeRefusedError extends ConfigError {
   readonly problems: readonly RecipeProblem[];
   constructor(file: string, problems: readonly RecipeProblem[]) {
-    const lines = problems.map((p) => `  - ${p.path}: ${p.message}${p.hint ? ` (${p.hint})` : ''}`);
+    const items = problems.map((p, i) => `(${i + 1}) ${p.path}: ${p.message}${p.hint ? ` (${p.hint})` : ''}`);
     super({
       path: '',
       file,
-      message: `${problems.length} problems; nothing was run or written:\n${lines.join('\n')}`,
+      message: `${problems.length} problems; nothing was run or written: ${items.join('; ')}`,
     });
     this.problems = problems;
   }

@@ -348,12 +348,13 @@ process:
       const r = winnow(args, { cwd: dir });
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).toContain('4 problems; nothing was run or written:');
       for (const path of [
-        'process[1].perplexity_filter:',
+        '(1) process[1].perplexity_filter:',
         'char-lm-en.json, which does not exist',
         'process[2].image_shape_filter:',
-        "process[3].text_length_filter: unknown key 'min_lenn'",
+        "(3) process[3].text_length_filter.min_lenn: unknown key 'min_lenn'",
         'process[4].chinese_convert_mapper:',
         'OpenCC',
       ])

@@ -17,26 +17,38 @@ export function alnumRatio(text: string): number {
 
 const alnumShare = (c: CharClassCounts) => (c.total === 0 ? 0 : c.alnum / c.total);
 
-const Params = z.strictObject({
-  field: TextFieldSchema.default('prompt'),
-  minRatio: z.number().min(0).max(1).default(0.25),
-});
+const Params = z
+  .strictObject({
+    field: TextFieldSchema.default('prompt'),
+    minRatio: z.number().min(0).max(1).default(0.25),
+    /** Rows above this share are dropped too (none: no upper bound). */
+    maxRatio: z.number().min(0).max(1).optional(),
+  })
+  .refine((p) => p.maxRatio === undefined || p.minRatio <= p.maxRatio, {
+    message: 'minRatio must not exceed maxRatio',
+    path: ['minRatio'],
+  });
 
 export const alnumRatioFilterOp = defineOperator<Task, typeof Params>({
   name: 'alnum_ratio_filter',
   kind: 'filter',
-  description: 'Drop tasks whose share of letters and digits is below minRatio.',
+  description: 'Drop tasks whose share of letters and digits is below minRatio (or above maxRatio).',
   params: Params,
   create(p) {
+    const verdict = (r: number): string | null => {
+      if (r < p.minRatio) return `alnum ratio ${fmtRatio(r)} < minRatio ${p.minRatio}`;
+      if (p.maxRatio !== undefined && r > p.maxRatio)
+        return `alnum ratio ${fmtRatio(r)} > maxRatio ${p.maxRatio}`;
+      return null;
+    };
     return {
       name: 'alnum_ratio_filter',
       kind: 'filter',
-      profilePass: filterPass(p.field, (profile) => alnumShare(profileCounts(profile)) >= p.minRatio),
+      profilePass: filterPass(p.field, (profile) => verdict(alnumShare(profileCounts(profile))) === null),
       process(batch) {
-        return filterRows(batch, (task) => {
-          const r = alnumShare(charClassCountsOf(task, readText(task, p.field)));
-          return r < p.minRatio ? `alnum ratio ${fmtRatio(r)} < minRatio ${p.minRatio}` : null;
-        });
+        return filterRows(batch, (task) =>
+          verdict(alnumShare(charClassCountsOf(task, readText(task, p.field)))),
+        );
       },
     };
   },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Task } from '../../core/task.ts';
 import { defineOperator, filterRows } from '../operator.ts';
+import { djSpecialRatio } from './dj-words.ts';
 import { filterPass, readText, TextFieldSchema } from './text-fields.ts';
 import {
   type CharClassCounts,
@@ -22,7 +23,14 @@ const specialShare = (c: CharClassCounts) => (c.total === 0 ? 0 : c.special / c.
 
 const Params = z.strictObject({
   field: TextFieldSchema.default('prompt'),
+  /** Rows whose ratio is below this are dropped too (0: no lower bound). */
+  minRatio: z.number().min(0).max(1).default(0),
   maxRatio: z.number().min(0).max(1).default(0.25),
+  /**
+   * Which characters are special: 'winnow' (neither letter, digit, mark nor whitespace) or
+   * 'data-juicer' (its set: ASCII punctuation, digits and whitespace, emoji and a list of odd symbols).
+   */
+  charset: z.enum(['winnow', 'data-juicer']).default('winnow'),
 });
 
 export const specialCharRatioFilterOp = defineOperator<Task, typeof Params>({
@@ -31,15 +39,27 @@ export const specialCharRatioFilterOp = defineOperator<Task, typeof Params>({
   description: 'Drop tasks whose share of non-alphanumeric, non-space characters exceeds maxRatio.',
   params: Params,
   create(p) {
+    const verdict = (r: number): string | null => {
+      if (r > p.maxRatio) return `special-char ratio ${fmtRatio(r)} > maxRatio ${p.maxRatio}`;
+      if (r < p.minRatio) return `special-char ratio ${fmtRatio(r)} < minRatio ${p.minRatio}`;
+      return null;
+    };
+    const winnow = p.charset === 'winnow';
     return {
       name: 'special_char_ratio_filter',
       kind: 'filter',
-      profilePass: filterPass(p.field, (profile) => specialShare(profileCounts(profile)) <= p.maxRatio),
+      ...(winnow
+        ? {
+            profilePass: filterPass(
+              p.field,
+              (profile) => verdict(specialShare(profileCounts(profile))) === null,
+            ),
+          }
+        : {}),
       process(batch) {
         return filterRows(batch, (task) => {
           const text = readText(task, p.field);
-          const r = specialShare(charClassCountsOf(task, text));
-          return r > p.maxRatio ? `special-char ratio ${fmtRatio(r)} > maxRatio ${p.maxRatio}` : null;
+          return verdict(winnow ? specialShare(charClassCountsOf(task, text)) : djSpecialRatio(text));
         });
       },
     };

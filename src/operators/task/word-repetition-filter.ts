@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { Task } from '../../core/task.ts';
 import { defineOperator, filterRows } from '../operator.ts';
+import { djWordReader, needsTokenizer, WordSplitSchema } from './dj-words.ts';
+import { TokenizerParamSchema } from './task-tokenizer.ts';
 import { readText, TextFieldSchema } from './text-fields.ts';
 import { fmtRatio } from './text-stats.ts';
 import { wordTokens } from './text-units.ts';
@@ -11,7 +13,11 @@ import { wordTokens } from './text-units.ts';
  * 0 when there are fewer than n words.
  */
 export function wordRepetitionRatio(text: string, n: number): number {
-  const words = wordTokens(text);
+  return repetitionRatioOf(wordTokens(text), n);
+}
+
+/** The repetition ratio of a word list (any word model): n-grams seen more than once / all n-grams. */
+export function repetitionRatioOf(words: readonly string[], n: number): number {
   const total = words.length - n + 1;
   if (total <= 0) return 0;
   const counts = new Map<string, number>();
@@ -24,12 +30,19 @@ export function wordRepetitionRatio(text: string, n: number): number {
   return repeated / total;
 }
 
-const Params = z.strictObject({
-  field: TextFieldSchema.default('prompt'),
-  /** n-gram length in words. */
-  n: z.number().int().min(1).default(10),
-  maxRatio: z.number().min(0).max(1).default(0.5),
-});
+const Params = z
+  .strictObject({
+    field: TextFieldSchema.default('prompt'),
+    /** n-gram length in words. */
+    n: z.number().int().min(1).default(10),
+    /** Rows whose ratio is below this are dropped too (0: no lower bound). */
+    minRatio: z.number().min(0).max(1).default(0),
+    maxRatio: z.number().min(0).max(1).default(0.5),
+    /** How words are split (dj-words.ts); the default is Winnow's segmenter. */
+    wordSplit: WordSplitSchema,
+    tokenizer: TokenizerParamSchema.optional(),
+  })
+  .refine(needsTokenizer.check, needsTokenizer.message);
 
 export const wordRepetitionFilterOp = defineOperator<Task, typeof Params>({
   name: 'word_repetition_filter',
@@ -37,16 +50,19 @@ export const wordRepetitionFilterOp = defineOperator<Task, typeof Params>({
   description: 'Drop tasks whose repeated word n-grams cover more than maxRatio of all word n-grams.',
   params: Params,
   create(p) {
+    const verdict = (r: number): string | null => {
+      if (r > p.maxRatio) return `word ${p.n}-gram repetition ratio ${fmtRatio(r)} > maxRatio ${p.maxRatio}`;
+      if (r < p.minRatio) return `word ${p.n}-gram repetition ratio ${fmtRatio(r)} < minRatio ${p.minRatio}`;
+      return null;
+    };
+    const reader =
+      p.wordSplit === 'segmenter' ? null : djWordReader(p.wordSplit, p.tokenizer, { lowercase: true });
     return {
       name: 'word_repetition_filter',
       kind: 'filter',
-      process(batch) {
-        return filterRows(batch, (task) => {
-          const r = wordRepetitionRatio(readText(task, p.field), p.n);
-          return r > p.maxRatio
-            ? `word ${p.n}-gram repetition ratio ${fmtRatio(r)} > maxRatio ${p.maxRatio}`
-            : null;
-        });
+      async process(batch, ctx) {
+        const wordsOf = reader === null ? wordTokens : await reader(ctx);
+        return filterRows(batch, (task) => verdict(repetitionRatioOf(wordsOf(readText(task, p.field)), p.n)));
       },
     };
   },

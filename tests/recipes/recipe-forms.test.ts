@@ -245,9 +245,24 @@ describe("every operator and parameter form of Data-Juicer's text recipes", () =
       if (want !== undefined) expect(s.params, `${s.stepName}`).toEqual(want);
     });
     const flagged = translated.steps.filter((s) => s.dataJuicer === 'flagged_words_filter');
-    expect(flagged[0]!.params).toMatchObject({ wordSplit: 'tokenizer', tokenizer: QWEN, maxRatio: 0.0007 });
-    expect(flagged[1]!.params).toMatchObject({ wordsAugSizes: [2], wordsAugJoin: '', maxRatio: 0.017 });
+    expect(flagged[0]!.params).toMatchObject({
+      lang: ['en'],
+      wordSplit: 'tokenizer',
+      tokenizer: QWEN,
+      maxRatio: 0.0007,
+    });
+    // alpaca-cot-zh-refine's form: the Chinese list, Qwen3's pieces, and pairs of them joined.
+    expect(flagged[1]!.params).toEqual({
+      words: [],
+      lang: ['zh'],
+      wordSplit: 'tokenizer',
+      tokenizer: QWEN,
+      wordsAugSizes: [2],
+      wordsAugJoin: '',
+      maxRatio: 0.017,
+    });
     expect(translated.steps.find((s) => s.dataJuicer === 'stopwords_filter')!.params).toMatchObject({
+      lang: ['en'],
       wordSplit: 'tokenizer',
       minRatio: 0.1,
     });

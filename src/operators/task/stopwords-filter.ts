@@ -53,18 +53,18 @@ function gluedStopwords(word: string, stopwords: ReadonlySet<string>): boolean {
  * scripts without spaces a segmenter word made only of stopwords counts too (gluedStopwords).
  */
 export function stopwordRatio(text: string, stopwords: ReadonlySet<string>): number {
-  const words = wordTokens(text);
-  if (words.length === 0) return 0;
-  let n = 0;
-  for (const w of words) if (stopwords.has(w) || gluedStopwords(w, stopwords)) n++;
-  return n / words.length;
+  return shareIn(wordTokens(text), stopwords);
 }
 
-/** Share of `words` found whole in `stopwords` (Data-Juicer's ratio, for its word splits); 0 for no words. */
+/**
+ * Share of `words` that are stopwords; 0 for no words. A Chinese/Japanese/Thai word glued from
+ * stopwords counts, whichever split made it: Qwen3's pieces glue them as the segmenter does
+ * (`的是`, `我们在`), and without this 14 of 16 clean Chinese paragraphs fall under 0.3.
+ */
 export function shareIn(words: readonly string[], stopwords: ReadonlySet<string>): number {
   if (words.length === 0) return 0;
   let n = 0;
-  for (const w of words) if (stopwords.has(w)) n++;
+  for (const w of words) if (stopwords.has(w) || gluedStopwords(w, stopwords)) n++;
   return n / words.length;
 }
 

@@ -9,12 +9,23 @@ import { isDataJuicerRecipe } from '../recipes/data-juicer-recipe.ts';
 import { prepareRecipe } from '../recipes/run-recipe.ts';
 import type { TranslatedRecipe } from '../recipes/translate-recipe.ts';
 import { parseCommand } from './command-spec.ts';
+import { checkRecipes, formatRecipeChecks } from './convert-all.ts';
 import { CONVERT_SPEC } from './specs/convert.ts';
 
 export async function convertCommand(argv: string[]): Promise<number> {
   const parsed = parseCommand(CONVERT_SPEC, argv);
   if (!parsed) return 0;
   const file = parsed.positionals[0];
+  if (parsed.values.all === true) {
+    if (!file) throw new UsageError('winnow convert --all needs a folder: winnow convert --all DIR');
+    if (parsed.values.out !== undefined)
+      throw new UsageError('--out writes one pipeline; it does not go with --all');
+    const checks = checkRecipes(file, process.cwd());
+    if (parsed.values.json === true) process.stdout.write(`${JSON.stringify(checks, null, 2)}\n`);
+    else process.stdout.write(formatRecipeChecks(checks, file));
+    return checks.some((c) => c.status === 'refused') ? 1 : 0;
+  }
+  if (parsed.values.json === true) throw new UsageError('--json goes with --all');
   if (!file)
     throw new UsageError('winnow convert needs the recipe: winnow convert RECIPE (winnow convert --help)');
   const out = parsed.values.out !== undefined ? resolve(parsed.values.out) : undefined;

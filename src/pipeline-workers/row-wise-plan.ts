@@ -95,6 +95,8 @@ export function planRowWise(
   for (; k < operators.length; k++) {
     const spec = operators[k]!;
     if (!('op' in spec) || !ROW_WISE_OPERATORS.has(spec.op) || !isBuiltIn(spec.op)) break;
+    // A step that loads a model tokenizer (Data-Juicer's tokenization: true) stays on the main thread.
+    if (spec.params !== undefined && 'tokenizer' in spec.params) break;
   }
   const notes: string[] = [];
   const stop = operators[k];

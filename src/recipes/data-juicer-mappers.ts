@@ -8,9 +8,9 @@ import {
   maxDefault,
   maxOrNone,
   noPattern,
-  noTokenization,
   num,
   UnsupportedParam,
+  wordSplitOf,
 } from './data-juicer-op-kit.ts';
 
 /** Data-Juicer's mappers (and the text filters that landed with them) → Winnow operators; see data-juicer-ops.ts. */
@@ -133,10 +133,13 @@ export const DATA_JUICER_MAPPERS: Readonly<Record<string, DjOpTranslation>> = {
       use_words_aug: z.literal(false).default(false),
     }),
     translate: (a) => {
-      noTokenization(a);
       if (a.stopwords_dir !== null)
         throw new UnsupportedParam('stopwords_dir', "not supported; give Winnow's stopwords_filter a `file`");
-      return { lang: djWordListLangs(a.lang as string, STOPWORD_LANGUAGES), minRatio: a.min_ratio };
+      return {
+        lang: djWordListLangs(a.lang as string, STOPWORD_LANGUAGES),
+        minRatio: a.min_ratio,
+        ...wordSplitOf(a),
+      };
     },
     differs:
       "stopwords-iso's list of `lang` (MIT, 58 languages; `all`: every one), not Data-Juicer's downloaded one; in Chinese, Japanese and Thai a segmenter word made of stopwords counts as one.",

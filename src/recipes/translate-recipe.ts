@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, extname, relative, resolve } from 'node:path';
 import { parseConfig } from '../core/config.ts';
@@ -12,6 +12,7 @@ import {
   unsupportedFamily,
 } from './data-juicer-ops.ts';
 import { type DataJuicerRecipe, DataJuicerRecipeSchema, textKeysOf } from './data-juicer-recipe.ts';
+import { RecipeProblems } from './recipe-problems.ts';
 
 export type ExportFormat = 'jsonl' | 'parquet';
 
@@ -56,17 +57,28 @@ const DATASET_EXTS = ['.jsonl', '.json', '.parquet', '.csv', '.arrow'];
 /** Turn a Data-Juicer recipe into a Winnow task pipeline, refusing what Winnow cannot honour (exit 2). */
 export function translateRecipe(raw: unknown, o: TranslateOptions): TranslatedRecipe {
   const file = resolve(o.file);
-  const recipe = parseConfig(DataJuicerRecipeSchema, raw, { file });
   const fail = (path: string, message: string, hint?: string): never => {
     throw new ConfigError({ path, file, message, ...(hint ? { hint } : {}) });
   };
-  const textKey = textKeysOf(recipe)[0]!;
-  const datasetFiles = datasetFilesOf(recipe, o.cwd, fail);
-  const exportFile = resolve(o.cwd, recipe.export_path);
-  const exportFormat = exportFormatOf(exportFile, fail);
-  const steps = recipe.process.map((item, i) =>
-    translateStep(item, i, recipe.process.length, textKey, o, fail),
-  );
+  // Every blocker is collected, so one refusal names them all (recipe-problems.ts).
+  const problems = new RecipeProblems(file);
+  const recipe = problems.attempt(() => parseConfig(DataJuicerRecipeSchema, raw, { file }));
+  const rawProcess = (raw as { process?: unknown }).process;
+  const items: unknown[] = recipe?.process ?? (Array.isArray(rawProcess) ? rawProcess : []);
+  const textKey = recipe ? textKeysOf(recipe)[0]! : guessTextKey(raw);
+  const datasetFiles = recipe ? (problems.attempt(() => datasetFilesOf(recipe, o.cwd, fail)) ?? []) : [];
+  const exportFile = recipe ? resolve(o.cwd, recipe.export_path) : '';
+  const exportFormat = recipe ? problems.attempt(() => exportFormatOf(exportFile, fail)) : undefined;
+  const steps: TranslatedStep[] = [];
+  items.forEach((item, i) => {
+    const step = problems.attempt(() =>
+      translateStep(item as string | Record<string, unknown>, i, items.length, textKey, o, fail),
+    );
+    if (step !== undefined) steps.push(step);
+  });
+  for (const s of steps) if (s.winnow === 'suffix_filter') fillSuffix(s, datasetFiles, problems, file);
+  problems.throwIfAny();
+  if (!recipe || exportFormat === undefined) throw new Error('unreachable: a recipe without problems parsed');
   // Each step is named after its Data-Juicer op, so the report and the rejected rows name it too.
   const seen = new Map<string, number>();
   for (const s of steps) {
@@ -123,6 +135,14 @@ function npNote(np: number, workers: number, cores: number): string {
   return `np: ${np} runs the row-wise operators on ${workers} worker thread(s) (workers: ${workers}${capped})`;
 }
 
+/** text_keys of a recipe whose top level did not validate (so its steps can still be checked). */
+function guessTextKey(raw: unknown): string {
+  const k = (raw as { text_keys?: unknown }).text_keys;
+  if (typeof k === 'string') return k;
+  if (Array.isArray(k) && typeof k[0] === 'string') return k[0];
+  return 'text';
+}
+
 function datasetFilesOf(r: DataJuicerRecipe, cwd: string, fail: Fail): string[] {
   const path = resolve(cwd, r.dataset_path);
   let isDir: boolean;
@@ -165,6 +185,8 @@ function translateStep(
 ): TranslatedStep {
   const at = `process[${i}]`;
   const where = `operator ${i + 1} of ${total}`;
+  if (item === null || (typeof item !== 'string' && (typeof item !== 'object' || Array.isArray(item))))
+    fail(at, `${where} must name one operator (op_name: {args})`);
   if (typeof item !== 'string' && Object.keys(item).length !== 1)
     fail(at, `${where} must name one operator (op_name: {args}), got ${Object.keys(item).length} keys`);
   const name = typeof item === 'string' ? item : Object.keys(item)[0]!;
@@ -181,20 +203,29 @@ function translateStep(
     );
   }
   const def = entry!;
-  if (!o.operators.includes(def.winnow))
-    fail(
-      `${at}.${name}`,
-      `${where}: '${name}' runs as Winnow's '${def.winnow}', which this build does not register`,
-    );
   const schema = def.params.extend(DJ_RUNTIME_PARAMS.shape).strict();
   const args = parseConfig(schema, rawArgs ?? {}, { path: `${at}.${name}`, file: resolve(o.file) }) as DjArgs;
+  const winnow = def.winnowFor?.(args) ?? def.winnow;
+  if (!o.operators.includes(winnow))
+    fail(
+      `${at}.${name}`,
+      `${where}: '${name}' runs as Winnow's '${winnow}', which this build does not register`,
+    );
   if (args.text_key !== undefined && args.text_key !== textKey)
     fail(
       `${at}.${name}.text_key`,
       `'${String(args.text_key)}' is not supported: every operator reads text_keys[0] ('${textKey}')`,
     );
   try {
-    return { position: i, dataJuicer: name, winnow: def.winnow, stepName: name, params: def.translate(args) };
+    const params = def.translate(args);
+    for (const need of def.needsFiles?.(params) ?? [])
+      if (!existsSync(resolve(o.cwd, need.path)))
+        fail(
+          `${at}.${name}`,
+          `${where} '${name}': needs ${resolve(o.cwd, need.path)}, which does not exist`,
+          need.hint,
+        );
+    return { position: i, dataJuicer: name, winnow, stepName: name, params };
   } catch (err) {
     if (err instanceof UnsupportedParam)
       return fail(
@@ -217,4 +248,27 @@ function closestHint(name: string, operators: readonly string[]): string {
   return viaDj
     ? `closest Winnow operator: ${viaDj.winnow} (Data-Juicer's ${near})`
     : `closest Winnow operator: ${near}`;
+}
+
+/**
+ * Data-Juicer gives a row without a __dj__suffix__ field its input file's suffix; so does the
+ * converted suffix_filter, when every input file has the same one.
+ */
+function fillSuffix(
+  step: TranslatedStep,
+  files: readonly string[],
+  problems: RecipeProblems,
+  file: string,
+): void {
+  const exts = [...new Set(files.map((f) => extname(f).toLowerCase()))];
+  if (exts.length === 1) step.params = { ...step.params, missing: exts[0] };
+  else if (exts.length > 1)
+    problems.attempt(() => {
+      throw new ConfigError({
+        path: `process[${step.position}].suffix_filter`,
+        file,
+        message: `the input files have ${exts.length} suffixes (${exts.join(', ')}), so rows without __dj__suffix__ have no single one`,
+        hint: 'point dataset_path at files of one kind, or give each row a __dj__suffix__ field',
+      });
+    });
 }

@@ -6,7 +6,9 @@ import { tempDir } from '../helpers/tmp.ts';
 
 /**
  * A Chinese recipe in Data-Juicer's format with Data-Juicer's own thresholds, through `winnow run`:
- * language id at 0.8, stopwords at the default 0.3, flagged words of the Chinese list. The 16 clean
+ * language id at 0.8, stopwords at the default 0.3, flagged words of the Chinese list. The word
+ * filters say `tokenization: true`, as Data-Juicer's Chinese recipes do (alpaca-cot-zh-refine):
+ * with its default `false` a Chinese paragraph is one whitespace word, there as here. The 16 clean
  * Chinese paragraphs of datasets/langid-paragraphs are all kept (ELD's raw score at 0.8 kept 9 of
  * them; with the raw score and the old short stopword lists this test fails); the rows written to
  * be dropped are dropped by the step named in their id.
@@ -21,8 +23,11 @@ process:
       min_score: 0.8
   - stopwords_filter:
       lang: zh
+      tokenization: true
   - flagged_words_filter:
       lang: zh
+      tokenization: true
+      use_words_aug: true
       max_ratio: 0.0
 `;
 

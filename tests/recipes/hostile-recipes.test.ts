@@ -67,13 +67,13 @@ const CASES: Case[] = [
   },
   {
     name: 'a parameter value Winnow cannot honour',
-    recipe: `${HEAD}process:\n${GOOD_OPS}  - character_repetition_filter:\n      min_ratio: 0.1\n      max_ratio: 0.5\n`,
-    says: ['process[2].character_repetition_filter.min_ratio', '0.1 is not supported', 'no lower bound'],
+    recipe: `${HEAD}process:\n${GOOD_OPS}  - document_simhash_deduplicator:\n      tokenization: punctuation\n`,
+    says: ['process[2].document_simhash_deduplicator.tokenization', "'punctuation' is not supported"],
   },
   {
-    name: 'tokenization through a sentencepiece model',
-    recipe: `${HEAD}process:\n  - words_num_filter:\n      tokenization: true\n      min_num: 3\n`,
-    says: ['process[0].words_num_filter.tokenization', 'sentencepiece'],
+    name: 'a Python pattern with no faithful JavaScript spelling',
+    recipe: `${HEAD}process:\n  - document_simhash_deduplicator:\n      ignore_pattern: '[\\W_]'\n`,
+    says: ['process[0].document_simhash_deduplicator.ignore_pattern', '\\W inside a character class'],
   },
   {
     name: 'a per-operator text_key other than text_keys[0]',

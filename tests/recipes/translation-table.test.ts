@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { taskOperatorRegistry } from '../../src/operators/registries.ts';
@@ -11,6 +11,9 @@ const registry = taskOperatorRegistry();
 const dir = tempDir('winnow-dj-table-');
 const data = join(dir, 'd.jsonl');
 writeFileSync(data, '{"text":"x"}\n');
+// perplexity_filter's model must exist before a recipe naming it validates (contents are read at run time).
+mkdirSync(join(dir, '.winnow', 'models'), { recursive: true });
+writeFileSync(join(dir, '.winnow', 'models', 'char-lm-en.json'), '{}');
 
 /** Translate a one-op recipe (no run) and return the Winnow step it became. */
 function translateOne(op: string, args: Record<string, unknown> | null) {

@@ -32,6 +32,8 @@ const Params = z.strictObject({
   field: TextFieldSchema.default('prompt'),
   /** n-gram length in characters. */
   n: z.number().int().min(1).default(10),
+  /** Rows whose ratio is below this are dropped too (0: no lower bound). */
+  minRatio: z.number().min(0).max(1).default(0),
   maxRatio: z.number().min(0).max(1).default(0.5),
 });
 
@@ -48,9 +50,11 @@ export const charRepetitionFilterOp = defineOperator<Task, typeof Params>({
       process(batch) {
         return filterRows(batch, (task) => {
           const r = charRepetitionRatio(readText(task, p.field), p.n);
-          return r > p.maxRatio
-            ? `char ${p.n}-gram repetition ratio ${fmtRatio(r)} > maxRatio ${p.maxRatio}`
-            : null;
+          if (r > p.maxRatio)
+            return `char ${p.n}-gram repetition ratio ${fmtRatio(r)} > maxRatio ${p.maxRatio}`;
+          if (r < p.minRatio)
+            return `char ${p.n}-gram repetition ratio ${fmtRatio(r)} < minRatio ${p.minRatio}`;
+          return null;
         });
       },
     };

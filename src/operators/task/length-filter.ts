@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { Task } from '../../core/task.ts';
 import { countsFilter } from '../columnar/text-forms.ts';
 import { defineOperator, filterRows } from '../operator.ts';
+import { djWordReader, needsTokenizer, WordSplitSchema } from './dj-words.ts';
+import { TokenizerParamSchema } from './task-tokenizer.ts';
 import { filterPass, readText, TextFieldSchema } from './text-fields.ts';
 import { textProfile } from './text-profile.ts';
 import { countChars, countWords } from './text-stats.ts';
@@ -15,7 +17,12 @@ const Params = z
     maxChars: Limit,
     minWords: Limit,
     maxWords: Limit,
+    /** How words are counted (dj-words.ts); the default is Winnow's segmenter. */
+    wordSplit: WordSplitSchema,
+    /** With words: tokenizer, the tokenizer whose pieces are the words. */
+    tokenizer: TokenizerParamSchema.optional(),
   })
+  .refine(needsTokenizer.check, needsTokenizer.message)
   .refine((p) => p.minChars === undefined || p.maxChars === undefined || p.minChars <= p.maxChars, {
     message: 'minChars must not exceed maxChars',
     path: ['minChars'],
@@ -35,6 +42,21 @@ export const lengthFilterOp = defineOperator<Task, typeof Params>({
     const verdict = (chars: number, words: number) => lengthVerdict(p, chars, words);
     const countsChars = p.minChars !== undefined || p.maxChars !== undefined;
     const countsWords = p.minWords !== undefined || p.maxWords !== undefined;
+    if (p.wordSplit !== 'segmenter') {
+      // Data-Juicer's words: whitespace or tokenizer pieces, special characters stripped.
+      const reader = djWordReader(p.wordSplit, p.tokenizer, { lowercase: false });
+      return {
+        name: 'length_filter',
+        kind: 'filter',
+        async process(batch, ctx) {
+          const wordsOf = await reader(ctx);
+          return filterRows(batch, (task) => {
+            const text = readText(task, p.field);
+            return verdict(countsChars ? countChars(text) : 0, countsWords ? wordsOf(text).length : 0);
+          });
+        },
+      };
+    }
     return {
       name: 'length_filter',
       kind: 'filter',

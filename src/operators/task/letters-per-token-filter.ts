@@ -12,6 +12,14 @@ export function lettersPerToken(text: string, tokens: number): number {
   return tokens === 0 ? 0 : charClassCounts(text).alnum / tokens;
 }
 
+/** Letters only (Unicode L*, Python's isalpha) per token, as Data-Juicer's alphanumeric_filter with tokenization counts; 0 without tokens. */
+export function alphaPerToken(text: string, tokens: number): number {
+  if (tokens === 0) return 0;
+  let letters = 0;
+  for (const _ of text.matchAll(/\p{L}/gu)) letters++;
+  return letters / tokens;
+}
+
 const Params = z
   .strictObject({
     field: TextFieldSchema.default('prompt'),
@@ -19,6 +27,8 @@ const Params = z
     tokenizer: TokenizerParamSchema.optional(),
     minRatio: z.number().nonnegative().default(1.5),
     maxRatio: z.number().positive().optional(),
+    /** Count letters only, not digits and marks (Data-Juicer's alphanumeric_filter with tokenization: true). */
+    lettersOnly: z.boolean().default(false),
   })
   .refine((p) => p.maxRatio === undefined || p.minRatio <= p.maxRatio, {
     message: 'minRatio must not exceed maxRatio',
@@ -43,7 +53,10 @@ export const lettersPerTokenFilterOp = defineOperator<Task, typeof Params>({
         const dropped: Drop<Task>[] = [];
         for (const task of batch) {
           const text = readText(task, p.field);
-          const r = lettersPerToken(text, tok === null ? wordTokens(text).length : tok.count(text));
+          const r = (p.lettersOnly ? alphaPerToken : lettersPerToken)(
+            text,
+            tok === null ? wordTokens(text).length : tok.count(text),
+          );
           if (r < p.minRatio)
             dropped.push({
               row: task,

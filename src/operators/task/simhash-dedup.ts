@@ -13,6 +13,18 @@ const Params = z
     /** Shingle length in tokens. */
     window: z.number().int().min(1).default(6),
     lowercase: z.boolean().default(true),
+    /** A regular expression (JavaScript, Unicode mode); its matches are removed (after lower-casing) before tokens are taken. */
+    ignorePattern: z
+      .string()
+      .refine((s) => {
+        try {
+          new RegExp(s, 'gu');
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'not a valid regular expression (JavaScript syntax, u flag)')
+      .optional(),
     /** A task within this many differing bits of an earlier kept one is a near-duplicate. */
     hammingDistance: z.number().int().min(0).max(32).default(4),
     /** Index pieces; must exceed hammingDistance so that every near-duplicate is found. */
@@ -31,6 +43,12 @@ export const simhashDedupOp = defineOperator<Task, typeof Params>({
   params: Params,
   create(p) {
     const index = new SimHashIndex(p.blocks);
+    const ignore = p.ignorePattern === undefined ? null : new RegExp(p.ignorePattern, 'gu');
+    // Data-Juicer removes the pattern from the lower-cased text, so case-folding comes first here too.
+    const textOf = (task: Task) => {
+      const t = readText(task, p.field);
+      return ignore === null ? t : (p.lowercase ? t.toLowerCase() : t).replace(ignore, '');
+    };
     const ids: string[] = [];
     return {
       name: 'simhash_dedup',
@@ -39,7 +57,7 @@ export const simhashDedupOp = defineOperator<Task, typeof Params>({
         const rows: Task[] = [];
         const dropped: Drop<Task>[] = [];
         for (const task of batch) {
-          const h = simhash(readText(task, p.field), p);
+          const h = simhash(textOf(task), p);
           const near = index.nearest(h, p.hammingDistance);
           if (near !== null) {
             dropped.push({

@@ -7,7 +7,10 @@ import { chunkTextOp } from './chunk-text.ts';
 import { decontaminateOp } from './decontaminate.ts';
 import { difficultyOp } from './difficulty.ts';
 import { exactDedupOp } from './exact-dedup.ts';
+import { expandLatexMacrosOp } from './expand-latex-macros.ts';
 import { extractAnswerOp } from './extract-answer.ts';
+import { fieldRangeFilterOp } from './field-range-filter.ts';
+import { fieldValueFilterOp } from './field-value-filter.ts';
 import { fixMojibakeOp } from './fix-mojibake.ts';
 import { flaggedWordsFilterOp } from './flagged-words-filter.ts';
 import { languageIdFilterOp } from './language-id-filter.ts';
@@ -20,11 +23,16 @@ import { normalizePunctuationOp } from './normalize-punctuation.ts';
 import { normalizeUnicodeOp } from './normalize-unicode.ts';
 import { normalizeWhitespaceOp } from './normalize-whitespace.ts';
 import { numericAugmentOp } from './numeric-augment.ts';
+import { removeBibliographyOp } from './remove-bibliography.ts';
 import { removeCopyrightHeadersOp } from './remove-copyright-headers.ts';
 import { removeIpAddressesOp } from './remove-ip-addresses.ts';
+import { removeLatexCommentsOp } from './remove-latex-comments.ts';
+import { removeLatexHeaderOp } from './remove-latex-header.ts';
 import { removeLongWordsOp } from './remove-long-words.ts';
 import { removeRepeatSentencesOp } from './remove-repeat-sentences.ts';
+import { removeTableTextOp } from './remove-table-text.ts';
 import { removeUrlsEmailsOp } from './remove-urls-emails.ts';
+import { removeWordsWithSubstringsOp } from './remove-words-with-substrings.ts';
 import { replaceContentOp } from './replace-content.ts';
 import { requireAnswerOp } from './require-answer.ts';
 import { sentenceSplitOp } from './sentence-split.ts';
@@ -32,6 +40,7 @@ import { simhashDedupOp } from './simhash-dedup.ts';
 import { specialCharRatioFilterOp } from './special-char-ratio-filter.ts';
 import { stopwordsFilterOp } from './stopwords-filter.ts';
 import { stripHtmlOp } from './strip-html.ts';
+import { suffixFilterOp } from './suffix-filter.ts';
 import { tokenCountOp } from './token-count.ts';
 import { tokenLengthFilterOp } from './token-length-filter.ts';
 import { wordRepetitionFilterOp } from './word-repetition-filter.ts';
@@ -74,4 +83,14 @@ export const taskOperators: ReadonlyArray<OperatorDefinition<Task, unknown>> = [
   chunkTextOp,
   lettersPerTokenFilterOp,
   languageIdFilterOp,
+  // Issue #37: the rest of the operators of Data-Juicer's text recipes.
+  removeWordsWithSubstringsOp,
+  removeLatexHeaderOp,
+  removeLatexCommentsOp,
+  removeBibliographyOp,
+  expandLatexMacrosOp,
+  removeTableTextOp,
+  suffixFilterOp,
+  fieldValueFilterOp,
+  fieldRangeFilterOp,
 ];

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { Task } from '../../core/task.ts';
 import { wordRepetitionForm } from '../columnar/text-forms.ts';
 import { defineOperator, filterRows } from '../operator.ts';
+import { djWordReader, needsTokenizer, WordSplitSchema } from './dj-words.ts';
+import { TokenizerParamSchema } from './task-tokenizer.ts';
 import { readText, TextFieldSchema } from './text-fields.ts';
 import { fmtRatio } from './text-stats.ts';
 import { wordTokens } from './text-units.ts';
@@ -12,7 +14,11 @@ import { wordTokens } from './text-units.ts';
  * 0 when there are fewer than n words.
  */
 export function wordRepetitionRatio(text: string, n: number): number {
-  const words = wordTokens(text);
+  return repetitionRatioOf(wordTokens(text), n);
+}
+
+/** The repetition ratio of a word list (any word model): n-grams seen more than once / all n-grams. */
+export function repetitionRatioOf(words: readonly string[], n: number): number {
   const total = words.length - n + 1;
   if (total <= 0) return 0;
   return repeatedGrams(words, n, total) / total;
@@ -31,21 +37,32 @@ function repeatedGrams(words: readonly string[], n: number, total: number): numb
 }
 
 /** The drop reason for a ratio of `repeated` / `total` n-grams, or null (0 n-grams: ratio 0). */
-function repetitionVerdict(
-  p: { n: number; maxRatio: number },
-  repeated: number,
-  total: number,
-): string | null {
-  const r = total <= 0 ? 0 : repeated / total;
-  return r > p.maxRatio ? `word ${p.n}-gram repetition ratio ${fmtRatio(r)} > maxRatio ${p.maxRatio}` : null;
+function repetitionVerdict(p: RatioBounds, repeated: number, total: number): string | null {
+  return ratioVerdict(p, total <= 0 ? 0 : repeated / total);
 }
 
-const Params = z.strictObject({
-  field: TextFieldSchema.default('prompt'),
-  /** n-gram length in words. */
-  n: z.number().int().min(1).default(10),
-  maxRatio: z.number().min(0).max(1).default(0.5),
-});
+type RatioBounds = { n: number; minRatio: number; maxRatio: number };
+
+/** Why a repetition ratio drops the task (null: it stays). */
+function ratioVerdict(p: RatioBounds, r: number): string | null {
+  if (r > p.maxRatio) return `word ${p.n}-gram repetition ratio ${fmtRatio(r)} > maxRatio ${p.maxRatio}`;
+  if (r < p.minRatio) return `word ${p.n}-gram repetition ratio ${fmtRatio(r)} < minRatio ${p.minRatio}`;
+  return null;
+}
+
+const Params = z
+  .strictObject({
+    field: TextFieldSchema.default('prompt'),
+    /** n-gram length in words. */
+    n: z.number().int().min(1).default(10),
+    /** Rows whose ratio is below this are dropped too (0: no lower bound). */
+    minRatio: z.number().min(0).max(1).default(0),
+    maxRatio: z.number().min(0).max(1).default(0.5),
+    /** How words are split (dj-words.ts); the default is Winnow's segmenter. */
+    wordSplit: WordSplitSchema,
+    tokenizer: TokenizerParamSchema.optional(),
+  })
+  .refine(needsTokenizer.check, needsTokenizer.message);
 
 export const wordRepetitionFilterOp = defineOperator<Task, typeof Params>({
   name: 'word_repetition_filter',
@@ -53,18 +70,21 @@ export const wordRepetitionFilterOp = defineOperator<Task, typeof Params>({
   description: 'Drop tasks whose repeated word n-grams cover more than maxRatio of all word n-grams.',
   params: Params,
   create(p) {
+    const verdict = (r: number) => ratioVerdict(p, r);
+    const reader =
+      p.wordSplit === 'segmenter' ? null : djWordReader(p.wordSplit, p.tokenizer, { lowercase: true });
     return {
       name: 'word_repetition_filter',
       kind: 'filter',
-      process(batch) {
-        return filterRows(batch, (task) => {
-          const words = wordTokens(readText(task, p.field));
-          const total = words.length - p.n + 1;
-          return repetitionVerdict(p, total <= 0 ? 0 : repeatedGrams(words, p.n, total), total);
-        });
+      async process(batch, ctx) {
+        const wordsOf = reader === null ? wordTokens : await reader(ctx);
+        return filterRows(batch, (task) => verdict(repetitionRatioOf(wordsOf(readText(task, p.field)), p.n)));
       },
     };
   },
+  // Only the segmenter's words have a column-wise form; Data-Juicer's word splits run row-wise.
   columnar: (p) =>
-    wordRepetitionForm(p.field, p.n, ([repeated, total]) => repetitionVerdict(p, repeated!, total!)),
+    p.wordSplit !== 'segmenter'
+      ? null
+      : wordRepetitionForm(p.field, p.n, ([repeated, total]) => repetitionVerdict(p, repeated!, total!)),
 });

@@ -84,6 +84,22 @@ const extra: Array<[string, Record<string, unknown>]> = [
   ['chunk_text', { maxLen: 8, overlap: 2 }],
   ['language_id_filter', { languages: ['en', 'zh', 'ja'], minScore: 0.6, annotate: false }],
   ['letters_per_token_filter', { tokenizer: { package: 'test-tokenizer' }, minRatio: 1, maxRatio: 4 }],
+  ['letters_per_token_filter', { minRatio: 0.5, lettersOnly: true }],
+  ['length_filter', { minWords: 2, maxWords: 9, wordSplit: 'whitespace' }],
+  ['length_filter', { minWords: 2, wordSplit: 'tokenizer', tokenizer: { package: 'test-tokenizer' } }],
+  ['word_repetition_filter', { n: 2, minRatio: 0.1, wordSplit: 'whitespace' }],
+  ['flagged_words_filter', { words: ['a', 'b'], maxRatio: 0.2, wordSplit: 'whitespace', wordsAugSizes: [2] }],
+  ['stopwords_filter', { minRatio: 0.1, wordSplit: 'whitespace' }],
+  ['special_char_ratio_filter', { minRatio: 0.1, maxRatio: 0.5, charset: 'data-juicer' }],
+  ['alnum_ratio_filter', { minRatio: 0.2, maxRatio: 0.9 }],
+  ['char_repetition_filter', { n: 3, minRatio: 0.05 }],
+  ['simhash_dedup', { ignorePattern: '\\p{P}' }],
+  ['remove_latex_header', { dropNoHeader: false }],
+  ['remove_latex_comments', { inline: true, multiline: false }],
+  ['remove_table_text', { minCol: 2, maxCol: 3 }],
+  ['suffix_filter', { suffixes: ['.py'], missing: '.jsonl' }],
+  ['field_value_filter', { field: 'meta.lang', values: ['en', 1, null] }],
+  ['field_range_filter', { field: 'meta.n', min: 0, max: 10 }],
 ];
 for (const [name, params] of extra) cases.push([byName.get(name)!, params]);
 
@@ -125,6 +141,15 @@ describe('every task operator', () => {
       'chunk_text',
       'letters_per_token_filter',
       'language_id_filter',
+      'remove_words_with_substrings',
+      'remove_latex_header',
+      'remove_latex_comments',
+      'remove_bibliography',
+      'expand_latex_macros',
+      'remove_table_text',
+      'suffix_filter',
+      'field_value_filter',
+      'field_range_filter',
     ]);
     for (const d of taskOperators) expect(d.description.length).toBeGreaterThan(10);
   });

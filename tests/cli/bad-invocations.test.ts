@@ -57,7 +57,7 @@ const CASES: ReadonlyArray<readonly [readonly string[], RegExp]> = [
   [['bench', 'ingset'], /^error: unknown benchmark 'ingset'; did you mean 'ingest'\?$/],
   [
     ['bench'],
-    /^error: winnow bench needs a benchmark: ingest, selection, learning, curriculum, buffer, replay, tokenize, judge, loop, studio, ops, scale, agents /,
+    /^error: winnow bench needs a benchmark: ingest, selection, learning, curriculum, buffer, replay, tokenize, judge, loop, studio, ops, scale, agents, minhash /,
   ],
   [['help', 'ispect'], /^error: unknown command 'ispect'; did you mean 'inspect'\?$/],
   [['help', 'bench', 'replya'], /^error: unknown benchmark 'replya'; did you mean 'replay'\?$/],

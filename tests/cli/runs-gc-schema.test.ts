@@ -308,6 +308,7 @@ describe('winnow schema', async () => {
       'db',
       'runsDir',
       'workers',
+      'engine',
       'input',
       'mapping',
       'operators',

@@ -73,10 +73,20 @@ function fieldSql(field: ColumnarForm['field'], p: string, a: string): string {
   return `CASE WHEN ${a} IS NULL THEN ${p} ELSE ${p} || chr(10) || ${a} END`;
 }
 
-/** One query: a CTE per step carrying the current prompt/answer, then every step's outputs. */
-export function chainSql(forms: readonly ColumnarForm[]): string {
-  const ctes = ['s0 AS (SELECT unnest(range(len($1))) AS i, unnest($1) AS p0, unnest($2) AS a0)'];
-  const outputs: string[] = ['i'];
+/** The rows of a batch bound as two lists ($1 prompts, $2 answers), numbered from 0. */
+const LIST_SOURCE = 'SELECT unnest(range(len($1))) AS i, unnest($1) AS p0, unnest($2) AS a0';
+
+/**
+ * One query: a CTE per step carrying the current prompt/answer, then every step's outputs.
+ * `source` gives the rows as (i, p0, a0); `extra` are more of its columns to return after `i`.
+ */
+export function chainSql(
+  forms: readonly ColumnarForm[],
+  source = LIST_SOURCE,
+  extra: readonly string[] = [],
+): string {
+  const ctes = [`s0 AS (${source})`];
+  const outputs: string[] = ['i', ...extra];
   let p = 'p0';
   let a = 'a0';
   forms.forEach((form, s) => {

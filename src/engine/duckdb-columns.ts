@@ -37,7 +37,7 @@ export class DuckDBColumns {
   ): Promise<ColumnarOutput> {
     // The lists' type is given: inferred from their first item, a list starting with null is no list of text.
     const reader = await this.con.runAndReadAll(
-      chainSql(forms),
+      chainSql(forms, LIST_SOURCE, [], true),
       [listValue(prompts as Array<string | null>), listValue(answers as Array<string | null>)],
       [LIST(VARCHAR), LIST(VARCHAR)],
     );
@@ -84,6 +84,8 @@ export function chainSql(
   forms: readonly ColumnarForm[],
   source = LIST_SOURCE,
   extra: readonly string[] = [],
+  /** Compute each step's CTE once (a batch fits in memory): inlined, a map's text is recomputed for every later use. */
+  materialize = false,
 ): string {
   const ctes = [`s0 AS (${source})`];
   const outputs: string[] = ['i', ...extra];
@@ -113,7 +115,7 @@ export function chainSql(
         outputs.push(`v${s}_${j}`);
       });
     }
-    ctes.push(`s${s + 1} AS (SELECT *, ${cols.join(', ')} FROM s${s})`);
+    ctes.push(`s${s + 1} AS ${materialize ? 'MATERIALIZED ' : ''}(SELECT *, ${cols.join(', ')} FROM s${s})`);
     p = nextP;
     a = nextA;
   });

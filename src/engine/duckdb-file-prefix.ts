@@ -115,6 +115,8 @@ function decideChunk(forms: readonly ColumnarForm[], cols: unknown[][]): LineChu
     Array<string | null>,
     Array<string | null>,
   ];
+  // A filter's SQL is built once here: building it is dear (large character classes).
+  const widths = forms.map((f) => (f.kind === 'map' ? 1 : f.values('x').length));
   const lines: number[] = [];
   const fates: LineFate[] = [];
   for (let r = 0; r < ns.length; r++) {
@@ -130,7 +132,7 @@ function decideChunk(forms: readonly ColumnarForm[], cols: unknown[][]): LineChu
     for (let s = 0; s < forms.length; s++) {
       const form = forms[s]!;
       const guard = cols[c++]![r] === true;
-      const width = form.kind === 'map' ? 1 : form.values('x').length;
+      const width = widths[s]!;
       if (fate === null && guard) fate = { fate: 'rows', from: s, text: ls[r]!, prompt, answer };
       if (fate === null && form.kind === 'map') {
         const text = cols[c]![r] as string | null;

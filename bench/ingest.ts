@@ -167,6 +167,8 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
       await writeSyntheticFileApart(file, parsed.values.rows, seed);
     }
     const want = new Set(parsed.values.runs ?? ['floor', 'baseline', 'full', 'full-workers']);
+    // The anchors are compared with both Winnow paths: the row path and the engine's.
+    if (parsed.values.anchor) for (const run of ['full', 'full-duckdb'] as const) want.add(run);
     type Measured = {
       label: string;
       rows: number;

@@ -37,7 +37,7 @@ export class DuckDBColumns {
   ): Promise<ColumnarOutput> {
     // The lists' type is given: inferred from their first item, a list starting with null is no list of text.
     const reader = await this.con.runAndReadAll(
-      chainSql(forms),
+      chainSql(forms, LIST_SOURCE, [], true),
       [listValue(prompts as Array<string | null>), listValue(answers as Array<string | null>)],
       [LIST(VARCHAR), LIST(VARCHAR)],
     );
@@ -73,10 +73,22 @@ function fieldSql(field: ColumnarForm['field'], p: string, a: string): string {
   return `CASE WHEN ${a} IS NULL THEN ${p} ELSE ${p} || chr(10) || ${a} END`;
 }
 
-/** One query: a CTE per step carrying the current prompt/answer, then every step's outputs. */
-export function chainSql(forms: readonly ColumnarForm[]): string {
-  const ctes = ['s0 AS (SELECT unnest(range(len($1))) AS i, unnest($1) AS p0, unnest($2) AS a0)'];
-  const outputs: string[] = ['i'];
+/** The rows of a batch bound as two lists ($1 prompts, $2 answers), numbered from 0. */
+const LIST_SOURCE = 'SELECT unnest(range(len($1))) AS i, unnest($1) AS p0, unnest($2) AS a0';
+
+/**
+ * One query: a CTE per step carrying the current prompt/answer, then every step's outputs.
+ * `source` gives the rows as (i, p0, a0); `extra` are more of its columns to return after `i`.
+ */
+export function chainSql(
+  forms: readonly ColumnarForm[],
+  source = LIST_SOURCE,
+  extra: readonly string[] = [],
+  /** Compute each step's CTE once (a batch fits in memory): inlined, a map's text is recomputed for every later use. */
+  materialize = false,
+): string {
+  const ctes = [`s0 AS (${source})`];
+  const outputs: string[] = ['i', ...extra];
   let p = 'p0';
   let a = 'a0';
   forms.forEach((form, s) => {
@@ -103,7 +115,7 @@ export function chainSql(forms: readonly ColumnarForm[]): string {
         outputs.push(`v${s}_${j}`);
       });
     }
-    ctes.push(`s${s + 1} AS (SELECT *, ${cols.join(', ')} FROM s${s})`);
+    ctes.push(`s${s + 1} AS ${materialize ? 'MATERIALIZED ' : ''}(SELECT *, ${cols.join(', ')} FROM s${s})`);
     p = nextP;
     a = nextA;
   });

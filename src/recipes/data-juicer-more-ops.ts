@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CHINESE_CONVERT_MODES } from '../operators/task/chinese-convert.ts';
 import { DEFAULT_BAD_SUBSTRINGS } from '../operators/task/remove-words-with-substrings.ts';
 import {
   type DjOpTranslation,
@@ -48,6 +49,21 @@ export const DATA_JUICER_MORE_OPS: Readonly<Record<string, DjOpTranslation>> = {
       multiline: z.boolean().default(true),
     }),
     translate: (a) => ({ inline: a.inline, multiline: a.multiline }),
+  },
+  chinese_convert_mapper: {
+    winnow: 'chinese_convert',
+    params: z.object({ mode: z.string().default('s2t') }),
+    translate: (a) => {
+      const mode = a.mode as string;
+      if (!Object.hasOwn(CHINESE_CONVERT_MODES, mode))
+        throw new UnsupportedParam(
+          'mode',
+          `'${mode}' is not one of OpenCC's modes (${Object.keys(CHINESE_CONVERT_MODES).join(', ')})`,
+        );
+      return { mode };
+    },
+    differs:
+      "OpenCC's tables as opencc-js ships them (without OpenCC's rare extension-character Traditional→Simplified mappings).",
   },
   remove_bibliography_mapper: {
     winnow: 'remove_bibliography',

@@ -244,15 +244,17 @@ const CORE_OPS: Readonly<Record<string, DjOpTranslation>> = {
         throw new UnsupportedParam('tokenization', "'punctuation' is not supported (space or character)");
       const ignore = a.ignore_pattern === null ? undefined : jsPattern(a.ignore_pattern as string);
       return defined({
-        tokenizer: a.tokenization === 'space' ? 'word' : 'char',
+        tokenizer: a.tokenization === 'space' ? 'space' : 'char',
         ignorePattern: ignore,
         window: a.window_size,
+        shortText: 'none',
         lowercase: a.lowercase,
         hammingDistance: a.hamming_distance,
         blocks: a.num_blocks,
       });
     },
-    differs: 'A row is dropped when it is near an earlier kept row (no clusters); words are CJK-aware.',
+    differs:
+      'A row is dropped when it is near an earlier kept row (no clusters). As in Data-Juicer, `space` splits on spaces only and a text shorter than the window hashes to 0 (all such texts are duplicates).',
   },
 };
 
@@ -284,8 +286,6 @@ function djBanding(threshold: number, perms: number, bands: number | null, rows:
 export function unsupportedFamily(op: string): string | undefined {
   if (/^(image|video|audio)_/.test(op) || /_(image|video|audio)_/.test(op))
     return "Winnow's task operators read text only";
-  if (op === 'chinese_convert_mapper')
-    return 'it needs OpenCC conversion tables, which this build does not ship';
   if (/llm_|_model_/.test(op)) return 'no Winnow analog in this build';
   return undefined;
 }

@@ -198,7 +198,15 @@ const EXPECTED: Array<[string, string, Record<string, unknown> | undefined]> = [
   [
     'document_simhash_deduplicator',
     'simhash_dedup',
-    { tokenizer: 'word', ignorePattern: '\\p{P}', window: 6, lowercase: true, hammingDistance: 4, blocks: 6 },
+    {
+      tokenizer: 'space',
+      ignorePattern: '\\p{P}',
+      window: 6,
+      lowercase: true,
+      shortText: 'none',
+      hammingDistance: 4,
+      blocks: 6,
+    },
   ],
   [
     'document_simhash_deduplicator',
@@ -208,6 +216,7 @@ const EXPECTED: Array<[string, string, Record<string, unknown> | undefined]> = [
       ignorePattern: `[^${W}]+`,
       window: 4,
       lowercase: true,
+      shortText: 'none',
       hammingDistance: 8,
       blocks: 10,
     },
@@ -215,7 +224,15 @@ const EXPECTED: Array<[string, string, Record<string, unknown> | undefined]> = [
   [
     'document_simhash_deduplicator',
     'simhash_dedup',
-    { tokenizer: 'word', ignorePattern: '\\n\\n', window: 6, lowercase: true, hammingDistance: 4, blocks: 6 },
+    {
+      tokenizer: 'space',
+      ignorePattern: '\\n\\n',
+      window: 6,
+      lowercase: true,
+      shortText: 'none',
+      hammingDistance: 4,
+      blocks: 6,
+    },
   ],
   ['document_minhash_deduplicator', 'near_dedup', undefined],
   ['ray_bts_minhash_deduplicator', 'near_dedup', undefined],
@@ -353,7 +370,7 @@ process:
   - text_length_filter:
       min_lenn: 5
   - chinese_convert_mapper:
-      mode: s2t
+      mode: s2x
 `,
     );
     for (const args of [
@@ -370,8 +387,8 @@ process:
         'char-lm-en.json, which does not exist',
         'process[2].image_shape_filter:',
         "(3) process[3].text_length_filter.min_lenn: unknown key 'min_lenn'",
-        'process[4].chinese_convert_mapper:',
-        'OpenCC',
+        'process[4].chinese_convert_mapper.mode:',
+        "'s2x' is not one of OpenCC's modes (s2t, t2s, s2tw",
       ])
         expect(r.stderr).toContain(path);
     }

@@ -4,6 +4,7 @@ export * from './arithmetic.ts';
 export * from './calculator-annotations.ts';
 export * from './char-repetition-filter.ts';
 export * from './chat-template.ts';
+export * from './chinese-convert.ts';
 export * from './chunk-text.ts';
 export * from './decontaminate.ts';
 export * from './dedup-index.ts';

@@ -8,8 +8,8 @@ import { readText, TextFieldSchema } from './text-fields.ts';
 const Params = z
   .strictObject({
     field: TextFieldSchema.default('prompt'),
-    /** `word` (CJK-aware words) or `char` shingles. */
-    tokenizer: z.enum(['word', 'char']).default('word'),
+    /** `word` (CJK-aware words), `char`, or `space` (split on spaces only, as Data-Juicer's `space`) shingles. */
+    tokenizer: z.enum(['word', 'char', 'space']).default('word'),
     /** Shingle length in tokens. */
     window: z.number().int().min(1).default(6),
     lowercase: z.boolean().default(true),
@@ -25,6 +25,8 @@ const Params = z
         }
       }, 'not a valid regular expression (JavaScript syntax, u flag)')
       .optional(),
+    /** A text of fewer tokens than `window`: one shingle (`whole`), or none (`none`: hash 0, Data-Juicer's rule). */
+    shortText: z.enum(['whole', 'none']).default('whole'),
     /** A task within this many differing bits of an earlier kept one is a near-duplicate. */
     hammingDistance: z.number().int().min(0).max(32).default(4),
     /** Index pieces; must exceed hammingDistance so that every near-duplicate is found. */

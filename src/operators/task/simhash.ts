@@ -15,18 +15,24 @@ function hash32(s: string, seed: number): number {
 }
 
 export interface SimHashOptions {
-  /** `word`: text-units.ts words (CJK-aware); `char`: code points. */
-  tokenizer: 'word' | 'char';
+  /** `word`: text-units.ts words (CJK-aware); `char`: code points; `space`: runs between U+0020 spaces (Data-Juicer's `space`: newlines and tabs do not split). */
+  tokenizer: 'word' | 'char' | 'space';
   /** Shingle length in tokens. */
   window: number;
   lowercase: boolean;
+  /**
+   * A text of fewer tokens than `window`: `whole` (default) makes it one shingle; `none` gives it no
+   * shingle, so its hash is 0 and all such texts are duplicates of each other (Data-Juicer's rule).
+   */
+  shortText?: 'whole' | 'none';
 }
 
 /** The shingles of a text (for inspection): every run of `window` tokens, or all tokens when fewer. */
 export function shingles(text: string, o: SimHashOptions): string[] {
   const tokens = tokensOf(text, o);
-  const sep = o.tokenizer === 'word' ? ' ' : '';
+  const sep = o.tokenizer === 'char' ? '' : ' ';
   if (tokens.length === 0) return [];
+  if (tokens.length < o.window && o.shortText === 'none') return [];
   if (tokens.length <= o.window) return [tokens.join(sep)];
   const out: string[] = [];
   for (let i = 0; i + o.window <= tokens.length; i++) out.push(tokens.slice(i, i + o.window).join(sep));
@@ -35,6 +41,7 @@ export function shingles(text: string, o: SimHashOptions): string[] {
 
 function tokensOf(text: string, o: SimHashOptions): string[] {
   const t = o.lowercase ? text.toLowerCase() : text;
+  if (o.tokenizer === 'space') return t.split(' ').filter((w) => w !== '');
   return o.tokenizer === 'word' ? wordTokens(t) : Array.from(t);
 }
 
@@ -47,7 +54,7 @@ export function simhash(text: string, o: SimHashOptions): SimHash {
   const tokens = tokensOf(text, o);
   const n = tokens.length;
   const votes = new Int32Array(64);
-  if (n > 0) {
+  if (n > 0 && (n >= o.window || o.shortText !== 'none')) {
     const a = new Uint32Array(n);
     const b = new Uint32Array(n);
     for (let i = 0; i < n; i++) {

@@ -3,6 +3,7 @@ import type { OperatorDefinition } from '../operator.ts';
 import { alnumRatioFilterOp } from './alnum-ratio-filter.ts';
 import { charRepetitionFilterOp } from './char-repetition-filter.ts';
 import { chatTemplateOp } from './chat-template.ts';
+import { chineseConvertOp } from './chinese-convert.ts';
 import { chunkTextOp } from './chunk-text.ts';
 import { decontaminateOp } from './decontaminate.ts';
 import { difficultyOp } from './difficulty.ts';
@@ -93,4 +94,5 @@ export const taskOperators: ReadonlyArray<OperatorDefinition<Task, unknown>> = [
   suffixFilterOp,
   fieldValueFilterOp,
   fieldRangeFilterOp,
+  chineseConvertOp,
 ];

@@ -100,6 +100,7 @@ const extra: Array<[string, Record<string, unknown>]> = [
   ['suffix_filter', { suffixes: ['.py'], missing: '.jsonl' }],
   ['field_value_filter', { field: 'meta.lang', values: ['en', 1, null] }],
   ['field_range_filter', { field: 'meta.n', min: 0, max: 10 }],
+  ['chinese_convert', { mode: 't2s' }],
 ];
 for (const [name, params] of extra) cases.push([byName.get(name)!, params]);
 
@@ -150,6 +151,7 @@ describe('every task operator', () => {
       'suffix_filter',
       'field_value_filter',
       'field_range_filter',
+      'chinese_convert',
     ]);
     for (const d of taskOperators) expect(d.description.length).toBeGreaterThan(10);
   });

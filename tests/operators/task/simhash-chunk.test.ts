@@ -22,6 +22,37 @@ describe('simhash', () => {
   });
 });
 
+describe("simhash with Data-Juicer's space tokens and short texts", () => {
+  const space = { tokenizer: 'space', window: 3, lowercase: true, shortText: 'none' } as const;
+  it('space splits on U+0020 only (not newlines or tabs, not inside CJK), empties dropped', () => {
+    expect(shingles('a  b c\nd e', { ...space, window: 2 })).toEqual(['a b', 'b c\nd', 'c\nd e']);
+    expect(shingles('我喜欢吃苹果 真的', { ...space, window: 1 })).toEqual(['我喜欢吃苹果', '真的']);
+    expect(shingles('今日は いい 天気', { ...space, window: 1 })).toEqual(['今日は', 'いい', '天気']);
+  });
+  it('a text of fewer tokens than the window has no shingle and hashes to 0 (shortText: none)', () => {
+    expect(shingles('我喜欢吃苹果', space)).toEqual([]);
+    expect(simhash('我喜欢吃苹果', space)).toEqual({ hi: 0, lo: 0 });
+    expect(simhash('今日はいい天気です', space)).toEqual({ hi: 0, lo: 0 });
+    expect(simhash('two words', space)).toEqual({ hi: 0, lo: 0 });
+    // the default keeps a short text as one shingle
+    expect(shingles('two words', { ...space, shortText: 'whole' })).toEqual(['two words']);
+    expect(simhash('three words here', space)).not.toEqual({ hi: 0, lo: 0 });
+  });
+  it('simhash_dedup drops every later short text as a duplicate of the first (Data-Juicer)', async () => {
+    const out = await run(simhashDedupOp, { tokenizer: 'space', window: 3, shortText: 'none' }, [
+      task('zh', '今天天气很好，我们去公园。'),
+      task('ja', '今日はいい天気なので公園へ行きます。'),
+      task('en', 'The weather is fine today, so we walk to the park.'),
+      task('zh2', '我的朋友是一名小学老师。'),
+    ]);
+    expect(ids(out.rows)).toEqual(['zh', 'en']);
+    expect(reasons(out)).toEqual([
+      ['ja', 'near-duplicate of zh (simhash distance 0 <= hammingDistance 4)'],
+      ['zh2', 'near-duplicate of zh (simhash distance 0 <= hammingDistance 4)'],
+    ]);
+  });
+});
+
 describe('simhash_dedup', () => {
   it('drops exact and near copies in en/zh/ja, naming distance and threshold', async () => {
     const en =

@@ -1,6 +1,7 @@
-// The operators a text-only chain can hold (TEXT_ONLY_OPERATORS), imported one by one: a worker
-// running such a chain loads these (~0.2 s of CPU) instead of every built-in operator with the LLM,
-// embedding and tokenizer ones (~0.75 s), once per worker start.
+// The operators a text-only chain can hold (those whose definition says `textOnly: true`), imported
+// one by one: a worker running such a chain loads these (~0.2 s of CPU) instead of every built-in
+// operator with the LLM, embedding and tokenizer ones (~0.75 s), once per worker start. A new
+// text-only operator is added here too; tests/operators/capabilities.test.ts fails until it is.
 import { Registry } from '../core/registry.ts';
 import type { Task } from '../core/task.ts';
 import type { OperatorDefinition } from '../operators/operator.ts';

@@ -25,6 +25,8 @@ const Params = z.strictObject({
 export const alnumRatioFilterOp = defineOperator<Task, typeof Params>({
   name: 'alnum_ratio_filter',
   kind: 'filter',
+  rowWise: true,
+  textOnly: true,
   description: 'Drop tasks whose share of letters and digits is below minRatio.',
   params: Params,
   create(p) {

@@ -38,6 +38,8 @@ const Params = z.strictObject({ field: TextFieldSchema.default('prompt') });
 export const removeCopyrightHeadersOp = defineOperator<Task, typeof Params>({
   name: 'remove_copyright_headers',
   kind: 'map',
+  rowWise: true,
+  textOnly: true,
   description: 'Remove a leading comment block (/* */, //, #) that is a copyright notice.',
   params: Params,
   create(p) {

@@ -28,6 +28,8 @@ const Params = z.strictObject({
 export const specialCharRatioFilterOp = defineOperator<Task, typeof Params>({
   name: 'special_char_ratio_filter',
   kind: 'filter',
+  rowWise: true,
+  textOnly: true,
   description: 'Drop tasks whose share of non-alphanumeric, non-space characters exceeds maxRatio.',
   params: Params,
   create(p) {

@@ -41,6 +41,8 @@ const Params = z.strictObject({
 export const stopwordsFilterOp = defineOperator<Task, typeof Params>({
   name: 'stopwords_filter',
   kind: 'filter',
+  rowWise: true,
+  textOnly: true,
   description: 'Drop tasks whose share of stopwords (en/zh/ja lists shipped, or your own) is below minRatio.',
   params: Params,
   create(p) {

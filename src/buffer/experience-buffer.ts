@@ -141,12 +141,12 @@ export class ExperienceBuffer {
     const sampler = createSampler(
       cfg.sampler,
       { seed: cfg.seed, keys: slots },
-      { path: `${path}.sampler`, file: where.file, registry: options.samplers ?? samplerRegistry },
+      { path: `${path}.sampler`, file: where.file, registry: options.samplers ?? samplerRegistry() },
     );
     const remover = createRemover(cfg.remover ?? { type: sampler.remover, params: {} }, {
       path: `${path}.remover`,
       file: where.file,
-      registry: options.removers ?? removerRegistry,
+      registry: options.removers ?? removerRegistry(),
     });
     const storage = await ExperienceStorage.open(dbDir, cfg.table, slots);
     const rejected = await RejectedStore.open(dbDir, cfg.rejectedTable);

@@ -16,6 +16,7 @@ import { adaptWorkflow } from '../explorer/workflows/registry.ts';
 import { createWeightSync } from '../models/weight-sync/create.ts';
 import { OperatorGraph } from '../operators/graph.ts';
 import { buildGraph } from '../operators/graph-spec.ts';
+import { buildParsedSelector } from '../selectors/registry.ts';
 import { buildStages, withStages } from '../selectors/stages/index.ts';
 import { taskViewFromTasks } from '../selectors/task-view.ts';
 import type { Selector } from '../selectors/types.ts';
@@ -99,10 +100,12 @@ export async function prepareRft(config: RftConfig, opts: BuildRftOptions): Prom
   }
   const sel = await resolvePlugin(config.selector, reg.selectors, at('selector'));
   const selector: Selector = withStages(
-    await sel.def.create(sel.params, opts.seed),
+    buildParsedSelector(config.selector, opts.seed, 'selector', reg.selectors, sel),
     buildStages(
       config.explorer.stages.flatMap((s) => ('type' in s ? [s] : [])),
       opts.seed,
+      'explorer.stages',
+      reg.stages,
     ),
   );
   selector.init(taskViewFromTasks(tasks));

@@ -6,12 +6,12 @@ import type { ExperienceBufferConfigInput } from '../buffer/experience-config.ts
 import { decodeExperiences } from '../buffer/experience-table.ts';
 import type { RemoverDefinition } from '../buffer/removers/remover.ts';
 import type { SamplerDefinition } from '../buffer/samplers/sampler.ts';
-import { sampleStrategies } from '../buffer/sampling/registry.ts';
 import {
   ExperienceSampler,
   type SamplerState,
   type SamplingConfigInput,
 } from '../buffer/sampling/sampler.ts';
+import type { StrategyDefinition } from '../buffer/sampling/strategy.ts';
 import { writeFileAtomicSync } from '../core/atomic-file.ts';
 import { type Experience, ExperienceSchema } from '../core/experience.ts';
 import { normalizePlugin, type PluginConfig, resolvePlugin } from '../core/plugin.ts';
@@ -56,9 +56,10 @@ async function resolveBufferSlots(opts: OpenRunBufferOptions) {
   for (const d of reg.removers.all()) removers.register(d);
   if (remover && !removers.has(remover.label)) removers.register({ ...remover.def, name: remover.label });
   const strategy = await resolvePlugin(opts.sampling, reg.strategies, ctx('sampling'));
-  // Sample strategies are looked up in the shared registry: a user module's joins it under its label.
-  if (!sampleStrategies.has(strategy.label))
-    sampleStrategies.register({ ...strategy.def, name: strategy.label });
+  // A user module's strategy joins this run's copy under its label (never a shared registry).
+  const strategies = new Registry<StrategyDefinition>(reg.strategies.what);
+  for (const d of reg.strategies.all()) strategies.register(d);
+  if (!strategies.has(strategy.label)) strategies.register({ ...strategy.def, name: strategy.label });
   return {
     buffer: {
       ...opts.buffer,
@@ -70,6 +71,7 @@ async function resolveBufferSlots(opts: OpenRunBufferOptions) {
     sampling: { type: strategy.label, params: strategy.params as Record<string, unknown> },
     samplers,
     removers,
+    strategies,
   };
 }
 
@@ -99,7 +101,7 @@ export async function openRunBuffer(opts: OpenRunBufferOptions): Promise<RunBuff
     );
     const sampler = await ExperienceSampler.create(
       slots.sampling as SamplingConfigInput,
-      { buffer, dbDir: opts.dbDir, batchSize: opts.batchSize },
+      { buffer, dbDir: opts.dbDir, batchSize: opts.batchSize, strategies: slots.strategies },
       { path: 'sampling', ...where },
     );
     return { buffer, sampler };

@@ -7,13 +7,22 @@ import type { Sampler, SamplerContext, SamplerDefinition } from './sampler.ts';
 import { uniformSampler } from './uniform.ts';
 import { versionPrioritySampler } from './version-priority.ts';
 
-/** Samplers by config name (`buffer: { sampler: { type: version_priority, params: {…} } }`). */
-export const samplerRegistry = new Registry<SamplerDefinition>('sampler');
-samplerRegistry.register(fifoSampler as SamplerDefinition);
-samplerRegistry.register(lifoSampler as SamplerDefinition);
-samplerRegistry.register(uniformSampler as SamplerDefinition);
-samplerRegistry.register(versionPrioritySampler as SamplerDefinition);
-samplerRegistry.register(advantagePrioritySampler as SamplerDefinition);
+/**
+ * Samplers by config name (`buffer: { sampler: { type: version_priority, params: {…} } }`). A fresh
+ * registry per call: each run (or server) owns its own, so what one registers never leaks into another.
+ */
+export function samplerRegistry(): Registry<SamplerDefinition> {
+  const reg = new Registry<SamplerDefinition>('sampler');
+  for (const def of [
+    fifoSampler,
+    lifoSampler,
+    uniformSampler,
+    versionPrioritySampler,
+    advantagePrioritySampler,
+  ])
+    reg.register(def as SamplerDefinition);
+  return reg;
+}
 
 /**
  * Build a sampler from its config. Errors name the config path (`${path}.type` for an unknown
@@ -24,7 +33,7 @@ export function createSampler(
   ctx: SamplerContext,
   where: { path: string; file?: string | undefined; registry?: Registry<SamplerDefinition> },
 ): Sampler {
-  const registry = where.registry ?? samplerRegistry;
+  const registry = where.registry ?? samplerRegistry();
   const def = registry.get(spec.type, `${where.path}.type`, where.file);
   const params = parseConfig(def.params, spec.params ?? {}, {
     path: `${where.path}.params`,

@@ -27,7 +27,7 @@ import type { RftConfig } from './rft-config.ts';
 import type { RftParts, RunBuffer } from './rft-parts.ts';
 import { rowReward, rowWorkflow } from './row-overrides.ts';
 import { benchCheckpointsIn, NOTHING_TO_BENCH } from './run/drivers/bench.ts';
-import { openRunBuffer } from './run-buffer.ts';
+import { openRunBuffer, planRunBuffer } from './run-buffer.ts';
 import type { RunRegistries } from './run-registries.ts';
 import { defaultRegistries } from './run-registries.ts';
 import { loadTaskSource } from './task-source.ts';
@@ -265,6 +265,16 @@ export async function prepareRft(config: RftConfig, opts: BuildRftOptions): Prom
     benchCheckpointsIn(resolve(opts.baseDir, config.lifecycle.benchCheckpoints), {
       canLoadWeights: model.loadExplorer !== undefined,
     });
+  const bufferPlan = await planRunBuffer({
+    buffer: config.buffer,
+    table: bufferTable,
+    sampling: config.sampling,
+    seed: opts.seed,
+    runId: opts.runId,
+    registries: reg,
+    baseDir: opts.baseDir,
+    file,
+  });
   const describe: Record<string, string> = {
     model: model.description,
     selector: sel.label,
@@ -273,7 +283,7 @@ export async function prepareRft(config: RftConfig, opts: BuildRftOptions): Prom
     trainer: trainerLabel,
     ...(weightSync ? { weightSync: weightSync.label } : {}),
     mode: config.lifecycle.mode,
-    buffer: `table '${bufferTable}', sampler ${labelOf(config.buffer.sampler)}`,
+    buffer: `table '${bufferTable}', sampler ${bufferPlan.samplerLabel}`,
   };
   return {
     rejected,
@@ -282,14 +292,9 @@ export async function prepareRft(config: RftConfig, opts: BuildRftOptions): Prom
       openRunBuffer({
         dbDir: opts.dbDir,
         runDir: opts.runDir,
-        runId: opts.runId,
-        seed: opts.seed,
-        buffer: { ...config.buffer, table: bufferTable },
-        sampling: config.sampling,
+        plan: bufferPlan,
         registries: reg,
-        baseDir: opts.baseDir,
         batchSize: config.lifecycle.trainBatch ?? e.batchTasks * e.repeat,
-        ...(file ? { file } : {}),
       }),
     parts: {
       tasks,
@@ -352,10 +357,6 @@ export async function buildRftParts(
     await opts.rejected.flush();
   }
   return { ...prepared.parts, buffer: await prepared.openBuffer() };
-}
-
-function labelOf(slot: RftConfig['buffer']['sampler']): string {
-  return 'type' in slot ? slot.type : `module:${slot.module}#${slot.export}`;
 }
 
 /** The tiny-policy path of a config, resolved (for logs and tests). */

@@ -60,7 +60,18 @@ export class ExperienceSampler {
     const cfg = parseConfig(SamplingConfigSchema, config, { path, ...file });
     const def = (ctx.strategies ?? strategyRegistry()).get(cfg.type, `${path}.type`, where.file);
     const params = parseConfig(def.params, cfg.params, { path: `${path}.params`, ...file });
-    const strategy = await def.create(params, {
+    return ExperienceSampler.createResolved({ def, params }, ctx, where);
+  }
+
+  /** `create` for a strategy already resolved, its params parsed (a run's door did it): nothing is parsed again. */
+  static async createResolved(
+    resolved: { def: StrategyDefinition; params: unknown },
+    ctx: { buffer: ExperienceBuffer; dbDir?: string; batchSize: number; bufferPath?: string },
+    where: { path?: string; file?: string } = {},
+  ): Promise<ExperienceSampler> {
+    const path = where.path ?? 'sampling';
+    const file = where.file ? { file: where.file } : {};
+    const strategy = await resolved.def.create(resolved.params, {
       buffer: ctx.buffer,
       openBuffer: (c, p) =>
         ExperienceBuffer.open(

@@ -8,10 +8,10 @@ import { DiverseSelector } from './diverse.ts';
 import { MixedSelector } from './mixed.ts';
 import { OfflineEasy2HardSelector } from './offline-easy2hard.ts';
 import { PassRateSelector } from './pass-rate.ts';
-import { RandomSelector } from './random.ts';
-import { SequentialSelector } from './sequential.ts';
+import { randomSelector } from './random.ts';
+import { sequentialSelector } from './sequential.ts';
 import { SHARED_ABILITY_DEFAULTS, SharedAbilitySelector } from './shared-ability.ts';
-import { ShuffleSelector } from './shuffle.ts';
+import { shuffleSelector } from './shuffle.ts';
 import type { Selector, SelectorTaskView } from './types.ts';
 import { zooSelectorDefinitions } from './zoo/definitions.ts';
 
@@ -113,28 +113,11 @@ export const PassRateParamsSchema = z.strictObject({
   globalRate: unit.default(0.1),
 });
 
-const empty = z.strictObject({});
-
 /** The built-in selectors (the mixing selector is registered separately, it builds the others). */
 export const selectorDefinitions: SelectorDefinition[] = [
-  defineSelector({
-    name: 'sequential',
-    description: 'tasks in their given order, wrapping around across epochs',
-    params: empty,
-    create: (_p, { seed }) => new SequentialSelector(seed),
-  }),
-  defineSelector({
-    name: 'shuffle',
-    description: 'a new seeded permutation every epoch (consecutive epochs always differ)',
-    params: empty,
-    create: (_p, { seed }) => new ShuffleSelector(seed),
-  }),
-  defineSelector({
-    name: 'random',
-    description: 'uniformly random tasks, no repeats within a batch',
-    params: empty,
-    create: (_p, { seed }) => new RandomSelector(seed),
-  }),
+  sequentialSelector,
+  shuffleSelector,
+  randomSelector,
   defineSelector({
     name: 'offline_easy2hard',
     description: 'a fixed curriculum sorted by feature columns (direction per column)',

@@ -59,7 +59,7 @@ describe('invalid task pipeline configs', () => {
     const typo = await runYaml('typo-key', `${pipelineYaml('ok.csv')}stpes: []\n`);
     expectConfigError(
       typo,
-      "stpes: unknown key 'stpes' (valid keys: name, kind, description, seed, db, runsDir, workers, input, mapping, operators, output)",
+      "stpes: unknown key 'stpes' (valid keys: name, kind, description, seed, db, runsDir, workers, engine, input, mapping, operators, output)",
     );
     const old = await runYaml('old-steps', pipelineYaml('ok.csv').replace('operators:', 'steps:'));
     expectConfigError(old, "steps: unknown key 'steps' ('steps' was renamed: use 'operators')");

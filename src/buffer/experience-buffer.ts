@@ -1,6 +1,7 @@
 import { WinnowError } from '../core/errors.ts';
 import type { Experience, ExperienceInput } from '../core/experience.ts';
 import type { Registry } from '../core/registry.ts';
+import { type BufferParts, resolveBufferParts, resolvePart } from './buffer-parts.ts';
 import { type SampleParts, sampleExperiences } from './buffer-sample.ts';
 import { CapacityGuard } from './capacity-guard.ts';
 import type { CheckedWrite } from './checked-write.ts';
@@ -27,9 +28,8 @@ import { decodeExperiences } from './experience-table.ts';
 import { startGroupCommit } from './group-commit.ts';
 import { ReplayRatioLimiter } from './rate-limiter.ts';
 import { RejectedStore } from './rejected-store.ts';
-import { createRemover, removerRegistry } from './removers/registry.ts';
+import { removerRegistry } from './removers/registry.ts';
 import type { Remover, RemoverDefinition } from './removers/remover.ts';
-import { createSampler, samplerRegistry } from './samplers/registry.ts';
 import type { Sampler, SamplerDefinition } from './samplers/sampler.ts';
 import { TableUpkeep } from './table-upkeep.ts';
 import { UseState } from './use-state.ts';
@@ -137,17 +137,28 @@ export class ExperienceBuffer {
   ): Promise<ExperienceBuffer> {
     const path = where.path ?? 'buffer';
     const cfg = parseBufferConfig(config, { path, file: where.file });
+    const parts = resolveBufferParts(cfg, { path, file: where.file, ...options });
+    return ExperienceBuffer.openParsed(dbDir, cfg, parts, options);
+  }
+
+  /**
+   * `open` for a config already checked and parts already resolved (a run's door did both):
+   * nothing is parsed again. A part without a remover gets the one its sampler names.
+   */
+  static async openParsed(
+    dbDir: string | undefined,
+    cfg: ExperienceBufferConfig,
+    parts: BufferParts,
+    options: OpenBufferOptions = {},
+  ): Promise<ExperienceBuffer> {
     const slots = new ExperienceSlots();
-    const sampler = createSampler(
-      cfg.sampler,
-      { seed: cfg.seed, keys: slots },
-      { path: `${path}.sampler`, file: where.file, registry: options.samplers ?? samplerRegistry },
-    );
-    const remover = createRemover(cfg.remover ?? { type: sampler.remover, params: {} }, {
-      path: `${path}.remover`,
-      file: where.file,
-      registry: options.removers ?? removerRegistry,
-    });
+    const sampler = parts.sampler.def.create(parts.sampler.params, { seed: cfg.seed, keys: slots });
+    const removerPart =
+      parts.remover ??
+      resolvePart({ type: sampler.remover }, options.removers ?? removerRegistry(), {
+        path: 'buffer.remover',
+      });
+    const remover = removerPart.def.create(removerPart.params);
     const storage = await ExperienceStorage.open(dbDir, cfg.table, slots);
     const rejected = await RejectedStore.open(dbDir, cfg.rejectedTable);
     const buf = new ExperienceBuffer(cfg, slots, sampler, remover, storage, rejected, options);

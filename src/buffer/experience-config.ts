@@ -9,6 +9,9 @@ const PartSchema = (what: string, defaultType?: string) =>
     params: z.record(z.string(), z.unknown()).default({}).describe(`The ${what}'s parameters (camelCase).`),
   });
 
+/** Where skipped, removed and quarantined rows are recorded unless a config names another table. */
+export const DEFAULT_REJECTED_TABLE = 'rejected';
+
 /**
  * Configuration of one experience buffer (`buffer:` in a run config): a storage table, a sampler
  * (which rows a sample returns), a remover (which rows leave beyond `capacity`) and an optional
@@ -66,7 +69,7 @@ export const ExperienceBufferConfigSchema = z.strictObject({
       'Names the random stream samples draw from (default: the table). A run names it after the role, so its draws do not depend on its id.',
     ),
   runId: z.string().default('').describe('Recorded with every skipped, removed or quarantined row.'),
-  rejectedTable: z.string().default('rejected'),
+  rejectedTable: z.string().default(DEFAULT_REJECTED_TABLE),
 });
 export type ExperienceBufferConfig = z.output<typeof ExperienceBufferConfigSchema>;
 export type ExperienceBufferConfigInput = z.input<typeof ExperienceBufferConfigSchema>;

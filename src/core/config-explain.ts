@@ -96,6 +96,14 @@ function shapeOf(schema: unknown): Record<string, unknown> | undefined {
   return d?.type === 'object' ? (d.shape as Record<string, unknown>) : undefined;
 }
 
+/** The value at `path` below `value` (undefined where the path leaves it). */
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let v = value;
+  for (const key of path)
+    v = v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[key as string] : undefined;
+  return v;
+}
+
 /** The schema and value found at `path` below `schema`/`value`. */
 export function schemaAt(
   schema: unknown,
@@ -258,7 +266,8 @@ function explainIssue(
       }
     }
     if (disc.note === 'No matching discriminator' && disc.discriminator) {
-      const got = schemaAt(root, value, path).value;
+      // Read along the value itself: a slot nested in a slot (mixed's children) has no schema path.
+      const got = valueAt(value, path);
       const names = (disc.options ?? []).map(String);
       const hint = nameHint(String(got), names);
       return { path, message: `unknown ${kindAt(path)} '${String(got)}'`, ...(hint ? { hint } : {}) };

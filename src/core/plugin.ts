@@ -48,37 +48,79 @@ interface Describable {
   readonly name: string;
   readonly description: string;
   readonly params: z.ZodType;
+  /**
+   * For a definition whose params hold slots of its own registry (a selector that mixes others):
+   * its params schema with `slot` at each nested place, so nested names and params are checked in
+   * the same parse, against the same registry. Nested slots name registered definitions only.
+   */
+  readonly paramsWith?: (slot: z.ZodType) => z.ZodType;
 }
 
 /**
  * The zod schema of one plug-in slot: a bare name (`reward: math`), `{ type, params }` discriminated
  * over every registered definition (so params are checked, with defaults, at parse time), or a user
- * module. Built from the registry when the config is parsed, so registered plug-ins are part of it.
+ * module. Built from the registry when the config is parsed, so registered plug-ins are part of it,
+ * at any depth (see `paramsWith`).
  */
 export function pluginSlotSchema<D extends Describable>(
   registry: Registry<D>,
   opts: { modules?: boolean } = {},
 ) {
   const defs = registry.all();
+  // Nested slots are the registry's names only (a user module is imported at the top slot).
+  let nested: z.ZodType | undefined;
+  const nestedSlot: z.ZodType = z.lazy((): z.ZodType => {
+    nested ??= slotUnion(registry, defs, nestedSlot, { modules: false, nested: true });
+    return nested;
+  });
+  return slotUnion(registry, defs, nestedSlot, { modules: opts.modules !== false, nested: false });
+}
+
+/**
+ * Slots whose params this parse checked (a `{ type, params }` value, or a nested bare name): what
+ * `resolvePlugin` then takes as they are. A top-level bare name keeps `params: {}` unchecked, so
+ * a name whose params are required (`model: tiny`) is reported where the part is built.
+ */
+const parsedSlots = new WeakSet<object>();
+
+function slotUnion<D extends Describable>(
+  registry: Registry<D>,
+  defs: readonly D[],
+  nestedSlot: z.ZodType,
+  opts: { modules: boolean; nested: boolean },
+) {
   const typed = defs.map((d) =>
     z
       .strictObject({
         type: z.literal(d.name),
-        params: (d.params as z.ZodType).prefault({}),
+        params: ((d.paramsWith ? d.paramsWith(nestedSlot) : d.params) as z.ZodType).prefault({}),
       })
       .describe(d.description),
   );
-  const names = defs.map((d) => d.name);
+  const names = z.enum(defs.map((d) => d.name) as [string, ...string[]]);
+  const byType: z.ZodType =
+    typed.length === 1
+      ? typed[0]!
+      : z.discriminatedUnion('type', typed as unknown as Parameters<typeof z.discriminatedUnion>[1]);
   const options: z.ZodType[] = [
-    z.enum(names as [string, ...string[]]).describe(`A ${registry.what} by name, with default params.`),
+    // Nested, a bare name is `{ type: name }` with its params' defaults (nothing parses them later).
+    (opts.nested
+      ? names.transform((type) => ({ type })).pipe(byType as z.ZodType<unknown, { type: string }>)
+      : names
+    ).describe(`A ${registry.what} by name, with default params.`),
+    byType,
   ];
-  if (typed.length === 1) options.push(typed[0]!);
-  else
-    options.push(
-      z.discriminatedUnion('type', typed as unknown as Parameters<typeof z.discriminatedUnion>[1]),
-    );
-  if (opts.modules !== false) options.push(ModulePluginSchema);
-  return z.union(options as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]]).transform(normalizePlugin);
+  if (opts.modules) options.push(ModulePluginSchema);
+  return z.union(options as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]]).transform((value) => {
+    const slot = normalizePlugin(value);
+    if (typeof value === 'object' && value !== null && 'type' in value) parsedSlots.add(slot);
+    return slot;
+  });
+}
+
+/** Whether `slot` came out of a slot schema with its params checked (see `parsedSlots`). */
+export function isParsedSlot(slot: unknown): boolean {
+  return typeof slot === 'object' && slot !== null && parsedSlots.has(slot);
 }
 
 /** A slot value after parsing, in its one normal form. */
@@ -185,6 +227,18 @@ export async function resolvePlugin<D extends Describable>(
     def = adapted;
     label = `module:${slot.module}#${slot.export}`;
   }
-  const params = parseConfig(def.params, slot.params, { path: `${ctx.path}.params`, ...where });
+  // A slot the door's schema parsed keeps its params: each schema parses a value once per run.
+  // A definition with nested slots is parsed as a whole slot, so its children are checked too.
+  const params =
+    'type' in slot && isParsedSlot(value)
+      ? slot.params
+      : 'type' in slot && def.paramsWith
+        ? (
+            parseConfig(pluginSlotSchema(registry, { modules: false }), slot, {
+              path: ctx.path,
+              ...where,
+            }) as PluginConfig
+          ).params
+        : parseConfig(def.params, slot.params, { path: `${ctx.path}.params`, ...where });
   return { def, params, label };
 }

@@ -7,7 +7,6 @@ import { ReadOptionsSchema } from '../io/read-options.ts';
 import { WeightSyncConfigSchema } from '../models/weight-sync/config.ts';
 import { operatorListSchema } from '../operators/graph-spec.ts';
 import { PredicateSchema } from '../operators/predicate.ts';
-import { stageRegistry } from '../selectors/stages/registry.ts';
 import { evaluationConfigSchema } from './evaluation/evaluation-config.ts';
 import { defaultRegistries, type RunRegistries } from './run-registries.ts';
 
@@ -118,7 +117,7 @@ export function rftConfigSchema(reg: RunRegistries = defaultRegistries()) {
         .default(0)
         .describe('Extra tasks rolled out per step, so a refilling group filter can keep batchTasks groups.'),
       stages: z
-        .array(pluginSlotSchema(stageRegistry, { modules: false }))
+        .array(pluginSlotSchema(reg.stages, { modules: false }))
         .default([])
         .describe(
           'Pre-rollout stages in front of the selector, e.g. [{ type: greso }] (docs/selection-zoo.md).',

@@ -1,76 +1,79 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { BufferParts, ResolvedPart } from '../buffer/buffer-parts.ts';
 import { connect } from '../buffer/connection.ts';
 import { ExperienceBuffer } from '../buffer/experience-buffer.ts';
-import type { ExperienceBufferConfigInput } from '../buffer/experience-config.ts';
+import { DEFAULT_REJECTED_TABLE, type ExperienceBufferConfig } from '../buffer/experience-config.ts';
 import { decodeExperiences } from '../buffer/experience-table.ts';
-import type { RemoverDefinition } from '../buffer/removers/remover.ts';
-import type { SamplerDefinition } from '../buffer/samplers/sampler.ts';
-import { sampleStrategies } from '../buffer/sampling/registry.ts';
-import {
-  ExperienceSampler,
-  type SamplerState,
-  type SamplingConfigInput,
-} from '../buffer/sampling/sampler.ts';
+import { ExperienceSampler, type SamplerState } from '../buffer/sampling/sampler.ts';
+import type { StrategyDefinition } from '../buffer/sampling/strategy.ts';
 import { writeFileAtomicSync } from '../core/atomic-file.ts';
 import { type Experience, ExperienceSchema } from '../core/experience.ts';
-import { normalizePlugin, type PluginConfig, resolvePlugin } from '../core/plugin.ts';
-import { Registry } from '../core/registry.ts';
+import { resolvePlugin } from '../core/plugin.ts';
 import type { JsonValue } from '../core/task.ts';
+import type { RftConfig } from './rft-config.ts';
 import type { RunBuffer } from './rft-parts.ts';
-import { defaultRegistries, type RunRegistries } from './run-registries.ts';
+import type { RunRegistries } from './run-registries.ts';
 
-export interface OpenRunBufferOptions {
-  dbDir: string;
-  runDir: string;
-  runId: string;
-  seed: number;
-  /** The run config's `buffer` section (sampler and remover as plug-in slots) plus the table name. */
-  buffer: Record<string, unknown> & { table: string };
-  /** The run config's `sampling` slot. */
-  sampling: PluginConfig;
-  batchSize: number;
-  /** Registries to resolve the slots in (user modules are resolved against `baseDir`). */
-  registries?: RunRegistries;
-  baseDir?: string;
-  file?: string;
+/** The run config's buffer and sampling, resolved once at the door: built from, never parsed again. */
+export interface RunBufferPlan {
+  /** The buffer's storage settings, complete (the door's keys plus the run's table, seed and id). */
+  config: ExperienceBufferConfig;
+  parts: BufferParts;
+  strategy: ResolvedPart<StrategyDefinition>;
+  /** How the run log names the sampler (`version_priority`, `module:./s.ts#S`). */
+  samplerLabel: string;
 }
 
 /**
- * Resolve the buffer's plug-in slots: a user-module sampler or sample strategy is registered under
- * its label (`module:./file.ts#export`) in a copy of the registry, so the buffer looks it up like a
- * built-in one.
+ * Resolve the buffer's plug-in slots against the run's registries: a named sampler, remover or
+ * sample strategy keeps the params the door parsed; a user module is imported and its params
+ * parsed here (the first time). Reads only.
  */
-async function resolveBufferSlots(opts: OpenRunBufferOptions) {
-  const reg = opts.registries ?? defaultRegistries();
-  const ctx = (path: string) => ({ baseDir: opts.baseDir ?? process.cwd(), path, file: opts.file });
-  const slot = (v: unknown) => (v === undefined ? undefined : normalizePlugin(v));
-  const samplerSlot = slot(opts.buffer.sampler) ?? { type: 'fifo', params: {} };
-  const sampler = await resolvePlugin(samplerSlot, reg.samplers, ctx('buffer.sampler'));
-  const samplers = new Registry<SamplerDefinition>(reg.samplers.what);
-  for (const d of reg.samplers.all()) samplers.register(d);
-  if (!samplers.has(sampler.label)) samplers.register({ ...sampler.def, name: sampler.label });
-  const removerSlot = slot(opts.buffer.remover);
-  const remover = removerSlot ? await resolvePlugin(removerSlot, reg.removers, ctx('buffer.remover')) : null;
-  const removers = new Registry<RemoverDefinition>(reg.removers.what);
-  for (const d of reg.removers.all()) removers.register(d);
-  if (remover && !removers.has(remover.label)) removers.register({ ...remover.def, name: remover.label });
-  const strategy = await resolvePlugin(opts.sampling, reg.strategies, ctx('sampling'));
-  // Sample strategies are looked up in the shared registry: a user module's joins it under its label.
-  if (!sampleStrategies.has(strategy.label))
-    sampleStrategies.register({ ...strategy.def, name: strategy.label });
+export async function planRunBuffer(opts: {
+  buffer: RftConfig['buffer'];
+  table: string;
+  sampling: RftConfig['sampling'];
+  seed: number;
+  runId: string;
+  registries: RunRegistries;
+  baseDir: string;
+  file?: string | undefined;
+}): Promise<RunBufferPlan> {
+  const reg = opts.registries;
+  const at = (path: string) => ({ baseDir: opts.baseDir, path, file: opts.file });
+  const { sampler: samplerSlot, remover: removerSlot, table: _table, ...storage } = opts.buffer;
+  const sampler = await resolvePlugin(samplerSlot, reg.samplers, at('buffer.sampler'));
+  const remover = removerSlot ? await resolvePlugin(removerSlot, reg.removers, at('buffer.remover')) : null;
+  const strategy = await resolvePlugin(opts.sampling, reg.strategies, at('sampling'));
   return {
-    buffer: {
-      ...opts.buffer,
+    // The random stream is named after the role, not the table: the same config and seed draw the
+    // same samples whatever the run's id (and so its table's name) is.
+    config: {
+      ...storage,
+      table: opts.table,
+      seed: opts.seed,
+      runId: opts.runId,
+      randomStream: 'experiences',
+      rejectedTable: DEFAULT_REJECTED_TABLE,
       sampler: { type: sampler.label, params: sampler.params as Record<string, unknown> },
       ...(remover
         ? { remover: { type: remover.label, params: remover.params as Record<string, unknown> } }
         : {}),
     },
-    sampling: { type: strategy.label, params: strategy.params as Record<string, unknown> },
-    samplers,
-    removers,
+    parts: { sampler, remover },
+    strategy,
+    samplerLabel: sampler.label,
   };
+}
+
+export interface OpenRunBufferOptions {
+  dbDir: string;
+  runDir: string;
+  plan: RunBufferPlan;
+  batchSize: number;
+  /** Registries the sample strategy's own buffers look their parts up in (a mix's other tables). */
+  registries: RunRegistries;
 }
 
 const HOLDBACK = 'holdback.jsonl';
@@ -80,28 +83,15 @@ const HOLDBACK = 'holdback.jsonl';
  * ExperienceSampler (a strategy; the buffer owns the optional rate limiter), plus the resume protocol.
  */
 export async function openRunBuffer(opts: OpenRunBufferOptions): Promise<RunBuffer> {
-  const where = opts.file ? { file: opts.file } : {};
-  const slots = await resolveBufferSlots(opts);
-  // The random stream is named after the role, not the table: the same config and seed draw the
-  // same samples whatever the run's id (and so its table's name) is.
-  const bufferConfig = {
-    seed: opts.seed,
-    runId: opts.runId,
-    randomStream: 'experiences',
-    ...slots.buffer,
-  } as ExperienceBufferConfigInput;
+  const { plan } = opts;
+  const options = { samplers: opts.registries.samplers, removers: opts.registries.removers };
   const open = async () => {
-    const buffer = await ExperienceBuffer.open(
-      opts.dbDir,
-      bufferConfig,
-      { path: 'buffer', ...where },
-      { samplers: slots.samplers, removers: slots.removers },
-    );
-    const sampler = await ExperienceSampler.create(
-      slots.sampling as SamplingConfigInput,
-      { buffer, dbDir: opts.dbDir, batchSize: opts.batchSize },
-      { path: 'sampling', ...where },
-    );
+    const buffer = await ExperienceBuffer.openParsed(opts.dbDir, plan.config, plan.parts, options);
+    const sampler = await ExperienceSampler.createResolved(plan.strategy, {
+      buffer,
+      dbDir: opts.dbDir,
+      batchSize: opts.batchSize,
+    });
     return { buffer, sampler };
   };
   let { buffer, sampler } = await open();

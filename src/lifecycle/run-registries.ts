@@ -2,9 +2,9 @@ import { removerRegistry } from '../buffer/removers/registry.ts';
 import type { RemoverDefinition } from '../buffer/removers/remover.ts';
 import { samplerRegistry } from '../buffer/samplers/registry.ts';
 import type { SamplerDefinition } from '../buffer/samplers/sampler.ts';
-import { sampleStrategies } from '../buffer/sampling/registry.ts';
+import { strategyRegistry } from '../buffer/sampling/registry.ts';
 import type { StrategyDefinition } from '../buffer/sampling/strategy.ts';
-import { Registry } from '../core/registry.ts';
+import type { Registry } from '../core/registry.ts';
 import type { ModelDefinition } from '../explorer/models/model-definition.ts';
 import { modelRegistry } from '../explorer/models/registry.ts';
 import type { RewardDefinition } from '../explorer/rewards/definition.ts';
@@ -12,6 +12,7 @@ import { rewardRegistry } from '../explorer/rewards/registry.ts';
 import { type WorkflowDefinition, workflowRegistry } from '../explorer/workflows/registry.ts';
 import { type ExperienceOperatorDefinition, experienceOperatorRegistry } from '../operators/registries.ts';
 import { type SelectorDefinition, selectorRegistry } from '../selectors/registry.ts';
+import { type StageDefinition, stageRegistry } from '../selectors/stages/registry.ts';
 import { registerTinyParts } from '../tiny/register.ts';
 import { trainerRegistry } from '../trainer/registry.ts';
 import type { TrainerDefinition } from '../trainer/trainer-definition.ts';
@@ -27,6 +28,7 @@ export interface RunRegistries {
   samplers: Registry<SamplerDefinition>;
   removers: Registry<RemoverDefinition>;
   strategies: Registry<StrategyDefinition>;
+  stages: Registry<StageDefinition>;
   models: Registry<ModelDefinition>;
   workflows: Registry<WorkflowDefinition>;
   rewards: Registry<RewardDefinition>;
@@ -35,13 +37,17 @@ export interface RunRegistries {
   monitors: Registry<MonitorDefinition>;
 }
 
-/** Fresh registries holding the built-ins (plus whatever was registered on the shared ones). */
+/**
+ * Fresh registries holding the built-ins. Every run (and every server) makes its own: a plug-in a
+ * caller registers on one set is seen by that run only; no registry is shared across the process.
+ */
 export function defaultRegistries(): RunRegistries {
   const registries: RunRegistries = {
-    selectors: copyOf(selectorRegistry),
-    samplers: copyOf(samplerRegistry),
-    removers: copyOf(removerRegistry),
-    strategies: copyOf(sampleStrategies),
+    selectors: selectorRegistry(),
+    samplers: samplerRegistry(),
+    removers: removerRegistry(),
+    strategies: strategyRegistry(),
+    stages: stageRegistry(),
     models: modelRegistry(),
     workflows: workflowRegistry(),
     rewards: rewardRegistry(),
@@ -51,10 +57,4 @@ export function defaultRegistries(): RunRegistries {
   };
   registerTinyParts(registries);
   return registries;
-}
-
-function copyOf<D extends { readonly name: string }>(shared: Registry<D>): Registry<D> {
-  const reg = new Registry<D>(shared.what);
-  for (const d of shared.all()) reg.register(d);
-  return reg;
 }

@@ -75,7 +75,7 @@ export function taskPipelineConfigSchema(
     input: TaskInputSchema,
     mapping: FieldMappingSchema,
     operators: operatorListSchema(registry)
-      .default([])
+      .prefault([])
       .describe('The operator graph (see docs/operators.md).'),
     output: z
       .strictObject({

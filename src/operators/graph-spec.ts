@@ -60,6 +60,17 @@ export const StepSpecSchema: z.ZodType<StepSpec> = z.lazy(
 );
 
 /**
+ * `op` steps whose params an operator-list schema parsed (the door): `buildGraph` builds them as
+ * they are, so each operator's params are parsed once per run. A step made by hand (or copied
+ * through JSON, as to a worker) is not here and is parsed where it is built.
+ */
+const parsedSteps = new WeakSet<object>();
+function markParsed<S extends object>(step: S): S {
+  parsedSteps.add(step);
+  return step;
+}
+
+/**
  * The zod schema of an operator list, typed per registered operator (`op` picks the entry and its
  * params schema): used by the run-config schemas, so `winnow schema` and parse errors know every
  * operator's params. Branches nest lists under `operators`.
@@ -74,6 +85,7 @@ export function operatorListSchema<T>(
         name: z.string().min(1).optional(),
         params: (d.params as z.ZodType).prefault({}),
       })
+      .transform(markParsed)
       .describe(d.description),
   );
   const step: z.ZodType<StepSpec> = z.lazy(
@@ -123,7 +135,10 @@ function parseSteps(value: unknown, path: string, file: string | undefined): Ste
       });
     }
     const keys = Object.keys(item);
-    if ('op' in item) return parseConfig(OpStepSchema, item, { path: here, ...where });
+    if ('op' in item)
+      return parsedSteps.has(item)
+        ? (item as StepSpec)
+        : parseConfig(OpStepSchema, item, { path: here, ...where });
     if ('module' in item) return parseConfig(ModuleStepSchema, item, { path: here, ...where });
     if ('branch' in item) {
       const b = (item as { branch: unknown }).branch;
@@ -256,10 +271,13 @@ export async function buildGraph<T>(specs: unknown, opts: BuildGraphOptions<T>):
         'op' in spec
           ? opts.registry.get(spec.op, `${here}.op`, opts.file)
           : await loadModuleOperator(spec, opts, here);
-      const params = parseConfig(def.params, spec.params ?? {}, {
-        path: `${here}.params`,
-        ...(opts.file ? { file: opts.file } : {}),
-      });
+      const params =
+        'op' in spec && parsedSteps.has(spec)
+          ? spec.params
+          : parseConfig(def.params, spec.params ?? {}, {
+              path: `${here}.params`,
+              ...(opts.file ? { file: opts.file } : {}),
+            });
       nodes.push({
         type: 'op',
         step: uniqueName(spec.name ?? def.name, prefix),

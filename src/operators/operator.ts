@@ -73,7 +73,7 @@ export interface ProfilePass {
  * What a registry holds: a name, a parameter schema (zod, with defaults), and a factory.
  * `create` is called once per run, so operators may keep state across batches (dedup's seen set).
  */
-export interface OperatorDefinition<T, P = unknown> {
+export interface OperatorDefinition<T, P = unknown> extends OperatorCapabilities {
   readonly name: string;
   readonly kind: OperatorKind;
   readonly description: string;
@@ -83,15 +83,40 @@ export interface OperatorDefinition<T, P = unknown> {
   columnar?(params: P): ColumnarForm | null;
 }
 
+/**
+ * What a task pipeline may do with an operator, declared on its definition (leave a flag out for
+ * false). They decide where a step runs, so a missing flag makes a run slower, never wrong; the
+ * golden table in tests/operators/capabilities.test.ts lists every built-in's flags, so a change
+ * shows in review.
+ */
+export interface OperatorCapabilities {
+  /**
+   * Row-wise, and so worker-safe: a row's output depends on that row and the params only (no
+   * seeded stream, no state across rows or batches, no `flush`, no injected tokenizer or model).
+   * A leading run of such built-in steps runs in worker threads (pipeline-workers/row-wise-plan.ts).
+   */
+  readonly rowWise?: boolean;
+  /**
+   * Row-wise and reads and writes a task's texts only (prompt, messages, answer, through
+   * text-fields.ts): a chain of these runs in a worker on the texts alone (text-job.ts). Such an
+   * operator is also imported by pipeline-workers/text-only-registry.ts (a test checks the two agree).
+   */
+  readonly textOnly?: boolean;
+  /** Calls a model server or loads a model folder (LLM, embedding, perplexity): never offline with its defaults alone. */
+  readonly needsModel?: boolean;
+}
+
 /** Helper so a definition's `params` type flows into `create` without annotations. */
-export function defineOperator<T, S extends z.ZodType>(def: {
-  name: string;
-  kind: OperatorKind;
-  description: string;
-  params: S;
-  create(params: z.output<S>): Operator<T>;
-  columnar?(params: z.output<S>): ColumnarForm | null;
-}): OperatorDefinition<T, z.output<S>> {
+export function defineOperator<T, S extends z.ZodType>(
+  def: {
+    name: string;
+    kind: OperatorKind;
+    description: string;
+    params: S;
+    create(params: z.output<S>): Operator<T>;
+    columnar?(params: z.output<S>): ColumnarForm | null;
+  } & OperatorCapabilities,
+): OperatorDefinition<T, z.output<S>> {
   return def as OperatorDefinition<T, z.output<S>>;
 }
 

@@ -8,7 +8,7 @@ import {
 } from '../operators/task/text-profile.ts';
 
 /**
- * The hand-over for a chain of text-only steps (TEXT_ONLY_OPERATORS: they read and write a task's
+ * The hand-over for a chain of text-only steps (operators flagged `textOnly`: they read and write a task's
  * prompt, messages and answer, nothing else). The main thread, which maps the records anyway,
  * sends each task's texts only, and the worker answers with which rows it kept, the few texts it
  * changed, and what it dropped, by index: the main thread keeps its own task objects for every
@@ -83,7 +83,7 @@ type Indexed = Task & { [INDEX]: number };
 
 /**
  * The worker's tasks: texts only, each knowing its index. Text-only steps never read an id, a
- * taskset, features or meta (TEXT_ONLY_OPERATORS' contract), so those are left empty here.
+ * taskset, features or meta (the `textOnly` flag's contract), so those are left empty here.
  */
 export function fromTextJob(job: TextJob): Task[] {
   const n = job.promptLength.length;

@@ -1,11 +1,13 @@
-// The operators a text-only chain can hold (TEXT_ONLY_OPERATORS), imported one by one: a worker
-// running such a chain loads these (~0.2 s of CPU) instead of every built-in operator with the LLM,
-// embedding and tokenizer ones (~0.75 s), once per worker start.
+// The operators a text-only chain can hold (those whose definition says `textOnly: true`), imported
+// one by one: a worker running such a chain loads these (~0.2 s of CPU) instead of every built-in
+// operator with the LLM, embedding and tokenizer ones (~0.75 s), once per worker start. A new
+// text-only operator is added here too; tests/operators/capabilities.test.ts fails until it is.
 import { Registry } from '../core/registry.ts';
 import type { Task } from '../core/task.ts';
 import type { OperatorDefinition } from '../operators/operator.ts';
 import { alnumRatioFilterOp } from '../operators/task/alnum-ratio-filter.ts';
 import { charRepetitionFilterOp } from '../operators/task/char-repetition-filter.ts';
+import { expandLatexMacrosOp } from '../operators/task/expand-latex-macros.ts';
 import { fixMojibakeOp } from '../operators/task/fix-mojibake.ts';
 import { flaggedWordsFilterOp } from '../operators/task/flagged-words-filter.ts';
 import { lengthFilterOp } from '../operators/task/length-filter.ts';
@@ -13,11 +15,16 @@ import { lineLengthFilterOp } from '../operators/task/line-length-filter.ts';
 import { normalizePunctuationOp } from '../operators/task/normalize-punctuation.ts';
 import { normalizeUnicodeOp } from '../operators/task/normalize-unicode.ts';
 import { normalizeWhitespaceOp } from '../operators/task/normalize-whitespace.ts';
+import { removeBibliographyOp } from '../operators/task/remove-bibliography.ts';
 import { removeCopyrightHeadersOp } from '../operators/task/remove-copyright-headers.ts';
 import { removeIpAddressesOp } from '../operators/task/remove-ip-addresses.ts';
+import { removeLatexCommentsOp } from '../operators/task/remove-latex-comments.ts';
+import { removeLatexHeaderOp } from '../operators/task/remove-latex-header.ts';
 import { removeLongWordsOp } from '../operators/task/remove-long-words.ts';
 import { removeRepeatSentencesOp } from '../operators/task/remove-repeat-sentences.ts';
+import { removeTableTextOp } from '../operators/task/remove-table-text.ts';
 import { removeUrlsEmailsOp } from '../operators/task/remove-urls-emails.ts';
+import { removeWordsWithSubstringsOp } from '../operators/task/remove-words-with-substrings.ts';
 import { replaceContentOp } from '../operators/task/replace-content.ts';
 import { specialCharRatioFilterOp } from '../operators/task/special-char-ratio-filter.ts';
 import { stopwordsFilterOp } from '../operators/task/stopwords-filter.ts';
@@ -27,6 +34,7 @@ import { wordRepetitionFilterOp } from '../operators/task/word-repetition-filter
 const TEXT_ONLY_DEFINITIONS = [
   alnumRatioFilterOp,
   charRepetitionFilterOp,
+  expandLatexMacrosOp,
   fixMojibakeOp,
   flaggedWordsFilterOp,
   lengthFilterOp,
@@ -35,10 +43,15 @@ const TEXT_ONLY_DEFINITIONS = [
   normalizeUnicodeOp,
   normalizeWhitespaceOp,
   removeCopyrightHeadersOp,
+  removeBibliographyOp,
   removeIpAddressesOp,
+  removeLatexCommentsOp,
+  removeLatexHeaderOp,
   removeLongWordsOp,
   removeRepeatSentencesOp,
   removeUrlsEmailsOp,
+  removeTableTextOp,
+  removeWordsWithSubstringsOp,
   replaceContentOp,
   specialCharRatioFilterOp,
   stopwordsFilterOp,

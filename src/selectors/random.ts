@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import { BaseSelector } from './base.ts';
+import { defineSelector } from './definition.ts';
 
 /**
  * Uniformly random tasks, no repeats within a batch (when the batch is no larger than the task
@@ -20,3 +22,11 @@ export class RandomSelector extends BaseSelector {
     return out;
   }
 }
+
+/** `selector: random` in a config: one file holds the selector and its definition. */
+export const randomSelector = defineSelector({
+  name: 'random',
+  description: 'uniformly random tasks, no repeats within a batch',
+  params: z.strictObject({}),
+  create: (_p, { seed }) => new RandomSelector(seed),
+});

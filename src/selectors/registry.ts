@@ -1,37 +1,21 @@
 import { z } from 'zod';
-import { ConfigError } from '../core/errors.ts';
+import { parseConfig } from '../core/config.ts';
+import { normalizePlugin, type PluginConfig, pluginSlotSchema } from '../core/plugin.ts';
 import { Registry } from '../core/registry.ts';
-import { closestNames } from '../core/suggest.ts';
 import { BOTS_DEFAULTS, BotsSelector } from './bots.ts';
+import { defineSelector, type SelectorBuildContext, type SelectorDefinition } from './definition.ts';
 import { DiverseSelector } from './diverse.ts';
 import { MixedSelector } from './mixed.ts';
 import { OfflineEasy2HardSelector } from './offline-easy2hard.ts';
 import { PassRateSelector } from './pass-rate.ts';
-import { RandomSelector } from './random.ts';
-import { SequentialSelector } from './sequential.ts';
+import { randomSelector } from './random.ts';
+import { sequentialSelector } from './sequential.ts';
 import { SHARED_ABILITY_DEFAULTS, SharedAbilitySelector } from './shared-ability.ts';
-import { ShuffleSelector } from './shuffle.ts';
+import { shuffleSelector } from './shuffle.ts';
 import type { Selector, SelectorTaskView } from './types.ts';
 import { zooSelectorDefinitions } from './zoo/definitions.ts';
 
-/** A selector a config can name: its parameter schema (zod, with defaults) and a factory. */
-export interface SelectorDefinition<P = unknown> {
-  readonly name: string;
-  readonly description: string;
-  readonly params: z.ZodType<P>;
-  /** A fresh, not yet initialised selector. */
-  create(params: P, seed: number): Selector;
-}
-
-/** Keeps a definition's parameter type flowing into `create`. */
-export function defineSelector<S extends z.ZodType>(def: {
-  name: string;
-  description: string;
-  params: S;
-  create(params: z.output<S>, seed: number): Selector;
-}): SelectorDefinition<z.output<S>> {
-  return def as SelectorDefinition<z.output<S>>;
-}
+export { defineSelector, type SelectorBuildContext, type SelectorDefinition } from './definition.ts';
 
 /** `selector: { type: bots, params: { … } }` in YAML. */
 export interface SelectorConfig {
@@ -129,33 +113,16 @@ export const PassRateParamsSchema = z.strictObject({
   globalRate: unit.default(0.1),
 });
 
-const empty = z.strictObject({});
-
 /** The built-in selectors (the mixing selector is registered separately, it builds the others). */
 export const selectorDefinitions: SelectorDefinition[] = [
-  defineSelector({
-    name: 'sequential',
-    description: 'tasks in their given order, wrapping around across epochs',
-    params: empty,
-    create: (_p, seed) => new SequentialSelector(seed),
-  }),
-  defineSelector({
-    name: 'shuffle',
-    description: 'a new seeded permutation every epoch (consecutive epochs always differ)',
-    params: empty,
-    create: (_p, seed) => new ShuffleSelector(seed),
-  }),
-  defineSelector({
-    name: 'random',
-    description: 'uniformly random tasks, no repeats within a batch',
-    params: empty,
-    create: (_p, seed) => new RandomSelector(seed),
-  }),
+  sequentialSelector,
+  shuffleSelector,
+  randomSelector,
   defineSelector({
     name: 'offline_easy2hard',
     description: 'a fixed curriculum sorted by feature columns (direction per column)',
     params: Easy2HardParamsSchema,
-    create: (p, seed) => {
+    create: (p, { seed }) => {
       const keys =
         p.keys ??
         (Array.isArray(p.feature) ? p.feature : [p.feature!]).map((feature) => ({ feature, order: p.order }));
@@ -166,112 +133,148 @@ export const selectorDefinitions: SelectorDefinition[] = [
     name: 'pass_rate',
     description: 'online baseline: smoothed observed pass rate, closest to a target',
     params: PassRateParamsSchema,
-    create: (p, seed) => new PassRateSelector(seed, p),
+    create: (p, { seed }) => new PassRateSelector(seed, p),
   }),
   defineSelector({
     name: 'bots',
     description: 'BOTS: Beta posteriors with explicit and reference-interpolated implicit evidence',
     params: BotsParamsSchema,
-    create: (p, seed) => new BotsSelector(seed, p),
+    create: (p, { seed }) => new BotsSelector(seed, p),
   }),
   defineSelector({
     name: 'shared_ability',
     description: 'Bayesian shared-ability model in log-odds space (references, domains, residuals, practice)',
     params: SharedAbilityParamsSchema,
-    create: (p, seed) => new SharedAbilitySelector(seed, p),
+    create: (p, { seed }) => new SharedAbilitySelector(seed, p),
   }),
 ];
 
-export const MixedParamsSchema = z.strictObject({
-  tasksets: z
-    .array(
-      z.strictObject({
-        taskset: z.string().min(1),
-        weight: z.number().nonnegative().optional(),
-        selector: SelectorConfigSchema,
-      }),
-    )
-    .min(1),
+/** `mixed`'s params around a selector-slot schema: the stand-alone form, or the run's (nested checks). */
+function mixedParams(slot: z.ZodType) {
+  return z.strictObject({
+    tasksets: z
+      .array(
+        z.strictObject({
+          taskset: z.string().min(1),
+          weight: z.number().nonnegative().optional(),
+          selector: slot,
+        }),
+      )
+      .min(1),
+  });
+}
+export const MixedParamsSchema = mixedParams(SelectorConfigSchema);
+
+const mixedSelector = defineSelector({
+  name: 'mixed',
+  description: 'several task sets, each with its own selector, mixed by weight or size',
+  params: MixedParamsSchema,
+  paramsWith: mixedParams,
+  create: (p, ctx) =>
+    new MixedSelector(
+      p.tasksets.map((t, i) => ({
+        taskset: t.taskset,
+        ...(t.weight !== undefined ? { weight: t.weight } : {}),
+        selector: ctx.build(
+          normalizePlugin(t.selector),
+          ctx.seed + i + 1,
+          `${ctx.path}.params.tasksets[${i}].selector`,
+        ),
+      })),
+      ctx.seed,
+    ),
 });
 
-export const selectorRegistry = new Registry<SelectorDefinition>('selector');
-for (const def of selectorDefinitions) selectorRegistry.register(def);
-for (const def of zooSelectorDefinitions) selectorRegistry.register(def);
-selectorRegistry.register(
-  defineSelector({
-    name: 'mixed',
-    description: 'several task sets, each with its own selector, mixed by weight or size',
-    params: MixedParamsSchema,
-    create: (p, seed) =>
-      new MixedSelector(
-        p.tasksets.map((t, i) => ({
-          taskset: t.taskset,
-          ...(t.weight !== undefined ? { weight: t.weight } : {}),
-          selector: buildSelector(t.selector, seed + i + 1, `selector.params.tasksets[${i}].selector`),
-        })),
-        seed,
-      ),
-  }),
-);
+/** `diverse`'s params around a selector-slot schema (see mixedParams). */
+function diverseParams(slot: z.ZodType) {
+  return z.strictObject({
+    selector: slot.describe('The selector whose candidates are re-ranked (any registered one).'),
+    lambda: unit
+      .default(0.5)
+      .describe("Weight of the inner selector's order; 1 − lambda weighs dissimilarity."),
+    embedding: z
+      .string()
+      .regex(/^meta\.[^.]+$/, 'must name a top-level meta key (meta.<key>)')
+      .default('meta.embedding')
+      .describe('The meta key holding each task’s vector (what embed wrote).'),
+    pool: z
+      .number()
+      .int()
+      .min(1)
+      .max(64)
+      .default(4)
+      .describe('Candidates asked of the inner selector per task picked.'),
+  });
+}
+export const DiverseParamsSchema = diverseParams(SelectorConfigSchema);
 
-export const DiverseParamsSchema = z.strictObject({
-  selector: SelectorConfigSchema.describe(
-    'The selector whose candidates are re-ranked (any registered one).',
-  ),
-  lambda: unit
-    .default(0.5)
-    .describe("Weight of the inner selector's order; 1 − lambda weighs dissimilarity."),
-  embedding: z
-    .string()
-    .regex(/^meta\.[^.]+$/, 'must name a top-level meta key (meta.<key>)')
-    .default('meta.embedding')
-    .describe('The meta key holding each task’s vector (what embed wrote).'),
-  pool: z
-    .number()
-    .int()
-    .min(1)
-    .max(64)
-    .default(4)
-    .describe('Candidates asked of the inner selector per task picked.'),
+const diverseSelector = defineSelector({
+  name: 'diverse',
+  description: 'any selector, its candidates re-ranked for embedding diversity (maximal marginal relevance)',
+  params: DiverseParamsSchema,
+  paramsWith: diverseParams,
+  create: (p, ctx) =>
+    new DiverseSelector(
+      ctx.build(normalizePlugin(p.selector), ctx.seed, `${ctx.path}.params.selector`),
+      { lambda: p.lambda, embedding: p.embedding, pool: p.pool },
+      ctx.seed,
+    ),
 });
-selectorRegistry.register(
-  defineSelector({
-    name: 'diverse',
-    description:
-      'any selector, its candidates re-ranked for embedding diversity (maximal marginal relevance)',
-    params: DiverseParamsSchema,
-    create: (p, seed) =>
-      new DiverseSelector(
-        buildSelector(p.selector, seed, 'selector.params.selector'),
-        { lambda: p.lambda, embedding: p.embedding, pool: p.pool },
-        seed,
-      ),
-  }),
-);
 
-/** Validate a selector config and build the (uninitialised) selector. `path` names it in errors. */
-export function buildSelector(config: SelectorConfig, seed: number, path = 'selector'): Selector {
-  const parsed = SelectorConfigSchema.safeParse(config);
-  if (!parsed.success)
-    throw new ConfigError({ path, message: 'expected { type: <selector name>, params?: { … } }' });
-  const def = selectorRegistry.get(parsed.data.type, `${path}.type`);
-  const params = def.params.safeParse(parsed.data.params ?? {});
-  if (!params.success) {
-    const issue = params.error.issues[0]!;
-    const where = [path, 'params', ...issue.path.map(String)].join('.');
-    if (issue.code === 'unrecognized_keys') {
-      const key = issue.keys[0]!;
-      const shape = (def.params as unknown as { shape?: Record<string, unknown> }).shape;
-      const near = shape ? closestNames(key, Object.keys(shape)) : [];
-      throw new ConfigError({
-        path: `${where}.${key}`,
-        message: `unknown parameter '${key}' for selector '${def.name}'`,
-        ...(near.length > 0 ? { hint: `did you mean ${near.map((n) => `'${n}'`).join(', ')}?` } : {}),
-      });
-    }
-    throw new ConfigError({ path: where, message: issue.message });
-  }
-  return def.create(params.data, seed);
+/**
+ * Selectors by config name, built-ins and the zoo. A fresh registry per call: each run (or server)
+ * owns its own, so a selector one run registers is never seen by another.
+ */
+export function selectorRegistry(): Registry<SelectorDefinition> {
+  const reg = new Registry<SelectorDefinition>('selector');
+  for (const def of [...selectorDefinitions, ...zooSelectorDefinitions, mixedSelector, diverseSelector])
+    reg.register(def as SelectorDefinition);
+  return reg;
+}
+
+/**
+ * The schema of a selector slot in `registry`: a name or `{ type, params }`, each selector's params
+ * checked, nested selectors (mixed's, diverse's) included, against the same registry.
+ */
+export function selectorSlotSchema(registry: Registry<SelectorDefinition>, opts: { modules?: boolean } = {}) {
+  return pluginSlotSchema(registry, opts);
+}
+
+/**
+ * Build a selector from a slot whose params are already parsed (by the door's config schema, or
+ * by buildSelector): looked up in `registry`, nested selectors too. Nothing is parsed again.
+ */
+export function buildParsedSelector(
+  slot: PluginConfig,
+  seed: number,
+  path: string,
+  registry: Registry<SelectorDefinition>,
+  resolved?: { def: SelectorDefinition; params: unknown },
+): Selector {
+  const def = resolved?.def ?? registry.get((slot as { type: string }).type, `${path}.type`);
+  const ctx: SelectorBuildContext = {
+    seed,
+    path,
+    selectors: registry,
+    build: (child, childSeed, childPath) => buildParsedSelector(child, childSeed, childPath, registry),
+  };
+  return def.create(resolved ? resolved.params : slot.params, ctx);
+}
+
+/**
+ * Validate a selector config (nested selectors included, all against `registry`, default the
+ * built-ins) and build the (uninitialised) selector. `path` names it in errors.
+ */
+export function buildSelector(
+  config: SelectorConfig | string,
+  seed: number,
+  path = 'selector',
+  registry: Registry<SelectorDefinition> = selectorRegistry(),
+): Selector {
+  // A bare name is `{ type: name }`, so its params get their defaults in this one parse.
+  const value = typeof config === 'string' ? { type: config } : config;
+  const slot = parseConfig(selectorSlotSchema(registry, { modules: false }), value, { path });
+  return buildParsedSelector(slot, seed, path, registry);
 }
 
 /** Build a selector from its config and hand it its tasks. */
@@ -280,8 +283,9 @@ export function createSelector(
   view: SelectorTaskView,
   seed: number,
   path = 'selector',
+  registry?: Registry<SelectorDefinition>,
 ): Selector {
-  const sel = buildSelector(config, seed, path);
+  const sel = buildSelector(config, seed, path, registry);
   sel.init(view);
   return sel;
 }

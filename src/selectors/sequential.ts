@@ -1,6 +1,8 @@
+import { z } from 'zod';
 import { DataError } from '../core/errors.ts';
 import type { JsonValue } from '../core/task.ts';
 import { BaseSelector } from './base.ts';
+import { defineSelector } from './definition.ts';
 
 /**
  * Tasks in their given order, wrapping around at the end (each pass is an epoch). Tasks added
@@ -48,3 +50,11 @@ export class SequentialSelector extends BaseSelector {
     this.epoch = epoch;
   }
 }
+
+/** `selector: sequential` in a config: one file holds the selector and its definition. */
+export const sequentialSelector = defineSelector({
+  name: 'sequential',
+  description: 'tasks in their given order, wrapping around across epochs',
+  params: z.strictObject({}),
+  create: (_p, { seed }) => new SequentialSelector(seed),
+});

@@ -1,7 +1,9 @@
+import { z } from 'zod';
 import { DataError } from '../core/errors.ts';
 import { hashSeed, Rng } from '../core/rng.ts';
 import type { JsonValue } from '../core/task.ts';
 import { BaseSelector } from './base.ts';
+import { defineSelector } from './definition.ts';
 import { decodeArray, encodeArray } from './state-codec.ts';
 
 /** Parity (0 even, 1 odd) of a permutation, from its cycle count. */
@@ -107,3 +109,11 @@ export class ShuffleSelector extends BaseSelector {
     this.carry = Array.from(decodeArray(data['carry'], 'int32', 'shuffle carry'));
   }
 }
+
+/** `selector: shuffle` in a config: one file holds the selector and its definition. */
+export const shuffleSelector = defineSelector({
+  name: 'shuffle',
+  description: 'a new seeded permutation every epoch (consecutive epochs always differ)',
+  params: z.strictObject({}),
+  create: (_p, { seed }) => new ShuffleSelector(seed),
+});

@@ -39,7 +39,9 @@ const rewardFirst = defineSampler({
     },
   }),
 });
-samplerRegistry.register(rewardFirst);
+/** The run's own registry: the built-ins plus this file's sampler (never a process-wide one). */
+const withRewardFirst = samplerRegistry();
+withRewardFirst.register(rewardFirst);
 
 /** Round-robin over tasksets (in order of first appearance), oldest row of each in turn; reusable `maxUses` times. */
 const tasksetRoundRobin = defineSampler({
@@ -68,10 +70,15 @@ const tasksetRoundRobin = defineSampler({
 });
 
 describe('a sampler defined in a test file', () => {
-  it('registered in the built-in registry: samples by its own rule, exact ids', async () => {
-    const buf = await ExperienceBuffer.open(freshDb(root), {
-      sampler: { type: 'reward_first', params: { minReward: 0.2 } },
-    });
+  it('registered in a registry of its own: samples by its own rule, exact ids', async () => {
+    const buf = await ExperienceBuffer.open(
+      freshDb(root),
+      {
+        sampler: { type: 'reward_first', params: { minReward: 0.2 } },
+      },
+      {},
+      { samplers: withRewardFirst },
+    );
     const rewards = [0.5, 0.9, 0.1, 0.9, 0.3, 0.7];
     await buf.write(rewards.map((reward, i) => exp(`e${i}`, { reward })));
     const first = await buf.sample(3, { step: 1 });
@@ -96,9 +103,14 @@ describe('a sampler defined in a test file', () => {
     ]);
     // Its params are checked by its own schema, under the config path.
     await expect(
-      ExperienceBuffer.open(freshDb(root), {
-        sampler: { type: 'reward_first', params: { minReward: 'high' } },
-      }),
+      ExperienceBuffer.open(
+        freshDb(root),
+        {
+          sampler: { type: 'reward_first', params: { minReward: 'high' } },
+        },
+        {},
+        { samplers: withRewardFirst },
+      ),
     ).rejects.toThrow(/^buffer\.sampler\.params\.minReward: /);
     await buf.close();
   });
@@ -173,7 +185,7 @@ describe('a sampler defined in a test file', () => {
 
   it('buffers a strategy opens beside the main one (mix: the expert table) use the same registry', async () => {
     const samplers = new Registry<SamplerDefinition>('sampler');
-    for (const d of samplerRegistry.all()) samplers.register(d);
+    for (const d of samplerRegistry().all()) samplers.register(d);
     samplers.register(tasksetRoundRobin);
     const db = freshDb(root);
     const expert = await ExperienceBuffer.open(db, { table: 'sft' });

@@ -72,7 +72,8 @@ describe('ExperienceBuffer.write: group commit', () => {
   });
 
   it('a sampler whose priority throws fails the calls of that group (they do not hang); later writes land', async () => {
-    samplerRegistry.register(
+    const samplers = samplerRegistry();
+    samplers.register(
       defineSampler({
         name: 'picky_priority',
         description: 'Throws for a negative reward (a faulty user sampler).',
@@ -94,7 +95,12 @@ describe('ExperienceBuffer.write: group commit', () => {
         }),
       }),
     );
-    const buf = await ExperienceBuffer.open(freshDb(root), { sampler: { type: 'picky_priority' } });
+    const buf = await ExperienceBuffer.open(
+      freshDb(root),
+      { sampler: { type: 'picky_priority' } },
+      {},
+      { samplers },
+    );
     await buf.write([exp('ok0')]);
     const bad = buf.write([exp('bad', { reward: -1 }), exp('ok1')]);
     await expect(bad).rejects.toThrow('picky: negative reward');

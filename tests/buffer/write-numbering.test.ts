@@ -12,7 +12,8 @@ const root = tempDir('winnow-write-numbering-');
 
 /** A fifo-like sampler that counts how often the buffer asks it for a priority. */
 let asked = 0;
-samplerRegistry.register(
+const samplers = samplerRegistry();
+samplers.register(
   defineSampler({
     name: 'counting_fixed',
     description: 'Oldest first; priority 7 for every row, declared fixed.',
@@ -82,7 +83,12 @@ describe('write numbering (checked-write.ts numberGroup)', () => {
 
 describe('ExperienceBuffer.write: priorities and the row store', () => {
   it('a sampler with a fixed priority is never asked on write; the column and the index hold that priority', async () => {
-    const buf = await ExperienceBuffer.open(freshDb(root), { sampler: { type: 'counting_fixed' } });
+    const buf = await ExperienceBuffer.open(
+      freshDb(root),
+      { sampler: { type: 'counting_fixed' } },
+      {},
+      { samplers },
+    );
     asked = 0;
     await buf.write([exp('p0'), exp('p1'), exp('p2')]);
     expect(asked).toBe(0);
@@ -104,9 +110,14 @@ describe('ExperienceBuffer.write: priorities and the row store', () => {
   });
 
   it('the same sampler without the declaration is asked once per new row (not again to index it)', async () => {
-    const buf = await ExperienceBuffer.open(freshDb(root), {
-      sampler: { type: 'counting_fixed', params: { fixed: false } },
-    });
+    const buf = await ExperienceBuffer.open(
+      freshDb(root),
+      {
+        sampler: { type: 'counting_fixed', params: { fixed: false } },
+      },
+      {},
+      { samplers },
+    );
     asked = 0;
     await buf.write([exp('q0'), exp('q1'), exp('q0')]);
     expect(asked).toBe(2);

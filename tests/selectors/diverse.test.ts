@@ -81,6 +81,6 @@ describe('diverse (maximal marginal relevance over any selector)', () => {
     expect(() => buildSelector({ type: 'diverse', params: { selector: { type: 'sequentail' } } }, 1)).toThrow(
       /selector\.params\.selector\.type.*sequential/,
     );
-    expect(selectorRegistry.names()).toContain('diverse');
+    expect(selectorRegistry().names()).toContain('diverse');
   });
 });

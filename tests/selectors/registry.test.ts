@@ -21,7 +21,7 @@ describe('selector registry', () => {
       'bots',
       'shared_ability',
     ]);
-    expect(selectorRegistry.names()).toContain('mixed');
+    expect(selectorRegistry().names()).toContain('mixed');
   });
 
   it('builds a selector from YAML with defaults filled in', () => {

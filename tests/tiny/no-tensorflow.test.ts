@@ -70,11 +70,11 @@ describe('the core import loads no TensorFlow', () => {
       'src/tiny/config.ts',
       'src/tiny/pg-config.ts',
       'src/tiny/backend-name.ts',
-      'src/explorer/models/tiny-model.ts',
-      'src/trainer/policy-gradient-entry.ts',
+      'src/tiny/tiny-model.ts',
+      'src/tiny/policy-gradient-entry.ts',
       'src/tiny/dpo-config.ts',
-      'src/trainer/dpo-entry.ts',
-      'src/trainer/preference-pairs.ts',
+      'src/tiny/dpo-entry.ts',
+      'src/core/preference-pairs.ts',
     ]) {
       const l = loadedBy(file);
       expect({ file, ok: l.ok, error: l.error }).toEqual({ file, ok: true, error: undefined });

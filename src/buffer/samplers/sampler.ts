@@ -9,8 +9,8 @@ import type { EntryKeys } from './entry-order.ts';
  * of a row through `update`. A sampler is deterministic: given the same rows, use counts, step and
  * seed it picks the same experiences.
  *
- * A new sampler is one file with a `defineSampler({...})` and one `samplerRegistry.register(...)`
- * line (from a test or a user module too: see docs/buffer.md).
+ * A new built-in sampler is one file with a `defineSampler({...})` and one entry in the list of
+ * `samplerRegistry()` (samplers/registry.ts); a user's joins a run's registry (docs/buffer.md).
  */
 
 /** How often and how soon an experience may be delivered again. */

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { parseConfig } from '../../core/config.ts';
 import { ConfigError } from '../../core/errors.ts';
+import type { Registry } from '../../core/registry.ts';
 import { ExperienceBuffer } from '../experience-buffer.ts';
 import { checkReplayRatio, type ReplayRatioLimiter, type ReplayRatioState } from '../rate-limiter.ts';
-import { sampleStrategies } from './registry.ts';
-import type { SampleStrategy, StrategyBatch, StrategySampleOptions } from './strategy.ts';
+import { strategyRegistry } from './registry.ts';
+import type { SampleStrategy, StrategyBatch, StrategyDefinition, StrategySampleOptions } from './strategy.ts';
 
 export const SamplingConfigSchema = z.strictObject({
   type: z.string().default('default').describe('Sample strategy: default, staleness, mix.'),
@@ -37,7 +38,14 @@ export class ExperienceSampler {
    */
   static async create(
     config: SamplingConfigInput,
-    ctx: { buffer: ExperienceBuffer; dbDir?: string; batchSize: number; bufferPath?: string },
+    ctx: {
+      buffer: ExperienceBuffer;
+      dbDir?: string;
+      batchSize: number;
+      bufferPath?: string;
+      /** Where strategy names are looked up (default: the built-ins); a run passes its own. */
+      strategies?: Registry<StrategyDefinition>;
+    },
     where: { path?: string; file?: string } = {},
   ): Promise<ExperienceSampler> {
     const path = where.path ?? 'sampling';
@@ -50,9 +58,20 @@ export class ExperienceSampler {
         hint: 'use buffer: { rateLimiter: { samplesPerInsert, minSizeToSample, errorBuffer, insertBatch } }',
       });
     const cfg = parseConfig(SamplingConfigSchema, config, { path, ...file });
-    const def = sampleStrategies.get(cfg.type, `${path}.type`, where.file);
+    const def = (ctx.strategies ?? strategyRegistry()).get(cfg.type, `${path}.type`, where.file);
     const params = parseConfig(def.params, cfg.params, { path: `${path}.params`, ...file });
-    const strategy = await def.create(params, {
+    return ExperienceSampler.createResolved({ def, params }, ctx, where);
+  }
+
+  /** `create` for a strategy already resolved, its params parsed (a run's door did it): nothing is parsed again. */
+  static async createResolved(
+    resolved: { def: StrategyDefinition; params: unknown },
+    ctx: { buffer: ExperienceBuffer; dbDir?: string; batchSize: number; bufferPath?: string },
+    where: { path?: string; file?: string } = {},
+  ): Promise<ExperienceSampler> {
+    const path = where.path ?? 'sampling';
+    const file = where.file ? { file: where.file } : {};
+    const strategy = await resolved.def.create(resolved.params, {
       buffer: ctx.buffer,
       openBuffer: (c, p) =>
         ExperienceBuffer.open(

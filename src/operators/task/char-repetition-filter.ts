@@ -40,6 +40,8 @@ const Params = z.strictObject({
 export const charRepetitionFilterOp = defineOperator<Task, typeof Params>({
   name: 'char_repetition_filter',
   kind: 'filter',
+  rowWise: true,
+  textOnly: true,
   description:
     'Drop tasks whose most frequent repeated character n-grams cover more than maxRatio of all n-grams.',
   params: Params,

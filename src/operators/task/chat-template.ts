@@ -70,6 +70,7 @@ function conversation(
 export const chatTemplateOp = defineOperator<Task, typeof Params>({
   name: 'chat_template',
   kind: 'map',
+  rowWise: true,
   description:
     "Render each task's conversation through the tokenizer's own chat template; store the prompt and its token count.",
   params: Params,

@@ -79,6 +79,7 @@ const Params = z
 export const chunkTextOp = defineOperator<Task, typeof Params>({
   name: 'chunk_text',
   kind: 'augment',
+  rowWise: true,
   description:
     'Split long texts into chunks of at most maxLen characters (paragraphs, then sentences); one row per chunk.',
   params: Params,

@@ -76,6 +76,7 @@ export function embedOperator(resources: EmbedResources = {}): OperatorDefinitio
   return defineOperator<Task, typeof Params>({
     name: 'embed',
     kind: 'map',
+    needsModel: true,
     description:
       'Embed each task’s text with a local feature-extraction model (ONNX, offline) into a meta vector; empty texts are dropped, long ones cut to the model’s length.',
     params: Params,

@@ -36,6 +36,8 @@ const Params = z.strictObject({ field: TextFieldSchema.default('prompt') });
 export const expandLatexMacrosOp = defineOperator<Task, typeof Params>({
   name: 'expand_latex_macros',
   kind: 'map',
+  rowWise: true,
+  textOnly: true,
   description:
     'Expand the argument-less macros a LaTeX source defines (\\newcommand, \\def) where they are used.',
   params: Params,

@@ -24,6 +24,7 @@ const Params = z
 export const extractAnswerOp = defineOperator<Task, typeof Params>({
   name: 'extract_answer',
   kind: 'map',
+  rowWise: true,
   description:
     'Extract the final answer from a worked solution (GSM8K ####, \\boxed{}, last number) into `answer`, keeping the solution in meta.',
   params: Params,

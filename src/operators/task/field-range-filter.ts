@@ -29,6 +29,7 @@ const Params = z
 export const fieldRangeFilterOp = defineOperator<Task, typeof Params>({
   name: 'field_range_filter',
   kind: 'filter',
+  rowWise: true,
   description:
     'Keep rows whose field is a number (or numeric text) within [min, max]; rows without a numeric value there are dropped.',
   params: Params,

@@ -27,6 +27,7 @@ const Params = z.strictObject({
 export const fieldValueFilterOp = defineOperator<Task, typeof Params>({
   name: 'field_value_filter',
   kind: 'filter',
+  rowWise: true,
   description:
     'Keep rows whose field holds one of `values` (a list field: every element one of them); rows without the field are dropped.',
   params: Params,

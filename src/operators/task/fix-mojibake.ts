@@ -153,6 +153,8 @@ const Params = z.strictObject({
 export const fixMojibakeOp = defineOperator<Task, typeof Params>({
   name: 'fix_mojibake',
   kind: 'map',
+  rowWise: true,
+  textOnly: true,
   description:
     'Repair UTF-8 text that was decoded as Windows-1252 or Latin-1, only where the repair is unambiguous.',
   params: Params,

@@ -68,6 +68,8 @@ function listed(found: string[]): string {
 export const flaggedWordsFilterOp = defineOperator<Task, typeof Params>({
   name: 'flagged_words_filter',
   kind: 'filter',
+  rowWise: true,
+  textOnly: true,
   description:
     'Drop tasks containing listed words/phrases (whole words, case-insensitive) above a count or ratio.',
   params: Params,

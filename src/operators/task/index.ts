@@ -3,6 +3,7 @@ export * from './answer-extraction.ts';
 export * from './arithmetic.ts';
 export * from './calculator-annotations.ts';
 export * from './char-repetition-filter.ts';
+export * from './char-share-filter.ts';
 export * from './chat-template.ts';
 export * from './chinese-convert.ts';
 export * from './chunk-text.ts';

@@ -50,6 +50,7 @@ const Params = z.strictObject({
 export const languageIdFilterOp = defineOperator<Task, typeof Params>({
   name: 'language_id_filter',
   kind: 'filter',
+  rowWise: true,
   description:
     "Identify the language (ELD); keep tasks in the listed languages with a score (calibrated to fastText's scale) of at least minScore; records meta.language and features.language_score.",
   params: Params,

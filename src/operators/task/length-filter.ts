@@ -35,6 +35,8 @@ const Params = z
 export const lengthFilterOp = defineOperator<Task, typeof Params>({
   name: 'length_filter',
   kind: 'filter',
+  rowWise: true,
+  textOnly: true,
   description:
     'Keep tasks whose text has between min and max characters and/or words (any subset of limits).',
   params: Params,

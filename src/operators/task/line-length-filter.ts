@@ -45,6 +45,8 @@ const fmt = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(2));
 export const lineLengthFilterOp = defineOperator<Task, typeof Params>({
   name: 'line_length_filter',
   kind: 'filter',
+  rowWise: true,
+  textOnly: true,
   description: 'Keep tasks whose average and/or maximum line length (characters) is within the given limits.',
   params: Params,
   create(p) {

@@ -51,6 +51,7 @@ function passes(reward: Reward, response: string, answer: string): boolean {
 export const llmDifficultyOp = defineOperator<Task, typeof Params>({
   name: 'llm_difficulty',
   kind: 'map',
+  needsModel: true,
   description:
     'Sample a model k times per task and write the pass rate against the reference answer to features.<feature> (a difficulty prior); failed calls quarantine the task.',
   params: Params,

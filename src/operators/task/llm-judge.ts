@@ -39,6 +39,7 @@ const Params = LlmCallParamsSchema.extend({
 export const llmJudgeOp = defineOperator<Task, typeof Params>({
   name: 'llm_judge',
   kind: 'filter',
+  needsModel: true,
   description:
     'Score each task with an LLM against a rubric into features.<feature>; unparseable verdicts and failed calls are quarantined with the reason.',
   params: Params,

@@ -31,6 +31,7 @@ const Params = LlmCallParamsSchema.extend({
 export const llmRewriteOp = defineOperator<Task, typeof Params>({
   name: 'llm_rewrite',
   kind: 'augment',
+  needsModel: true,
   description:
     'Emit LLM paraphrases of each task as variants (meta.parentId) that keep the verified answer; failed calls quarantine the task.',
   params: Params,

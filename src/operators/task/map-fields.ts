@@ -87,6 +87,7 @@ function convert(value: JsonValue, to: TaskPath, listFormat: 'lines' | 'lettered
 export const mapFieldsOp = defineOperator<Task, typeof MapFieldsParams>({
   name: 'map_fields',
   kind: 'map',
+  rowWise: true,
   description:
     'Set the prompt/answer from templates over task fields, meta and features; move or copy meta keys (numbers into features).',
   params: MapFieldsParams,

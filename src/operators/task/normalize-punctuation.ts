@@ -133,6 +133,8 @@ const Params = z.strictObject({ field: TextFieldSchema.default('prompt') });
 export const normalizePunctuationOp = defineOperator<Task, typeof Params>({
   name: 'normalize_punctuation',
   kind: 'map',
+  rowWise: true,
+  textOnly: true,
   description:
     'Map CJK/full-width punctuation, curly quotes, dashes, box-drawing lines, arrows and bullets to ASCII.',
   params: Params,

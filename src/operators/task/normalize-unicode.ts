@@ -81,6 +81,8 @@ const Params = z.strictObject({
 export const normalizeUnicodeOp = defineOperator<Task, typeof Params>({
   name: 'normalize_unicode',
   kind: 'map',
+  rowWise: true,
+  textOnly: true,
   description:
     'Unicode normal form (NFC/NFKC/NFD/NFKD), strip zero-width and control characters, optional ASCII quotes and dashes.',
   params: Params,

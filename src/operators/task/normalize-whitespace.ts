@@ -121,6 +121,8 @@ const Params = z.strictObject({
 export const normalizeWhitespaceOp = defineOperator<Task, typeof Params>({
   name: 'normalize_whitespace',
   kind: 'map',
+  rowWise: true,
+  textOnly: true,
   description:
     'Collapse runs of spaces, trim lines and text, normalise line breaks (optionally keep paragraphs).',
   params: Params,

@@ -63,6 +63,7 @@ const fmtPpl = (x: number) => (x >= 100 ? x.toFixed(1) : x.toPrecision(4));
 export const perplexityFilterOp = defineOperator<Task, typeof Params>({
   name: 'perplexity_filter',
   kind: 'filter',
+  needsModel: true,
   description:
     'Score each text with a causal language model (a local character n-gram file, or an endpoint’s prompt logprobs); keep rows with minPpl ≤ perplexity ≤ maxPpl; records features.perplexity.',
   params: Params,

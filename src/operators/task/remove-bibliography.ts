@@ -18,6 +18,8 @@ const Params = z.strictObject({ field: TextFieldSchema.default('prompt') });
 export const removeBibliographyOp = defineOperator<Task, typeof Params>({
   name: 'remove_bibliography',
   kind: 'map',
+  rowWise: true,
+  textOnly: true,
   description: 'Cut a LaTeX source at its appendix or bibliography (everything from there to the end goes).',
   params: Params,
   create(p) {

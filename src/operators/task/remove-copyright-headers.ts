@@ -69,6 +69,8 @@ const Params = z.strictObject({
 export const removeCopyrightHeadersOp = defineOperator<Task, typeof Params>({
   name: 'remove_copyright_headers',
   kind: 'map',
+  rowWise: true,
+  textOnly: true,
   description:
     "Remove a leading comment block (/* */, //, #) that is a copyright notice (rule: data_juicer, Data-Juicer's rule).",
   params: Params,

@@ -25,6 +25,8 @@ const Params = z.strictObject({
 export const removeIpAddressesOp = defineOperator<Task, typeof Params>({
   name: 'remove_ip_addresses',
   kind: 'map',
+  rowWise: true,
+  textOnly: true,
   description: 'Replace IPv4 and IPv6 addresses with a placeholder (default: remove them).',
   params: Params,
   create(p) {

@@ -30,6 +30,8 @@ const Params = z.strictObject({
 export const removeLatexCommentsOp = defineOperator<Task, typeof Params>({
   name: 'remove_latex_comments',
   kind: 'map',
+  rowWise: true,
+  textOnly: true,
   description:
     'Remove LaTeX comments: `% …` to the end of a line (inline) and lines starting with % (multiline).',
   params: Params,

@@ -30,6 +30,8 @@ const Params = z.strictObject({
 export const removeLatexHeaderOp = defineOperator<Task, typeof Params>({
   name: 'remove_latex_header',
   kind: 'map',
+  rowWise: true,
+  textOnly: true,
   description:
     'Cut a LaTeX source before its first \\chapter/\\part/\\section/…/\\subparagraph; empty a text without one (dropNoHeader).',
   params: Params,

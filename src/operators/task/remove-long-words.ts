@@ -43,6 +43,8 @@ const Params = z
 export const removeLongWordsOp = defineOperator<Task, typeof Params>({
   name: 'remove_long_words',
   kind: 'map',
+  rowWise: true,
+  textOnly: true,
   description: 'Remove words shorter than minLen or longer than maxLen characters (CJK-aware words).',
   params: Params,
   create(p) {

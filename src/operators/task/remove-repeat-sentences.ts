@@ -55,6 +55,8 @@ const Params = z.strictObject({
 export const removeRepeatSentencesOp = defineOperator<Task, typeof Params>({
   name: 'remove_repeat_sentences',
   kind: 'map',
+  rowWise: true,
+  textOnly: true,
   description:
     'Remove sentences that repeat an earlier sentence of the same text (first occurrence kept; CJK-aware).',
   params: Params,

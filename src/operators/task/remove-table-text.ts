@@ -29,6 +29,8 @@ const Params = z
 export const removeTableTextOp = defineOperator<Task, typeof Params>({
   name: 'remove_table_text',
   kind: 'map',
+  rowWise: true,
+  textOnly: true,
   description:
     'Remove runs of two or more lines that look like table rows (minCol–maxCol cells separated by a space, tab or |).',
   params: Params,

@@ -94,6 +94,8 @@ const Params = z.strictObject({
 export const removeUrlsEmailsOp = defineOperator<Task, typeof Params>({
   name: 'remove_urls_emails',
   kind: 'map',
+  rowWise: true,
+  textOnly: true,
   description: 'Replace URLs and e-mail addresses with a placeholder (default: remove them).',
   params: Params,
   create(params) {

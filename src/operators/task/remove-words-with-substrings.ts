@@ -37,6 +37,8 @@ const Params = z.strictObject({
 export const removeWordsWithSubstringsOp = defineOperator<Task, typeof Params>({
   name: 'remove_words_with_substrings',
   kind: 'map',
+  rowWise: true,
+  textOnly: true,
   description:
     'Remove whitespace-separated words that contain any of the substrings (default: http, www, .com, href, //).',
   params: Params,

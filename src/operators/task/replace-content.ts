@@ -34,6 +34,8 @@ const Params = z
 export const replaceContentOp = defineOperator<Task, typeof Params>({
   name: 'replace_content',
   kind: 'map',
+  rowWise: true,
+  textOnly: true,
   description:
     'Replace every match of each regular expression with its replacement (patterns → replacement).',
   params: Params,

@@ -17,6 +17,7 @@ const Params = z.strictObject({
 export const requireAnswerOp = defineOperator<Task, typeof Params>({
   name: 'require_answer',
   kind: 'filter',
+  rowWise: true,
   description:
     'Drop tasks without a verifiable reference answer (missing, empty, or not numeric when numeric: true).',
   params: Params,

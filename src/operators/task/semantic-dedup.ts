@@ -71,6 +71,7 @@ export function semanticDedupOperator(
   return defineOperator<Task, typeof Params>({
     name: 'semantic_dedup',
     kind: 'dedup',
+    needsModel: true,
     description:
       'Drop tasks whose embedding is within a cosine-similarity threshold of a kept task (this run, or a persisted LanceDB index); first seen wins, each drop names the kept task.',
     params: Params,

@@ -13,6 +13,7 @@ const Params = z.strictObject({
 export const sentenceSplitOp = defineOperator<Task, typeof Params>({
   name: 'sentence_split',
   kind: 'map',
+  rowWise: true,
   description:
     'Rewrite the text as one sentence per line (sentences as text-units.ts finds them, CJK-aware).',
   params: Params,

@@ -1,16 +1,8 @@
 import { z } from 'zod';
-import type { Task } from '../../core/task.ts';
-import { countsFilter } from '../columnar/text-forms.ts';
-import { defineOperator, filterRows } from '../operator.ts';
+import { defineCharShareFilter } from './char-share-filter.ts';
 import { djSpecialRatio } from './dj-words.ts';
-import { filterPass, readText, TextFieldSchema } from './text-fields.ts';
-import {
-  type CharClassCounts,
-  charClassCounts,
-  charClassCountsOf,
-  fmtRatio,
-  profileCounts,
-} from './text-stats.ts';
+import { TextFieldSchema } from './text-fields.ts';
+import { type CharClassCounts, charClassCounts } from './text-stats.ts';
 
 /**
  * Share of characters that are neither letters/digits/marks nor whitespace:
@@ -34,49 +26,14 @@ const Params = z.strictObject({
   charset: z.enum(['winnow', 'data-juicer']).default('winnow'),
 });
 
-export const specialCharRatioFilterOp = defineOperator<Task, typeof Params>({
+export const specialCharRatioFilterOp = defineCharShareFilter({
   name: 'special_char_ratio_filter',
-  kind: 'filter',
   description: 'Drop tasks whose share of non-alphanumeric, non-space characters exceeds maxRatio.',
   params: Params,
-  create(p) {
-    const verdict = (r: number) => specialVerdict(r, p);
-    const winnow = p.charset === 'winnow';
-    return {
-      name: 'special_char_ratio_filter',
-      kind: 'filter',
-      ...(winnow
-        ? {
-            profilePass: filterPass(
-              p.field,
-              (profile) => verdict(specialShare(profileCounts(profile))) === null,
-            ),
-          }
-        : {}),
-      process(batch) {
-        return filterRows(batch, (task) => {
-          const text = readText(task, p.field);
-          return verdict(winnow ? specialShare(charClassCountsOf(task, text)) : djSpecialRatio(text));
-        });
-      },
-    };
-  },
-  // Counts [code points, alphanumerics, spaces], as charClassCounts makes them; Data-Juicer's
-  // character set has no column-wise form (it runs row-wise).
-  columnar: (p) =>
-    p.charset !== 'winnow'
-      ? null
-      : countsFilter(p.field, ['chars', 'alnum', 'space'], ([total, alnum, space]) =>
-          specialVerdict(
-            specialShare({ total: total!, alnum: alnum!, space: space!, special: total! - alnum! - space! }),
-            p,
-          ),
-        ),
+  label: 'special-char ratio',
+  share: specialShare,
+  first: 'max',
+  needsSpace: true,
+  // Data-Juicer's character set is read from the text: no ASCII-profile shortcut, no column-wise form.
+  textShare: (p) => (p.charset === 'data-juicer' ? djSpecialRatio : null),
 });
-
-/** Why a share of special characters drops the task (null: it stays). */
-function specialVerdict(r: number, p: { minRatio: number; maxRatio: number }): string | null {
-  if (r > p.maxRatio) return `special-char ratio ${fmtRatio(r)} > maxRatio ${p.maxRatio}`;
-  if (r < p.minRatio) return `special-char ratio ${fmtRatio(r)} < minRatio ${p.minRatio}`;
-  return null;
-}

@@ -87,6 +87,8 @@ const Params = z
 export const stopwordsFilterOp = defineOperator<Task, typeof Params>({
   name: 'stopwords_filter',
   kind: 'filter',
+  rowWise: true,
+  textOnly: true,
   description:
     'Drop tasks whose share of stopwords (stopwords-iso lists of 58 languages, or your own) is below minRatio.',
   params: Params,

@@ -86,6 +86,8 @@ const Params = z.strictObject({
 export const stripHtmlOp = defineOperator<Task, typeof Params>({
   name: 'strip_html',
   kind: 'map',
+  rowWise: true,
+  textOnly: true,
   description:
     'Remove HTML tags (block tags and <br> become line breaks), drop script/style contents, decode entities.',
   params: Params,

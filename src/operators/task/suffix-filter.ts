@@ -17,6 +17,7 @@ const Params = z.strictObject({
 export const suffixFilterOp = defineOperator<Task, typeof Params>({
   name: 'suffix_filter',
   kind: 'filter',
+  rowWise: true,
   description: 'Keep rows whose file suffix (meta.__dj__suffix__, or `missing`) is one of `suffixes`.',
   params: Params,
   create(p) {

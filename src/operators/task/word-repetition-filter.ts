@@ -67,6 +67,8 @@ const Params = z
 export const wordRepetitionFilterOp = defineOperator<Task, typeof Params>({
   name: 'word_repetition_filter',
   kind: 'filter',
+  rowWise: true,
+  textOnly: true,
   description: 'Drop tasks whose repeated word n-grams cover more than maxRatio of all word n-grams.',
   params: Params,
   create(p) {

@@ -23,31 +23,35 @@ function defineStage<S extends z.ZodType>(def: {
   return def as StageDefinition;
 }
 
-export const stageRegistry = new Registry<StageDefinition>('pre-rollout stage');
-stageRegistry.register(
-  defineStage({
-    name: 'dapo_ds',
-    description: 'DAPO dynamic sampling: over-sample, keep groups with 0 < correct < G, refill rounds',
-    params: DapoDsParamsSchema,
-    create: (p) => new DapoDsStage(p),
-  }),
-);
-stageRegistry.register(
-  defineStage({
-    name: 'greso',
-    description: 'GRESO: skip prompts with z zero-variance groups in a row with probability 1 − p^z',
-    params: GresoParamsSchema,
-    create: (p, seed) => new GresoStage(p, seed),
-  }),
-);
-stageRegistry.register(
-  defineStage({
-    name: 'speed',
-    description: 'SPEED-RL: screen with a few rollouts, continue only prompts with 0 < pass rate < 1',
-    params: SpeedParamsSchema,
-    create: (p) => new SpeedStage(p),
-  }),
-);
+/** Pre-rollout stages by config name; a fresh registry per call (per run). */
+export function stageRegistry(): Registry<StageDefinition> {
+  const reg = new Registry<StageDefinition>('pre-rollout stage');
+  reg.register(
+    defineStage({
+      name: 'dapo_ds',
+      description: 'DAPO dynamic sampling: over-sample, keep groups with 0 < correct < G, refill rounds',
+      params: DapoDsParamsSchema,
+      create: (p) => new DapoDsStage(p),
+    }),
+  );
+  reg.register(
+    defineStage({
+      name: 'greso',
+      description: 'GRESO: skip prompts with z zero-variance groups in a row with probability 1 − p^z',
+      params: GresoParamsSchema,
+      create: (p, seed) => new GresoStage(p, seed),
+    }),
+  );
+  reg.register(
+    defineStage({
+      name: 'speed',
+      description: 'SPEED-RL: screen with a few rollouts, continue only prompts with 0 < pass rate < 1',
+      params: SpeedParamsSchema,
+      create: (p) => new SpeedStage(p),
+    }),
+  );
+  return reg;
+}
 
 /** `{ type: greso, params: { … } }`, one entry of a stage list. */
 export const StageConfigSchema = z.object({
@@ -61,10 +65,11 @@ export function buildStages(
   configs: readonly StageConfig[],
   seed: number,
   path = 'explorer.stages',
+  registry: Registry<StageDefinition> = stageRegistry(),
 ): PreRolloutStage[] {
   return configs.map((c, i) => {
     const at = `${path}[${i}]`;
-    const def = stageRegistry.get(c.type, `${at}.type`);
+    const def = registry.get(c.type, `${at}.type`);
     const parsed = def.params.safeParse(c.params ?? {});
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;

@@ -7,6 +7,7 @@ import type { Task } from '../core/task.ts';
 import type { OperatorDefinition } from '../operators/operator.ts';
 import { alnumRatioFilterOp } from '../operators/task/alnum-ratio-filter.ts';
 import { charRepetitionFilterOp } from '../operators/task/char-repetition-filter.ts';
+import { chineseConvertOp } from '../operators/task/chinese-convert.ts';
 import { expandLatexMacrosOp } from '../operators/task/expand-latex-macros.ts';
 import { fixMojibakeOp } from '../operators/task/fix-mojibake.ts';
 import { flaggedWordsFilterOp } from '../operators/task/flagged-words-filter.ts';
@@ -34,6 +35,7 @@ import { wordRepetitionFilterOp } from '../operators/task/word-repetition-filter
 const TEXT_ONLY_DEFINITIONS = [
   alnumRatioFilterOp,
   charRepetitionFilterOp,
+  chineseConvertOp,
   expandLatexMacrosOp,
   fixMojibakeOp,
   flaggedWordsFilterOp,

@@ -26,6 +26,7 @@ describe('operator capabilities (flags on each definition)', () => {
       ['alnum_ratio_filter', 'filter', 'row-wise text-only'],
       ['char_repetition_filter', 'filter', 'row-wise text-only'],
       ['chat_template', 'map', 'row-wise'],
+      ['chinese_convert', 'map', 'row-wise text-only'],
       ['chunk_text', 'augment', 'row-wise'],
       ['decontaminate', 'dedup', ''],
       ['difficulty', 'map', ''],

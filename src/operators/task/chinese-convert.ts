@@ -57,6 +57,8 @@ const Params = z.strictObject({
 export const chineseConvertOp = defineOperator<Task, typeof Params>({
   name: 'chinese_convert',
   kind: 'map',
+  rowWise: true,
+  textOnly: true,
   description:
     'Convert Chinese between Simplified, Traditional (OpenCC standard, Taiwan, Hong Kong) and Japanese Shinjitai with OpenCC tables (opencc-js).',
   params: Params,

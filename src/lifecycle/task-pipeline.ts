@@ -10,13 +10,11 @@ import { resolveDbDir, resolveRunsDir } from '../core/places.ts';
 import type { Registry } from '../core/registry.ts';
 import { type RejectedInput, rejectedPayload } from '../core/rejected.ts';
 import type { Task } from '../core/task.ts';
-import { rowStepsGraph } from '../engine/row-steps-graph.ts';
 import { compileMapping } from '../io/mapping.ts';
 import { OperatorGraph } from '../operators/graph.ts';
 import { buildGraph } from '../operators/graph-spec.ts';
 import type { OperatorDefinition } from '../operators/operator.ts';
 import { countReason as count, emptyMetrics, type StepMetrics } from '../operators/step-metrics.ts';
-import { RowStage } from '../pipeline-workers/row-stage.ts';
 import { planRowWise } from '../pipeline-workers/row-wise-plan.ts';
 import type { FileLease } from './file-lease.ts';
 import { Hooks } from './hooks.ts';
@@ -25,14 +23,10 @@ import { withRunResources } from './run-resources.ts';
 import { tokenBudgetOf, usageOf } from './run-usage.ts';
 import { type TaskPipelineConfig, taskPipelineConfigSchema } from './task-pipeline-config.ts';
 import { chainChecksIds, LandedIds } from './task-pipeline-ids.ts';
-import {
-  checkInputs,
-  checkMappingAgainstInputs,
-  precheckInputs,
-  readOptionsOf,
-} from './task-pipeline-inputs.ts';
+import { checkInputs, checkMappingAgainstInputs, precheckInputs } from './task-pipeline-inputs.ts';
 import { rejectionVerdict } from './task-pipeline-quality.ts';
 import { describeOutcome, endFailedIngest, failedIngestError } from './task-pipeline-rollback.ts';
+import { openRowWiseStage } from './task-pipeline-row-stage.ts';
 import { type StreamContext, streamInputs } from './task-pipeline-stream.ts';
 import { openIngestTables, takeTaskTableLease } from './task-pipeline-tables.ts';
 import type {
@@ -221,40 +215,18 @@ async function runTaskPipelineLeased(
       `${n} input row(s) could not be read or mapped (strict mode): nothing was landed; see: winnow inspect --db ${dbDir} --table ${config.output.rejectedTable} --run ${runId}`,
     );
 
-  // The leading steps that declare a column-wise form run in the engine, batch by batch (src/engine).
-  const rowSteps = await rowStepsGraph(nodes.slice(0, plan.workerSteps.length), graphOptions, {
-    specs: plan.workerSteps,
+  const { rowSteps, stage } = await openRowWiseStage({
+    nodes,
+    plan,
+    graphOptions,
+    config,
     registry: opts.registry,
-    engine: config.engine,
-    workers: config.workers,
-  });
-  const stage = new RowStage({
-    workers: config.workers,
-    autoStartRows: 2 * (readOptionsOf(config.input).batchSize ?? 8192),
-    graph: rowSteps.graph,
-    setup:
-      plan.workerSteps.length > 0 || plan.nearDedupParams || plan.exactDedupParams
-        ? {
-            steps: plan.workerSteps,
-            seed,
-            runId,
-            baseDir: opts.baseDir,
-            mapping: config.mapping,
-            nearDedupParams: plan.nearDedupParams,
-            exactDedupParams: plan.exactDedupParams,
-            textOnly: plan.textOnly,
-          }
-        : null,
     mapping,
-    textOnly: plan.textOnly,
-    onPoolStart: () => {
-      for (const note of plan.notes) warn(note);
-    },
+    seed,
+    runId,
+    baseDir: opts.baseDir,
+    warn,
   });
-  if (stage.workers === 0 && typeof config.workers === 'number' && config.workers > 0)
-    warn(
-      `workers: ${config.workers} has nothing to run: the chain starts with no built-in row-wise operator and holds no exact_dedup or near_dedup, so every step runs on the main thread`,
-    );
 
   try {
     if (opts.strict) {

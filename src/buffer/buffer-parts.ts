@@ -1,9 +1,9 @@
 import { parseConfig } from '../core/config.ts';
 import type { Registry } from '../core/registry.ts';
 import { removerRegistry } from './removers/registry.ts';
-import type { RemoverDefinition } from './removers/remover.ts';
+import type { Remover, RemoverDefinition } from './removers/remover.ts';
 import { samplerRegistry } from './samplers/registry.ts';
-import type { SamplerDefinition } from './samplers/sampler.ts';
+import type { Sampler, SamplerContext, SamplerDefinition } from './samplers/sampler.ts';
 
 /** A definition with its params already checked by its own schema: built without parsing again. */
 export interface ResolvedPart<D> {
@@ -55,4 +55,22 @@ export function resolveBufferParts(
       ? resolvePart(cfg.remover, where.removers ?? removerRegistry(), at('remover'))
       : null,
   };
+}
+
+/**
+ * Build resolved parts without parsing again. A part without a remover gets the one its sampler
+ * names (default params), looked up in `removers` (default: the built-ins).
+ */
+export function createBufferParts(
+  parts: BufferParts,
+  ctx: SamplerContext,
+  removers: Registry<RemoverDefinition> | undefined,
+): { sampler: Sampler; remover: Remover } {
+  const sampler = parts.sampler.def.create(parts.sampler.params, ctx);
+  const removerPart =
+    parts.remover ??
+    resolvePart({ type: sampler.remover }, removers ?? removerRegistry(), {
+      path: 'buffer.remover',
+    });
+  return { sampler, remover: removerPart.def.create(removerPart.params) };
 }

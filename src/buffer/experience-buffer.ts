@@ -1,8 +1,9 @@
 import { WinnowError } from '../core/errors.ts';
 import type { Experience, ExperienceInput } from '../core/experience.ts';
 import type { Registry } from '../core/registry.ts';
-import { type BufferParts, resolveBufferParts, resolvePart } from './buffer-parts.ts';
+import { type BufferParts, createBufferParts, resolveBufferParts } from './buffer-parts.ts';
 import { type SampleParts, sampleExperiences } from './buffer-sample.ts';
+import { ackLeases, recoverLeases, type SettleParts } from './buffer-settle.ts';
 import { CapacityGuard } from './capacity-guard.ts';
 import type { CheckedWrite } from './checked-write.ts';
 import { CommitWindow } from './commit-window.ts';
@@ -11,7 +12,6 @@ import {
   type ExperienceBufferConfigInput,
   parseBufferConfig,
 } from './experience-config.ts';
-import type { JournalEntry } from './experience-journal.ts';
 import { loadIndex, type Reconciled } from './experience-load.ts';
 import type {
   AckResult,
@@ -28,7 +28,6 @@ import { decodeExperiences } from './experience-table.ts';
 import { startGroupCommit } from './group-commit.ts';
 import { ReplayRatioLimiter } from './rate-limiter.ts';
 import { RejectedStore } from './rejected-store.ts';
-import { removerRegistry } from './removers/registry.ts';
 import type { Remover, RemoverDefinition } from './removers/remover.ts';
 import type { Sampler, SamplerDefinition } from './samplers/sampler.ts';
 import { TableUpkeep } from './table-upkeep.ts';
@@ -152,13 +151,7 @@ export class ExperienceBuffer {
     options: OpenBufferOptions = {},
   ): Promise<ExperienceBuffer> {
     const slots = new ExperienceSlots();
-    const sampler = parts.sampler.def.create(parts.sampler.params, { seed: cfg.seed, keys: slots });
-    const removerPart =
-      parts.remover ??
-      resolvePart({ type: sampler.remover }, options.removers ?? removerRegistry(), {
-        path: 'buffer.remover',
-      });
-    const remover = removerPart.def.create(removerPart.params);
+    const { sampler, remover } = createBufferParts(parts, { seed: cfg.seed, keys: slots }, options.removers);
     const storage = await ExperienceStorage.open(dbDir, cfg.table, slots);
     const rejected = await RejectedStore.open(dbDir, cfg.rejectedTable);
     const buf = new ExperienceBuffer(cfg, slots, sampler, remover, storage, rejected, options);
@@ -315,15 +308,7 @@ export class ExperienceBuffer {
    * trainer's checkpoint covering `step` is durable; use counts are final from then on.
    */
   ack(step: number): Promise<AckResult> {
-    return this.serial(async () => {
-      if (step < this.use.lastAcked) return { step, acknowledged: 0 };
-      await this.storage.journal.append([ackEntry(step)]);
-      const before = this.slots.pendingCount();
-      for (const s of this.slots.settle(step, 'ack')) this.use.refresh(s);
-      this.use.lastAcked = step;
-      await this.upkeep.committed(0, 1);
-      return { step, acknowledged: before - this.slots.pendingCount() };
-    });
+    return this.serial(() => ackLeases(this.settleParts, step));
   }
 
   /**
@@ -332,35 +317,16 @@ export class ExperienceBuffer {
    * lease that was not acknowledged.
    */
   recover(trainedThroughStep: number | null): Promise<RecoverResult> {
-    return this.serial(async () => {
-      const last = this.use.lastAcked;
-      const t = trainedThroughStep ?? last;
-      if (t < last)
-        throw new WinnowError(
-          `buffer '${this.config.table}': cannot resume from step ${t}: deliveries up to step ${last} were already acknowledged (acknowledge a step only once the trainer's checkpoint for it is durable)`,
-        );
-      // The rollback deletes journal entries: not beside a background fold's trim of the same table.
-      await this.upkeep.idle();
-      const pendingBefore = this.slots.pendingCount();
-      let commits = 0;
-      if (t > last) {
-        // The checkpoint covers step t: its leases count, and later samples must be after it.
-        await this.storage.journal.append([ackEntry(t)]);
-        commits++;
-        for (const s of this.slots.settle(t, 'ack')) this.use.refresh(s);
-        this.use.lastAcked = t;
-      }
-      const acknowledged = pendingBefore - this.slots.pendingCount();
-      const rolledBack = this.slots.pendingCount();
-      if (rolledBack > 0) {
-        await this.storage.journal.dropAfter(t);
-        commits++;
-        for (const s of this.slots.settle(t, 'rollbackAfter')) this.use.refresh(s);
-      }
-      this.callsAtStep = { step: Number.NaN, calls: 0 };
-      await this.upkeep.committed(0, commits);
-      return { trainedThroughStep: t, acknowledged, rolledBack };
-    });
+    return this.serial(() =>
+      recoverLeases(this.settleParts, trainedThroughStep, () => {
+        this.callsAtStep = { step: Number.NaN, calls: 0 };
+      }),
+    );
+  }
+
+  private get settleParts(): SettleParts {
+    const { slots, use, storage, upkeep } = this;
+    return { table: this.config.table, slots, use, storage, upkeep };
   }
 
   // ---------------------------------------------------------------- fold / compact
@@ -428,8 +394,4 @@ export class ExperienceBuffer {
       return { ...r.exp, useCount: uses, priority: this.sampler.priority(this.slots.facts(s), uses) };
     });
   }
-}
-
-function ackEntry(step: number): JournalEntry {
-  return { kind: 'ack', seq: -1, id: '', step, at: Date.now(), reason: '' };
 }

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from '@lancedb/lancedb';
 import { REPO_ROOT, WINNOW_BIN } from '../helpers/cli.ts';
+import { scaled } from '../helpers/slowdown.ts';
 
 /** A `winnow` child process whose output is collected as it comes. */
 export interface Proc {
@@ -39,8 +40,13 @@ export async function waitFor(check: () => boolean, timeoutMs: number, what: str
   }
 }
 
-/** A worker process; resolves once it says it is ready. */
-export async function startWorker(queue: string, cwd: string, visibilityMs = 2_000): Promise<Proc> {
+/**
+ * A worker process; resolves once it says it is ready. The default visibility timeout is long
+ * enough, stretched by the run's slowdown factor, that a busy machine does not make a live
+ * worker's first job look stalled (a worker loads a run's parts when its first job arrives);
+ * tests that kill workers pass a short one.
+ */
+export async function startWorker(queue: string, cwd: string, visibilityMs = scaled(6_000)): Promise<Proc> {
   const w = startWinnow(
     ['worker', '--queue', queue, '--concurrency', '4', '--visibility-timeout', String(visibilityMs)],
     cwd,

@@ -1,5 +1,5 @@
 // The ceiling of the engine's file-reading path on issue 40's pipeline: DuckDB reads the JSONL
-// file itself (src/engine/duckdb-file-prefix.ts), runs the five column-wise steps in one query,
+// file itself (bench/engine/duckdb-file-prefix.ts), runs the five column-wise steps in one query,
 // each line's fate is decided with the operators' verdicts, and the kept rows' texts are built
 // into Arrow vectors column-wise, ready for a LanceDB write. Not counted (so the real path can
 // only cost more): the lines left to the row path, exact dedup, the report, the write itself.
@@ -9,9 +9,9 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { Utf8, vectorFromArray } from 'apache-arrow';
 import { planColumnar } from '../../src/engine/columnar-plan.ts';
-import { scanJsonlPrefix } from '../../src/engine/duckdb-file-prefix.ts';
 import { taskOperatorRegistry } from '../../src/operators/registries.ts';
 import { BENCH_PIPELINES } from '../ingest/anchors.ts';
+import { scanJsonlPrefix } from './duckdb-file-prefix.ts';
 
 const [file, threads] = process.argv.slice(2);
 if (!file) throw new Error('usage: node bench/engine/file-prefix-cost.ts FILE.jsonl [THREADS]');

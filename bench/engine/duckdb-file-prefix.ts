@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { ColumnarForm } from '../operators/columnar/form.ts';
-import { sqlString } from '../operators/columnar/unicode-classes.ts';
-import { chainSql } from './duckdb-columns.ts';
+import { chainSql } from '../../src/engine/duckdb-columns.ts';
+import type { ColumnarForm } from '../../src/operators/columnar/form.ts';
+import { sqlString } from '../../src/operators/columnar/unicode-classes.ts';
 
 /** Where a JSONL file's texts are: top-level keys of each line's object (the answer's optional). */
 export interface JsonlTextKeys {

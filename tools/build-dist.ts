@@ -10,8 +10,8 @@ import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..');
 const DIST = join(ROOT, 'dist');
-/** Data the library itself reads at run time (arithmetic tasks, the tiny policy's warm start, stopword lists, the Studio's front end). */
-const ASSETS = ['datasets/arithmetic', 'datasets/wordlists', 'src/studio/static'];
+/** Data the library itself reads at run time (arithmetic tasks, the tiny policy's warm start, stopword lists, perplexity_filter's language models, the Studio's front end). */
+const ASSETS = ['datasets/arithmetic', 'datasets/wordlists', 'datasets/lm', 'src/studio/static'];
 
 // A clean folder, so a renamed or deleted source never ships as a stale .js.
 rmSync(DIST, { recursive: true, force: true });

@@ -11,8 +11,15 @@ export interface DjOpTranslation {
   params: z.ZodObject;
   /** Data-Juicer args (defaults applied) → the Winnow operator's params. */
   translate: (args: DjArgs) => Record<string, unknown>;
-  /** Files (relative to the working folder) the translated step reads, checked before anything runs. */
-  needsFiles?: (params: Record<string, unknown>) => Array<{ path: string; hint: string }>;
+  /**
+   * For a step that reads a local file (a model): checked against the working folder before
+   * anything runs; either the params with the file chosen and a note for the run summary, or
+   * why there is none.
+   */
+  localModel?: (
+    params: Record<string, unknown>,
+    cwd: string,
+  ) => { params: Record<string, unknown>; note: string } | { problem: string; hint: string };
   /** When the Winnow operator depends on the args (e.g. tokenization: true), the one for these args. */
   winnowFor?: (args: DjArgs) => string;
   /** Where the Winnow operator knowingly differs (docs/recipes.md). */

@@ -10,7 +10,7 @@ import { z } from 'zod';
  */
 
 import { type Banding, optimalBanding } from '../operators/task/lsh-banding.ts';
-import { DEFAULT_LM_PATH } from '../operators/task/perplexity-filter.ts';
+import { describeLm, findLm } from '../operators/task/perplexity-model.ts';
 import { FLAGGED_WORD_LANGUAGES } from '../operators/task/word-lists.ts';
 import { DATA_JUICER_MAPPERS } from './data-juicer-mappers.ts';
 import { DATA_JUICER_MORE_OPS, RAY_BTS_RUNTIME_PARAMS } from './data-juicer-more-ops.ts';
@@ -219,15 +219,18 @@ const CORE_OPS: Readonly<Record<string, DjOpTranslation>> = {
         throw new UnsupportedParam('lang', `'${String(a.lang)}' is not a language code such as en`);
       return { lang: a.lang, maxPpl: a.max_ppl, minPpl: a.min_ppl };
     },
-    // The model is read on the first batch: a missing one must stop the recipe before anything is written.
-    needsFiles: (p) => [
-      {
-        path: DEFAULT_LM_PATH.replaceAll('{lang}', String(p.lang)),
-        hint: `build it from clean text of that language: node scripts/make-tiny-lm.ts ${DEFAULT_LM_PATH.replaceAll('{lang}', String(p.lang))} --corpus clean.txt`,
-      },
-    ],
+    // The model is read on the first batch: a missing one must stop the recipe before anything is
+    // written. The choice is written into the step, so the converted pipeline scores the same way.
+    localModel: (p, cwd) => {
+      const found = findLm(undefined, String(p.lang), cwd);
+      if ('problem' in found) return found;
+      return {
+        params: { ...p, model: found.kind === 'default' ? 'default' : { path: found.file } },
+        note: `perplexity_filter (lang: ${String(p.lang)}) scores with ${describeLm(found)}`,
+      };
+    },
     differs:
-      "Scored by a character n-gram model file at .winnow/models/char-lm-{lang}.json under the working folder (scripts/make-tiny-lm.ts builds one from your corpus), not Data-Juicer's downloaded KenLM word model: perplexities are on another scale, so calibrate max_ppl on a sample.",
+      "Scored by the model Winnow ships for the language (English: a back-off trigram over Qwen3's pieces counted from the Brown Corpus, on Data-Juicer's formula; docs/recipes.md, score calibrations) unless .winnow/models/char-lm-{lang}.json exists under the working folder; not Data-Juicer's downloaded KenLM model, so scores sit near, not on, its scale.",
   },
   document_simhash_deduplicator: {
     winnow: 'simhash_dedup',

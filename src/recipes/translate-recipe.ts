@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, extname, relative, resolve } from 'node:path';
 import { parseConfig } from '../core/config.ts';
@@ -24,6 +24,8 @@ export interface TranslatedStep {
   /** The step's name in the Winnow pipeline (the Data-Juicer op, `_2`… when it repeats). */
   stepName: string;
   params: Record<string, unknown>;
+  /** What the run summary says of this step (which model scores). */
+  note?: string;
 }
 
 export interface TranslatedRecipe {
@@ -95,6 +97,7 @@ export function translateRecipe(raw: unknown, o: TranslateOptions): TranslatedRe
     (k) => !['project_name', 'dataset_path', 'export_path', 'text_keys', 'np', 'process'].includes(k),
   );
   if (ignored.length > 0) notes.push(`ignored (no effect on the kept rows): ${ignored.join(', ')}`);
+  for (const s of steps) if (s.note !== undefined) notes.push(s.note);
   const name = recipe.project_name ?? basename(file, extname(file));
   const inputPaths = datasetFiles.map((f) => (o.pathsRelativeTo ? relative(o.pathsRelativeTo, f) || '.' : f));
   return {
@@ -218,13 +221,18 @@ function translateStep(
     );
   try {
     const params = def.translate(args);
-    for (const need of def.needsFiles?.(params) ?? [])
-      if (!existsSync(resolve(o.cwd, need.path)))
-        fail(
-          `${at}.${name}`,
-          `${where} '${name}': needs ${resolve(o.cwd, need.path)}, which does not exist`,
-          need.hint,
-        );
+    const local = def.localModel?.(params, o.cwd);
+    if (local !== undefined && 'problem' in local)
+      fail(`${at}.${name}`, `${where} '${name}': ${local.problem}`, local.hint);
+    if (local !== undefined && 'note' in local)
+      return {
+        position: i,
+        dataJuicer: name,
+        winnow,
+        stepName: name,
+        params: local.params,
+        note: local.note,
+      };
     return { position: i, dataJuicer: name, winnow, stepName: name, params };
   } catch (err) {
     if (err instanceof UnsupportedParam)

@@ -87,9 +87,15 @@ describe('perplexity_filter with a local model', () => {
     ]);
   });
 
-  it('a missing model is one line naming the file and how to build one', async () => {
+  it('a missing model file is one line naming the file', async () => {
+    await expect(filter({ model: { path: 'nowhere-{lang}.json' }, lang: 'fr' }, rows)).rejects.toThrow(
+      `${join(dir, 'nowhere-fr.json')}: model.path: no language model at this path (build one with: node scripts/make-tiny-lm.ts OUT.json --corpus CORPUS.txt)`,
+    );
+  });
+
+  it('a language with no shipped model and no model file names both and how to build one', async () => {
     await expect(filter({ lang: 'fr' }, rows)).rejects.toThrow(
-      `${join(dir, '.winnow/models/char-lm-fr.json')}: model.path: no language model at this path (build one with: node scripts/make-tiny-lm.ts OUT.json --corpus CORPUS.txt)`,
+      `lang: Winnow ships no language model for 'fr' (it ships: en), and ${join(dir, '.winnow/models/char-lm-fr.json')} does not exist (build one from clean text of that language: node scripts/make-tiny-lm.ts ${join(dir, '.winnow/models/char-lm-fr.json')} --corpus clean.txt, or give model.path an ARPA file)`,
     );
   });
 

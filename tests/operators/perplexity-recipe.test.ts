@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeCharNgram } from '../../src/models/char-ngram-build.ts';
@@ -58,15 +58,15 @@ describe('perplexity_filter in a Data-Juicer recipe', () => {
     ]);
   });
 
-  it('a language without a model file exits 2 naming the file', () => {
+  it('a language with neither a shipped model nor a model file exits 2 naming both', () => {
     writeFileSync(
-      join(dir, 'en.yaml'),
-      "dataset_path: './raw/d.jsonl'\nexport_path: './out/en.jsonl'\nprocess:\n  - perplexity_filter:\n",
+      join(dir, 'fr.yaml'),
+      "dataset_path: './raw/d.jsonl'\nexport_path: './out/fr.jsonl'\nprocess:\n  - perplexity_filter:\n      lang: fr\n",
     );
-    const run = winnow(['run', 'en.yaml', '--db', join(dir, 'db-en')], { cwd: dir });
+    const run = winnow(['run', 'fr.yaml', '--db', join(dir, 'db-fr')], { cwd: dir });
     // Refused while the recipe is translated, before anything runs (issue 37), with the way to build one.
     expect(run.stderr).toContain(
-      `'perplexity_filter': needs ${join(dir, '.winnow', 'models', 'char-lm-en.json')}, which does not exist`,
+      `'perplexity_filter': Winnow ships no language model for 'fr' (it ships: en), and ${join(dir, '.winnow', 'models', 'char-lm-fr.json')} does not exist`,
     );
     expect(run.stderr).toContain('scripts/make-tiny-lm.ts');
     // The run's header lines, then one error line (no stack trace).
@@ -78,5 +78,7 @@ describe('perplexity_filter in a Data-Juicer recipe', () => {
     ).toHaveLength(1);
     expect(run.stderr).not.toContain('    at ');
     expect(run.code).toBe(2);
+    expect(existsSync(join(dir, 'db-fr'))).toBe(false);
+    expect(existsSync(join(dir, 'out', 'fr.jsonl'))).toBe(false);
   });
 });

@@ -363,7 +363,7 @@ process:
   - language_id_score_filter:
       lang: en
   - perplexity_filter:
-      lang: en
+      lang: fr
       max_ppl: 1500
   - image_shape_filter:
       max_width: 727
@@ -384,7 +384,8 @@ process:
       expect(r.stderr).toContain('4 problems; nothing was run or written:');
       for (const path of [
         '(1) process[1].perplexity_filter:',
-        'char-lm-en.json, which does not exist',
+        "Winnow ships no language model for 'fr' (it ships: en), and",
+        'char-lm-fr.json does not exist',
         'process[2].image_shape_filter:',
         "(3) process[3].text_length_filter.min_lenn: unknown key 'min_lenn'",
         'process[4].chinese_convert_mapper.mode:',
@@ -396,9 +397,17 @@ process:
     expect(existsSync(join(dir, 'out'))).toBe(false);
   });
 
-  it("the analyzer recipe without its perplexity model writes nothing (Data-Juicer's demo/analyzer.yaml)", () => {
+  it("the analyzer recipe runs as it is on the shipped English model (Data-Juicer's demo/analyzer.yaml)", () => {
     const dir = tempDir('winnow-dj-analyzer-');
-    writeFileSync(join(dir, 'data.jsonl'), '{"text":"The quick brown fox jumps over the lazy dog."}\n');
+    const rows = [
+      'Do you need a cup of coffee?',
+      "Today is Sund Sund Sund Sund Sunda and it's a happy day!",
+      'The quick brown fox jumps over the lazy dog.',
+    ];
+    writeFileSync(
+      join(dir, 'data.jsonl'),
+      rows.map((text, i) => `${JSON.stringify({ text, i })}\n`).join(''),
+    );
     writeFileSync(
       join(dir, 'analyzer.yaml'),
       `project_name: 'demo-analyzer'
@@ -414,12 +423,19 @@ process:
 `,
     );
     const r = winnow(['run', 'analyzer.yaml', '--db', join(dir, 'db')], { cwd: dir });
-    expect(r.code).toBe(2);
-    expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toContain('process[1].perplexity_filter');
-    expect(r.stderr).toContain('make-tiny-lm.ts');
-    expect(existsSync(join(dir, 'db'))).toBe(false);
-    expect(existsSync(join(dir, 'outputs'))).toBe(false);
+    expect(r.stderr).not.toContain('error');
+    expect(r.code).toBe(0);
+    // The run summary names the model that scored.
+    expect(r.stdout).toContain(
+      "perplexity_filter (lang: en) scores with Winnow's English model (datasets/lm/en.arpa.gz",
+    );
+    const kept = readFileSync(join(dir, 'outputs', 'demo-analyzer', 'demo-analyzer-result.jsonl'), 'utf8');
+    expect(
+      kept
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { i: number }).i),
+    ).toEqual([0, 2]);
   });
 });
 

@@ -1,10 +1,9 @@
-import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import type { Task } from '../../core/task.ts';
-import { CharNgramLm } from '../../models/char-ngram-lm.ts';
 import { PromptLogprobsClient, PromptLogprobsConfigSchema } from '../../models/prompt-logprobs.ts';
 import type { Drop, OperatorContext } from '../operator.ts';
 import { defineOperator } from '../operator.ts';
+import { chooseLm, localScorer, PerplexityModelSchema, type Scorer } from './perplexity-model.ts';
 import { readText, TextFieldSchema } from './text-fields.ts';
 
 /**
@@ -18,13 +17,7 @@ export function perplexity(logprobs: readonly number[]): number {
   return Math.exp(-sum / logprobs.length);
 }
 
-/** Where a model file is read from: `{lang}` in the path becomes the operator's `lang`. */
-export const DEFAULT_LM_PATH = '.winnow/models/char-lm-{lang}.json';
-
-const LocalModel = z.strictObject({
-  /** A winnow-char-ngram JSON file (scripts/make-tiny-lm.ts); relative to the config's folder. */
-  path: z.string().min(1).default(DEFAULT_LM_PATH),
-});
+export { DEFAULT_LM_PATH } from './perplexity-model.ts';
 
 const Params = z.strictObject({
   field: TextFieldSchema.default('prompt'),
@@ -32,13 +25,13 @@ const Params = z.strictObject({
   maxPpl: z.number().positive().default(1500),
   /** Rows whose perplexity is below this are dropped too (newer Data-Juicer's min_ppl; 0: no lower bound). */
   minPpl: z.number().min(0).default(0),
-  /** Language code substituted for `{lang}` in model.path (Data-Juicer's lang picks its KenLM model). */
+  /** The language: picks the shipped model, and replaces `{lang}` in model.path (Data-Juicer's lang picks its KenLM model). */
   lang: z
     .string()
     .regex(/^[a-z]{2,3}$/, 'an ISO 639-1 code such as en')
     .default('en'),
-  /** The local character n-gram model; ignored when `endpoint` is set. */
-  model: LocalModel.default({ path: DEFAULT_LM_PATH }),
+  /** The local model (see perplexity-model.ts); ignored when `endpoint` is set. */
+  model: PerplexityModelSchema,
   /** Score with a served model's prompt logprobs instead (OpenAI-compatible /v1/completions, echo). */
   endpoint: PromptLogprobsConfigSchema.optional(),
   /** features.<scoreKey> gets every row's perplexity (kept and dropped rows alike). */
@@ -46,16 +39,12 @@ const Params = z.strictObject({
 });
 type PerplexityParams = z.output<typeof Params>;
 
-type Scorer = (texts: readonly string[]) => Promise<number[][]>;
-
 function makeScorer(p: PerplexityParams, ctx: OperatorContext): Scorer {
   if (p.endpoint !== undefined) {
     const client = new PromptLogprobsClient(p.endpoint);
     return (texts) => client.logprobs(texts);
   }
-  const rel = p.model.path.replaceAll('{lang}', p.lang);
-  const lm = CharNgramLm.load(isAbsolute(rel) ? rel : join(ctx.baseDir ?? process.cwd(), rel));
-  return async (texts) => texts.map((t) => lm.logprobs(t));
+  return localScorer(chooseLm(p.model, p.lang, ctx.baseDir ?? process.cwd()), ctx);
 }
 
 const fmtPpl = (x: number) => (x >= 100 ? x.toFixed(1) : x.toPrecision(4));
@@ -65,7 +54,7 @@ export const perplexityFilterOp = defineOperator<Task, typeof Params>({
   kind: 'filter',
   needsModel: true,
   description:
-    'Score each text with a causal language model (a local character n-gram file, or an endpoint’s prompt logprobs); keep rows with minPpl ≤ perplexity ≤ maxPpl; records features.perplexity.',
+    'Score each text with a language model (the shipped word-piece trigram for lang, an ARPA or character n-gram file, or an endpoint’s prompt logprobs); keep rows with minPpl ≤ perplexity ≤ maxPpl; records features.perplexity.',
   params: Params,
   create(p) {
     let scorer: Scorer | null = null;

@@ -17,6 +17,7 @@ import {
 } from '../lifecycle/task-pipeline.ts';
 import { type TaskPipelineConfig, taskPipelineConfigSchema } from '../lifecycle/task-pipeline-config.ts';
 import type { OperatorDefinition } from '../operators/operator.ts';
+import { recipeRowIds } from './recipe-row-ids.ts';
 import { type TranslatedRecipe, translateRecipe } from './translate-recipe.ts';
 
 export interface RecipeRunOptions
@@ -82,19 +83,22 @@ export async function runRecipe(file: string, raw: unknown, o: RecipeRunOptions)
   const spoolDir = mkdtempSync(join(tmpdir(), 'winnow-recipe-'));
   const spool = join(spoolDir, 'kept.jsonl');
   const keptIds = new Set<string>();
-  const hooks = new Hooks<TaskPipelineEvents>().on(
-    'afterTaskOps',
-    (p) => {
-      let text = '';
-      for (const t of p.rows) {
-        if (keptIds.has(t.id)) continue;
-        keptIds.add(t.id);
-        text += `${JSON.stringify(exportRow(t, translated.textKey))}\n`;
-      }
-      if (text !== '') appendFileSync(spool, text);
-    },
-    'recipe_export',
-  );
+  const rowIds = recipeRowIds();
+  const hooks = new Hooks<TaskPipelineEvents>()
+    .on('afterTaskOps', (p) => ({ rows: rowIds(p.rows) }), 'recipe_row_ids')
+    .on(
+      'afterTaskOps',
+      (p) => {
+        let text = '';
+        for (const t of p.rows) {
+          if (keptIds.has(t.id)) continue;
+          keptIds.add(t.id);
+          text += `${JSON.stringify(exportRow(t, translated.textKey))}\n`;
+        }
+        if (text !== '') appendFileSync(spool, text);
+      },
+      'recipe_export',
+    );
   try {
     const report = await runTaskPipeline(config, {
       baseDir: o.cwd,

@@ -1,3 +1,6 @@
+import type { z } from 'zod';
+import { formatPath, parseConfig } from '../core/config.ts';
+import { explainIssues } from '../core/config-explain.ts';
 import { ConfigError } from '../core/errors.ts';
 
 /** One reason a recipe cannot run as it is. */
@@ -26,6 +29,10 @@ export class RecipeProblems {
       return check();
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
+      if (err instanceof RecipeRefusedError) {
+        this.list.push(...err.problems);
+        return undefined;
+      }
       this.list.push({
         path: err.path,
         message: stripWhere(err),
@@ -65,6 +72,28 @@ export class RecipeRefusedError extends ConfigError {
     });
     this.problems = problems;
   }
+}
+
+/**
+ * parseConfig for a part of a recipe, naming **every** issue (parseConfig names the first and
+ * counts the rest): several issues are thrown as one RecipeRefusedError, which `attempt` spreads
+ * into the list.
+ */
+export function parseRecipePart<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  o: { path?: string; file: string },
+): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issues = result.error.issues;
+  if (issues.length === 1 || value === null || value === undefined) return parseConfig(schema, value, o);
+  const base = o.path ?? '';
+  const problems = issues.map((issue) => {
+    const e = explainIssues(schema, value, [issue], base);
+    return { path: formatPath(e.path, base), message: e.message, ...(e.hint ? { hint: e.hint } : {}) };
+  });
+  throw new RecipeRefusedError(o.file, problems);
 }
 
 /** The message of a ConfigError without the "file: path: " prefix its constructor added. */

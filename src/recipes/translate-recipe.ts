@@ -1,7 +1,6 @@
 import { readdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, extname, relative, resolve } from 'node:path';
-import { parseConfig } from '../core/config.ts';
 import { ConfigError } from '../core/errors.ts';
 import { closestNames, editDistance } from '../core/suggest.ts';
 import {
@@ -12,7 +11,7 @@ import {
   unsupportedFamily,
 } from './data-juicer-ops.ts';
 import { type DataJuicerRecipe, DataJuicerRecipeSchema, textKeysOf } from './data-juicer-recipe.ts';
-import { RecipeProblems } from './recipe-problems.ts';
+import { parseRecipePart, RecipeProblems } from './recipe-problems.ts';
 
 export type ExportFormat = 'jsonl' | 'parquet';
 
@@ -64,7 +63,7 @@ export function translateRecipe(raw: unknown, o: TranslateOptions): TranslatedRe
   };
   // Every blocker is collected, so one refusal names them all (recipe-problems.ts).
   const problems = new RecipeProblems(file);
-  const recipe = problems.attempt(() => parseConfig(DataJuicerRecipeSchema, raw, { file }));
+  const recipe = problems.attempt(() => parseRecipePart(DataJuicerRecipeSchema, raw, { file }));
   const rawProcess = (raw as { process?: unknown }).process;
   const items: unknown[] = recipe?.process ?? (Array.isArray(rawProcess) ? rawProcess : []);
   const textKey = recipe ? textKeysOf(recipe)[0]! : guessTextKey(raw);
@@ -207,7 +206,10 @@ function translateStep(
   }
   const def = entry!;
   const schema = def.params.extend(DJ_RUNTIME_PARAMS.shape).strict();
-  const args = parseConfig(schema, rawArgs ?? {}, { path: `${at}.${name}`, file: resolve(o.file) }) as DjArgs;
+  const args = parseRecipePart(schema, rawArgs ?? {}, {
+    path: `${at}.${name}`,
+    file: resolve(o.file),
+  }) as DjArgs;
   const winnow = def.winnowFor?.(args) ?? def.winnow;
   if (!o.operators.includes(winnow))
     fail(

@@ -116,6 +116,17 @@ const CASES: Case[] = [
     args: ['--steps', '3'],
     says: ['--steps applies only to kind: rft', 'Data-Juicer recipe'],
   },
+  {
+    // Every issue of a part of the recipe is named, not the first and a count (issue 37).
+    name: 'several wrong keys and values at the top level and in one operator',
+    recipe: `${HEAD}npp: 3\nprocess:\n  - text_length_filter:\n      min_lenn: 5\n      max_len: many\n`,
+    says: [
+      '3 problems; nothing was run or written:',
+      "npp: unknown key 'npp'",
+      "process[0].text_length_filter.min_lenn: unknown key 'min_lenn'",
+      'process[0].text_length_filter.max_len: expected a number, got a string',
+    ],
+  },
 ];
 
 function project(recipe: string): string {

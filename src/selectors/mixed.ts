@@ -34,6 +34,11 @@ function subView(view: SelectorTaskView, rows: readonly number[]): SelectorTaskV
     sub.domains = d instanceof Int32Array ? Int32Array.from(rows, (r) => d[r]!) : rows.map((r) => d[r]!);
   }
   if (view.tasksets) sub.tasksets = rows.map((r) => view.tasksets![r]!);
+  // Embedding columns too: a task set's selector may be `diverse`, which reads them.
+  if (view.vectors)
+    sub.vectors = Object.fromEntries(
+      Object.entries(view.vectors).map(([name, col]) => [name, rows.map((r) => col[r] ?? null)]),
+    );
   return sub;
 }
 

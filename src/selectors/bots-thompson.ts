@@ -52,72 +52,95 @@ export interface ThompsonPaths {
  * index), into `top`. Returns how many tasks each path handled.
  */
 export function thompsonTopK(v: BotsPosteriorView, rng: Rng, top: TopK): ThompsonPaths {
-  const paths: ThompsonPaths = { direct: v.explicitCount, density: 0, tail: 0 };
-  const p = v.target;
-  const offer = (x: number, k: number) => {
-    const key = Math.abs(p - x);
-    if (key <= top.bound) top.offer(key, k);
-  };
-  for (let j = 0; j < v.explicitCount; j++) offer(rng.beta(v.exA[j]!, v.exB[j]!), v.exTask[j]!);
-  const cells = v.cells!;
-  const { f0, delta, state } = v;
-  // Shared track: cells in order of their best density score at p*, so r shrinks early.
-  const { a: A, a2: A2, b: B, e: E } = v.shared;
-  const s = A + A2 + B;
-  const lb = new Float64Array(cells.cellCount);
-  const range = (c: number): [number, number] => {
-    const m1 = (A + (B - E) * cells.uMin[c]! + E * cells.vMin[c]!) / s;
-    const m2 = (A + (B - E) * cells.uMin[c]! + E * cells.vMax[c]!) / s;
-    const m3 = (A + (B - E) * cells.uMax[c]! + E * cells.vMin[c]!) / s;
-    const m4 = (A + (B - E) * cells.uMax[c]! + E * cells.vMax[c]!) / s;
-    return [Math.min(m1, m2, m3, m4) - EPS, Math.max(m1, m2, m3, m4) + EPS];
-  };
-  for (let c = 0; c < cells.cellCount; c++) {
-    if (cells.isEmpty(c)) continue;
-    const [lo, hi] = range(c);
-    lb[c] = scoreLowerBound(lo, hi, s, p, 'density');
+  const step = new ThompsonStep(v, rng, top);
+  for (let j = 0; j < v.explicitCount; j++) step.offer(rng.beta(v.exA[j]!, v.exB[j]!), v.exTask[j]!);
+  step.visitSharedCells();
+  step.visitClipGroups();
+  return step.paths;
+}
+
+/** The window a group is visited with, and the candidate probability q that bounds P(X ∈ W). */
+interface GroupPlan {
+  x1: number;
+  x2: number;
+  q: number;
+  /** q is the tail bound (else |W| times a density bound). */
+  tail: boolean;
+}
+
+/** One Thompson step's draws, offered to `top` (the tasks nearest p* so far). */
+class ThompsonStep {
+  readonly paths: ThompsonPaths;
+  private readonly v: BotsPosteriorView;
+  private readonly rng: Rng;
+  private readonly top: TopK;
+  private readonly p: number;
+
+  constructor(v: BotsPosteriorView, rng: Rng, top: TopK) {
+    this.v = v;
+    this.rng = rng;
+    this.top = top;
+    this.paths = { direct: v.explicitCount, density: 0, tail: 0 };
+    this.p = v.target;
   }
-  const queue = new CellQueue(cells, lb);
-  for (let c = queue.pop(); c >= 0; c = queue.pop()) {
-    const [lo, hi] = range(c);
-    visit(s, lo, hi, cells.items, cells.start[c]!, cells.start[c + 1]!, (k) =>
-      state[k] === SHARED ? v.shared : null,
-    );
+
+  offer(x: number, k: number): void {
+    const key = Math.abs(this.p - x);
+    if (key <= this.top.bound) this.top.offer(key, k);
   }
-  for (const side of v.sides ?? []) {
-    const code = side.below ? GROUPED_BELOW : GROUPED_ABOVE;
-    for (let gi = 0; gi < side.groups.length; gi++) {
-      const g = side.groups[gi]!;
-      if (Number.isNaN(g.a)) continue;
-      const [lo, hi] = side.meanRange(gi);
-      visit(g.a + g.a2 + g.b, lo - EPS, hi + EPS, side.task, side.startOf(gi), g.end, (k) =>
-        state[k] === code ? g : null,
+
+  /** Shared track: cells in order of their best density score at p*, so r shrinks early. */
+  visitSharedCells(): void {
+    const { v } = this;
+    const cells = v.cells!;
+    const { a: A, a2: A2, b: B, e: E } = v.shared;
+    const s = A + A2 + B;
+    const lb = new Float64Array(cells.cellCount);
+    const range = (c: number): [number, number] => {
+      const m1 = (A + (B - E) * cells.uMin[c]! + E * cells.vMin[c]!) / s;
+      const m2 = (A + (B - E) * cells.uMin[c]! + E * cells.vMax[c]!) / s;
+      const m3 = (A + (B - E) * cells.uMax[c]! + E * cells.vMin[c]!) / s;
+      const m4 = (A + (B - E) * cells.uMax[c]! + E * cells.vMax[c]!) / s;
+      return [Math.min(m1, m2, m3, m4) - EPS, Math.max(m1, m2, m3, m4) + EPS];
+    };
+    for (let c = 0; c < cells.cellCount; c++) {
+      if (cells.isEmpty(c)) continue;
+      const [lo, hi] = range(c);
+      lb[c] = scoreLowerBound(lo, hi, s, this.p, 'density');
+    }
+    const queue = new CellQueue(cells, lb);
+    const state = v.state;
+    for (let c = queue.pop(); c >= 0; c = queue.pop()) {
+      const [lo, hi] = range(c);
+      this.visit(s, lo, hi, cells.items, cells.start[c]!, cells.start[c + 1]!, (k) =>
+        state[k] === SHARED ? v.shared : null,
       );
     }
   }
-  return paths;
 
-  /**
-   * One group: tasks items[from..to) whose track (null: not on this group's track) has sum s and
-   * means in [lo, hi].
-   */
-  function visit(
-    s: number,
-    lo: number,
-    hi: number,
-    items: Int32Array,
-    from: number,
-    to: number,
-    trackOf: (k: number) => TrackScalars | null,
-  ): void {
-    const r = top.bound;
-    const x1 = Math.max(0, p - r);
-    const x2 = Math.min(1, p + r);
-    const size = to - from;
-    const alpha = (t: TrackScalars, k: number) => t.a + t.b * f0[k]! + t.e * delta[k]!;
-    const beta = (t: TrackScalars, k: number) => t.a2 + t.b * (1 - f0[k]!) - t.e * delta[k]!;
+  /** The clipped tracks, group by group. */
+  visitClipGroups(): void {
+    const state = this.v.state;
+    for (const side of this.v.sides ?? []) {
+      const code = side.below ? GROUPED_BELOW : GROUPED_ABOVE;
+      for (let gi = 0; gi < side.groups.length; gi++) {
+        const g = side.groups[gi]!;
+        if (Number.isNaN(g.a)) continue;
+        const [lo, hi] = side.meanRange(gi);
+        this.visit(g.a + g.a2 + g.b, lo - EPS, hi + EPS, side.task, side.startOf(gi), g.end, (k) =>
+          state[k] === code ? g : null,
+        );
+      }
+    }
+  }
+
+  /** The window W = [p* − r, p* + r] now, and the cheaper of the two bounds of P(X ∈ W) over a group. */
+  private plan(s: number, lo: number, hi: number, size: number): GroupPlan {
+    const r = this.top.bound;
+    const x1 = Math.max(0, this.p - r);
+    const x2 = Math.min(1, this.p + r);
     const far = hi < x1 ? x1 - hi : lo > x2 ? lo - x2 : 0;
-    const { direct, rare, force } = THOMPSON_TUNING;
+    const { rare, force } = THOMPSON_TUNING;
     let q = betaTailBound(s, far);
     let tail = true;
     if (force === 'density' || (force === null && q * size > rare)) {
@@ -127,36 +150,73 @@ export function thompsonTopK(v: BotsPosteriorView, rng: Rng, top: TopK): Thompso
         tail = false;
       }
     }
+    return { x1, x2, q, tail };
+  }
+
+  /**
+   * One group: tasks items[from..to) whose track (null: not on this group's track) has sum s and
+   * means in [lo, hi].
+   */
+  private visit(
+    s: number,
+    lo: number,
+    hi: number,
+    items: Int32Array,
+    from: number,
+    to: number,
+    trackOf: (k: number) => TrackScalars | null,
+  ): void {
+    const plan = this.plan(s, lo, hi, to - from);
     // The density path needs q ≤ 1 (a candidate probability); the tail path takes q = 1 as "all".
-    if (q >= direct || (!tail && q >= 1)) {
+    if (plan.q >= THOMPSON_TUNING.direct || (!plan.tail && plan.q >= 1)) {
       for (let j = from; j < to; j++) {
         const k = items[j]!;
         const t = trackOf(k);
-        if (t) offer(rng.beta(alpha(t, k), beta(t, k)), k);
+        if (t) this.offer(this.rng.beta(this.alpha(t, k), this.beta(t, k)), k);
       }
-      paths.direct += size;
+      this.paths.direct += to - from;
       return;
     }
+    this.drawCandidates(plan, items, from, to, trackOf);
+  }
+
+  /** Bernoulli(q) at each position (jumping over the misses, a geometric number of them); each candidate kept as the plan says. */
+  private drawCandidates(
+    plan: GroupPlan,
+    items: Int32Array,
+    from: number,
+    to: number,
+    trackOf: (k: number) => TrackScalars | null,
+  ): void {
+    const { x1, x2, q, tail } = plan;
+    const rng = this.rng;
     const peak = tail ? 0 : q / (x2 - x1);
     const logMiss = Math.log1p(-q);
-    // Bernoulli(q) at each position: jump over the misses, a geometric number of them.
     for (let j = from + Math.floor(Math.log(1 - rng.float()) / logMiss); j < to; ) {
       const k = items[j]!;
       const t = trackOf(k);
       if (t) {
-        if (tail) paths.tail++;
-        else paths.density++;
-        const a = alpha(t, k);
-        const b = beta(t, k);
+        if (tail) this.paths.tail++;
+        else this.paths.density++;
+        const a = this.alpha(t, k);
+        const b = this.beta(t, k);
         if (tail) {
           const mass = betaMass(a, b, x1, x2);
-          if (rng.float() * q < mass) offer(betaInWindow(a, b, x1, x2, rng.float()), k);
+          if (rng.float() * q < mass) this.offer(betaInWindow(a, b, x1, x2, rng.float()), k);
         } else {
           const x = x1 + rng.float() * (x2 - x1);
-          if (rng.float() * peak < betaDensity(x, a, b)) offer(x, k);
+          if (rng.float() * peak < betaDensity(x, a, b)) this.offer(x, k);
         }
       }
       j += 1 + Math.floor(Math.log(1 - rng.float()) / logMiss);
     }
+  }
+
+  private alpha(t: TrackScalars, k: number): number {
+    return t.a + t.b * this.v.f0[k]! + t.e * this.v.delta[k]!;
+  }
+
+  private beta(t: TrackScalars, k: number): number {
+    return t.a2 + t.b * (1 - this.v.f0[k]!) - t.e * this.v.delta[k]!;
   }
 }

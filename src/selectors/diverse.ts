@@ -1,15 +1,8 @@
-import { ConfigError, DataError, WinnowError } from '../core/errors.ts';
+import { ConfigError, DataError } from '../core/errors.ts';
 import type { JsonValue } from '../core/task.ts';
-import { checkSelectorState, digestIds, validateTaskView } from './task-view.ts';
-import type {
-  SelectContext,
-  Selector,
-  SelectorFeedbackReport,
-  SelectorState,
-  SelectorTaskView,
-  SelectorTotals,
-  TaskFeedback,
-} from './types.ts';
+import { CompositeSelector } from './composite.ts';
+import { validateTaskView } from './task-view.ts';
+import type { SelectContext, Selector, SelectorTaskView } from './types.ts';
 
 export interface DiverseOptions {
   /** Weight of the inner selector's preference; 1 − lambda weighs dissimilarity to tasks already picked. */
@@ -29,25 +22,20 @@ export interface DiverseOptions {
  * the inner selector (seeded) and the vectors. A candidate without a vector counts as unlike every
  * other. Feedback, state and predictions are the inner selector's.
  */
-export class DiverseSelector implements Selector {
+export class DiverseSelector extends CompositeSelector {
   readonly type = 'diverse';
   private readonly inner: Selector;
   private readonly opts: DiverseOptions;
-  private readonly seed: number;
-  private ids: string[] = [];
   private readonly index = new Map<string, number>();
   private vectors: Array<Float64Array | null> = [];
-  private initialised = false;
-  private selectCalls = 0;
-  private selected = 0;
 
   constructor(inner: Selector, opts: DiverseOptions, seed: number) {
     if (!(opts.lambda >= 0 && opts.lambda <= 1)) throw new RangeError('diverse: lambda must be in [0, 1]');
     if (!(Number.isInteger(opts.pool) && opts.pool >= 1))
       throw new RangeError('diverse: pool must be an integer ≥ 1');
+    super([inner], seed);
     this.inner = inner;
     this.opts = opts;
-    this.seed = seed;
   }
 
   private take(view: SelectorTaskView, where: string): void {
@@ -78,19 +66,16 @@ export class DiverseSelector implements Selector {
     }
   }
 
-  init(view: SelectorTaskView): void {
-    if (this.initialised) throw new WinnowError('diverse: init() was already called');
+  protected initChildren(view: SelectorTaskView): void {
     this.take(view, 'diverse.init');
     this.inner.init(view);
-    this.initialised = true;
   }
 
   addTasks(view: SelectorTaskView): void {
     this.requireInit('addTasks');
-    if (!this.inner.addTasks)
-      throw new WinnowError(`diverse.addTasks: the '${this.inner.type}' selector cannot take new tasks`);
+    const add = this.requireAddTasks(0);
     this.take(view, 'diverse.addTasks');
-    this.inner.addTasks(view);
+    add(view);
   }
 
   private similarity(a: number, b: number): number {
@@ -102,11 +87,8 @@ export class DiverseSelector implements Selector {
     return dot;
   }
 
-  select(n: number, ctx?: SelectContext): string[] {
-    this.requireInit('select');
-    if (!Number.isInteger(n) || n < 0)
-      throw new RangeError(`diverse.select: n must be a non-negative integer, got ${n}`);
-    if (n === 0) return [];
+  /** n × pool candidates from the inner selector, n of them picked by maximal marginal relevance. */
+  protected combine(n: number, ctx?: SelectContext): string[] {
     const m = Math.max(n, Math.min(this.ids.length, n * this.opts.pool));
     const candidates = this.inner.select(m, ctx);
     const rows = candidates.map((id) => this.index.get(id)!);
@@ -133,55 +115,19 @@ export class DiverseSelector implements Selector {
       for (let c = 0; c < rows.length; c++)
         if (!taken[c]) maxSim[c] = Math.max(maxSim[c]!, this.similarity(rows[c]!, rows[best]!));
     }
-    const out = picked.map((c) => candidates[c]!);
-    this.selectCalls++;
-    this.selected += out.length;
-    return out;
+    return picked.map((c) => candidates[c]!);
   }
 
-  feedback(results: readonly TaskFeedback[], ctx?: SelectContext): SelectorFeedbackReport {
-    this.requireInit('feedback');
-    return this.inner.feedback(results, ctx);
+  protected saveData(): { [key: string]: JsonValue } {
+    return { counters: [this.selectCalls, this.selected], inner: this.childState(0) };
   }
 
-  predict(taskIds: readonly string[]): Float64Array {
-    if (this.inner.predict) return this.inner.predict(taskIds);
-    return new Float64Array(taskIds.length).fill(Number.NaN);
-  }
-
-  report(): SelectorTotals {
-    const inner = this.inner.report();
-    return { ...inner, selectCalls: this.selectCalls, selected: this.selected };
-  }
-
-  state(): SelectorState {
-    this.requireInit('state');
-    return {
-      type: this.type,
-      version: 1,
-      n: this.ids.length,
-      digest: digestIds(this.ids),
-      seed: this.seed,
-      totals: this.report(),
-      data: {
-        counters: [this.selectCalls, this.selected],
-        inner: this.inner.state() as unknown as JsonValue,
-      },
-    };
-  }
-
-  load(state: SelectorState): void {
-    this.requireInit('load');
-    const s = checkSelectorState(state, 'diverse', this.ids);
-    const { counters, inner } = s.data;
+  protected loadData(data: { [key: string]: JsonValue }): void {
+    const { counters, inner } = data;
     if (!Array.isArray(counters) || counters.length !== 2 || inner === null || typeof inner !== 'object')
       throw new DataError({ message: 'diverse.load: state.data needs counters and inner' });
-    this.inner.load(inner as unknown as SelectorState);
+    this.loadChild(0, inner, 'the inner selector');
     this.selectCalls = Number(counters[0]);
     this.selected = Number(counters[1]);
-  }
-
-  private requireInit(what: string): void {
-    if (!this.initialised) throw new WinnowError(`diverse.${what}: call init(view) first`);
   }
 }

@@ -1,13 +1,13 @@
-import { ConfigError, DataError, WinnowError } from '../core/errors.ts';
+import { ConfigError, DataError } from '../core/errors.ts';
 import { hashSeed, Rng, type RngState } from '../core/rng.ts';
 import type { JsonValue } from '../core/task.ts';
+import { addCounts, CompositeSelector, emptyReport } from './composite.ts';
 import { tieRank } from './hash-tie.ts';
-import { checkSelectorState, digestIds, validateTaskView } from './task-view.ts';
+import { validateTaskView } from './task-view.ts';
 import type {
   SelectContext,
   Selector,
   SelectorFeedbackReport,
-  SelectorState,
   SelectorTaskView,
   SelectorTotals,
   TaskFeedback,
@@ -34,6 +34,11 @@ function subView(view: SelectorTaskView, rows: readonly number[]): SelectorTaskV
     sub.domains = d instanceof Int32Array ? Int32Array.from(rows, (r) => d[r]!) : rows.map((r) => d[r]!);
   }
   if (view.tasksets) sub.tasksets = rows.map((r) => view.tasksets![r]!);
+  // Embedding columns too: a task set's selector may be `diverse`, which reads them.
+  if (view.vectors)
+    sub.vectors = Object.fromEntries(
+      Object.entries(view.vectors).map(([name, col]) => [name, rows.map((r) => col[r] ?? null)]),
+    );
   return sub;
 }
 
@@ -44,25 +49,23 @@ function subView(view: SelectorTaskView, rows: readonly number[]): SelectorTaskV
  * batches every task set's count is within one of its exact share. Feedback is routed by task id
  * (or by `taskset` when ids collide across sets).
  */
-export class MixedSelector implements Selector {
+export class MixedSelector extends CompositeSelector {
   readonly type = 'mixed';
-  readonly seed: number;
   private readonly entries: MixEntry[];
   private readonly rng: Rng;
   private weights: number[] = [];
   private sizes: number[] = [];
   private credits: number[] = [];
   private owner = new Map<string, number>();
-  private ids: string[] = [];
-  private initialised = false;
-  private selectCalls = 0;
-  private selected = 0;
-  private feedbackCalls = 0;
   private ownUnknown = 0;
   private ownWarnings: string[] = [];
   private notices: string[] = [];
 
   constructor(entries: readonly MixEntry[], seed: number) {
+    super(
+      entries.map((e) => e.selector),
+      seed,
+    );
     if (entries.length === 0)
       throw new ConfigError({
         path: 'selector.params.tasksets',
@@ -89,7 +92,6 @@ export class MixedSelector implements Selector {
         message: 'give a weight for every task set, or for none (then sets mix in proportion to their size)',
       });
     this.entries = [...entries];
-    this.seed = seed;
     this.rng = new Rng(hashSeed('mixed-selector', seed));
     this.credits = entries.map(() => 0);
     this.sizes = entries.map(() => 0);
@@ -100,9 +102,7 @@ export class MixedSelector implements Selector {
     return Object.fromEntries(this.entries.map((e, i) => [e.taskset, this.weights[i] ?? 0]));
   }
 
-  init(view: SelectorTaskView): void {
-    if (this.initialised) throw new WinnowError('mixed: init() was already called');
-    validateTaskView(view, 'mixed.init');
+  protected initChildren(view: SelectorTaskView): void {
     const rows = this.split(view, 'init');
     this.entries.forEach((e, i) => {
       if (rows[i]!.length === 0)
@@ -112,7 +112,6 @@ export class MixedSelector implements Selector {
         });
       e.selector.init(subView(view, rows[i]!));
     });
-    this.initialised = true;
     this.recomputeWeights();
   }
 
@@ -121,12 +120,8 @@ export class MixedSelector implements Selector {
     validateTaskView(view, 'mixed.addTasks');
     const rows = this.split(view, 'addTasks');
     this.entries.forEach((e, i) => {
-      if (rows[i]!.length === 0) return;
-      if (!e.selector.addTasks)
-        throw new WinnowError(
-          `mixed.addTasks: the '${e.selector.type}' selector of task set '${e.taskset}' cannot take new tasks`,
-        );
-      e.selector.addTasks(subView(view, rows[i]!));
+      if (rows[i]!.length > 0)
+        this.requireAddTasks(i, ` of task set '${e.taskset}'`)(subView(view, rows[i]!));
     });
     this.recomputeWeights();
   }
@@ -224,36 +219,24 @@ export class MixedSelector implements Selector {
     return q;
   }
 
-  select(n: number, ctx?: SelectContext): string[] {
-    this.requireInit('select');
-    if (!Number.isInteger(n) || n < 0)
-      throw new RangeError(`mixed.select: n must be a non-negative integer, got ${n}`);
-    if (n === 0) return [];
+  /** Each task set's quota of the batch, from its own selector, in entry order. */
+  protected combine(n: number, ctx?: SelectContext): string[] {
     const q = this.quotas(n);
     const out: string[] = [];
     this.entries.forEach((e, i) => {
       if (q[i]! > 0) for (const id of e.selector.select(q[i]!, ctx)) out.push(id);
     });
-    this.selectCalls++;
-    this.selected += out.length;
     return out;
   }
 
-  feedback(results: readonly TaskFeedback[], ctx?: SelectContext): SelectorFeedbackReport {
-    this.requireInit('feedback');
+  /** Each result to the selector of its task's set (by taskset when given, else by id). */
+  protected override routeFeedback(
+    results: readonly TaskFeedback[],
+    ctx?: SelectContext,
+  ): SelectorFeedbackReport {
     const slot = new Map(this.entries.map((e, i) => [e.taskset, i] as const));
     const routed: TaskFeedback[][] = this.entries.map(() => []);
-    const report: SelectorFeedbackReport = {
-      step: this.feedbackCalls,
-      groups: 0,
-      rewards: 0,
-      mixedGroups: 0,
-      clippedRewards: 0,
-      droppedRewards: 0,
-      unknownTasks: 0,
-      emptyGroups: 0,
-      warnings: [],
-    };
+    const report = emptyReport(this.feedbackCalls);
     for (const r of results) {
       const i = r.taskset !== undefined ? slot.get(r.taskset) : this.owner.get(r.taskId);
       if (i === undefined || i < 0) {
@@ -269,24 +252,12 @@ export class MixedSelector implements Selector {
       }
       routed[i]!.push(r);
     }
-    this.entries.forEach((e, i) => {
-      if (routed[i]!.length === 0) return;
-      const sub = e.selector.feedback(routed[i]!, ctx);
-      report.groups += sub.groups;
-      report.rewards += sub.rewards;
-      report.mixedGroups += sub.mixedGroups;
-      report.clippedRewards += sub.clippedRewards;
-      report.droppedRewards += sub.droppedRewards;
-      report.unknownTasks += sub.unknownTasks;
-      report.emptyGroups += sub.emptyGroups;
-      for (const w of sub.warnings) report.warnings.push(`${e.taskset}: ${w}`);
-    });
-    this.feedbackCalls++;
+    this.fanOut(routed, report, (i) => `${this.entries[i]!.taskset}: `, ctx);
     if (this.ownWarnings.length > 100) this.ownWarnings.splice(0, this.ownWarnings.length - 100);
     return report;
   }
 
-  predict(taskIds: readonly string[]): Float64Array {
+  override predict(taskIds: readonly string[]): Float64Array {
     const out = new Float64Array(taskIds.length).fill(Number.NaN);
     this.entries.forEach((e, i) => {
       const mine = taskIds.map((id, j) => [id, j] as const).filter(([id]) => this.owner.get(id) === i);
@@ -299,7 +270,7 @@ export class MixedSelector implements Selector {
     return out;
   }
 
-  report(): SelectorTotals {
+  override report(): SelectorTotals {
     const t: SelectorTotals = {
       selectCalls: this.selectCalls,
       selected: this.selected,
@@ -316,14 +287,7 @@ export class MixedSelector implements Selector {
     };
     for (const e of this.entries) {
       const c = e.selector.report();
-      t.groups += c.groups;
-      t.rewards += c.rewards;
-      t.mixedGroups += c.mixedGroups;
-      t.clippedRewards += c.clippedRewards;
-      t.droppedRewards += c.droppedRewards;
-      t.unknownTasks += c.unknownTasks;
-      t.emptyGroups += c.emptyGroups;
-      for (const w of c.warnings) t.warnings.push(`${e.taskset}: ${w}`);
+      addCounts(t, c, `${e.taskset}: `);
       for (const nt of c.notices) t.notices.push(`${e.taskset}: ${nt}`);
     }
     t.unknownTasks += this.ownUnknown;
@@ -331,31 +295,22 @@ export class MixedSelector implements Selector {
     return t;
   }
 
-  state(): SelectorState {
-    this.requireInit('state');
+  protected saveData(): { [key: string]: JsonValue } {
     const children: { [key: string]: JsonValue } = {};
-    for (const e of this.entries) children[e.taskset] = e.selector.state() as unknown as JsonValue;
+    this.entries.forEach((e, i) => {
+      children[e.taskset] = this.childState(i);
+    });
     return {
-      type: this.type,
-      version: 1,
-      n: this.ids.length,
-      digest: digestIds(this.ids),
-      seed: this.seed,
-      totals: this.report(),
-      data: {
-        rng: this.rng.state().map((v) => v >>> 0),
-        credits: [...this.credits],
-        counters: [this.selectCalls, this.selected, this.feedbackCalls, this.ownUnknown],
-        ownWarnings: this.ownWarnings.slice(-100),
-        children,
-      },
+      rng: this.rng.state().map((v) => v >>> 0),
+      credits: [...this.credits],
+      counters: [this.selectCalls, this.selected, this.feedbackCalls, this.ownUnknown],
+      ownWarnings: this.ownWarnings.slice(-100),
+      children,
     };
   }
 
-  load(state: SelectorState): void {
-    this.requireInit('load');
-    const s = checkSelectorState(state, 'mixed', this.ids);
-    const { rng, credits, counters, ownWarnings, children } = s.data;
+  protected loadData(data: { [key: string]: JsonValue }): void {
+    const { rng, credits, counters, ownWarnings, children } = data;
     if (
       !Array.isArray(rng) ||
       !Array.isArray(credits) ||
@@ -369,21 +324,14 @@ export class MixedSelector implements Selector {
       throw new DataError({
         message: 'mixed.load: state.data needs rng, credits (one per task set), counters and children',
       });
-    for (const e of this.entries) {
-      const child = (children as { [key: string]: JsonValue })[e.taskset];
-      if (child === undefined)
-        throw new DataError({ message: `mixed.load: no state for task set '${e.taskset}'` });
-      e.selector.load(child as unknown as SelectorState);
-    }
+    this.entries.forEach((e, i) => {
+      this.loadChild(i, (children as { [key: string]: JsonValue })[e.taskset], `task set '${e.taskset}'`);
+    });
     this.rng.load(rng as unknown as RngState);
     this.credits = credits.map((c) => Number(c));
     [this.selectCalls, this.selected, this.feedbackCalls, this.ownUnknown] = counters.map((c) =>
       Number(c),
     ) as [number, number, number, number];
     this.ownWarnings = Array.isArray(ownWarnings) ? ownWarnings.map(String) : [];
-  }
-
-  private requireInit(what: string): void {
-    if (!this.initialised) throw new WinnowError(`mixed.${what}: call init(view) first`);
   }
 }

@@ -74,36 +74,7 @@ export async function exploreInRounds(
   taskById: ReadonlyMap<string, Task>,
   roll: LiveRollout,
 ): Promise<LiveRoundsResult> {
-  const pieces = new Map<readonly number[], Piece>();
-  const order: Piece[] = [];
-  const failures: RolloutFailure[] = [];
-  let emptyResponses = 0;
-  let round = 0;
-  let screenK = 0;
-  const rollout = async (req: RolloutRequest): Promise<number[][]> => {
-    if (req.phase === 'screen' || req.phase === 'full') round++;
-    if (req.phase === 'screen') screenK = req.rollouts;
-    const r = req.phase === 'probe' ? 0 : round;
-    const tasks = req.ids.map((id) => taskById.get(id)).filter((t): t is Task => t !== undefined);
-    const out = await roll(tasks, { repeat: req.rollouts, salt: `${req.phase}${r}` });
-    failures.push(...out.failures);
-    emptyResponses += out.metrics.emptyResponses;
-    const byTask = new Map<string, Experience[]>();
-    for (const e of out.experiences) byTask.set(e.taskId, [...(byTask.get(e.taskId) ?? []), e]);
-    return req.ids.map((taskId) => {
-      const base = groupIdOf(o.step, taskId);
-      const groupId = req.phase === 'probe' ? `${base}~probe` : r > 1 ? `${base}~r${r}` : base;
-      const offset = req.phase === 'continue' ? screenK : 0;
-      const rows = (byTask.get(taskId) ?? [])
-        .sort((a, b) => a.runIndex - b.runIndex)
-        .map((e) => relabel(e, groupId, offset));
-      const rewards = rows.map((e) => e.reward);
-      const piece = { taskId, round: r, phase: req.phase, groupId, rewards, rows };
-      pieces.set(rewards, piece);
-      order.push(piece);
-      return rewards;
-    });
-  };
+  const rounds = new RoundRecorder(o.step, taskById, roll);
   const res: StagedStepResult = await runStagedStepAsync(
     selector.inner,
     selector.stages,
@@ -113,23 +84,106 @@ export async function exploreInRounds(
       step: o.step,
       ...(o.maxRounds ? { maxRounds: o.maxRounds } : {}),
     },
-    rollout,
+    (req) => rounds.rollout(req),
   );
+  const { used, experiences, tasks } = keptRows(res, rounds, taskById);
+  const order = rounds.order;
+  return {
+    tasks,
+    experiences,
+    failures: rounds.failures,
+    emptyResponses: rounds.emptyResponses,
+    dropped: droppedGroups(order, used, selector.stages.map((s) => s.type).join('+')),
+    continued: order.filter((p) => p.phase === 'continue').map((p) => p.taskId),
+    numbers: {
+      rolloutsSpent: res.rollouts,
+      probeRollouts: res.probeRollouts,
+      screenRollouts: res.screenRollouts,
+      fullGroups: res.fullGroups,
+      mixedGroups: res.mixedGroups,
+      discardedGroups: res.discardedGroups,
+      screenedOut: res.screenedOut,
+      skipped: res.skipped,
+      asked: res.asked,
+      rounds: res.rounds,
+    },
+  };
+}
 
+/**
+ * Runs a staged step's rollout requests for real, and remembers every piece rolled out (by its
+ * reward array, which the staged step hands back in its kept groups) with its relabelled rows.
+ */
+class RoundRecorder {
+  readonly pieces = new Map<readonly number[], Piece>();
+  readonly order: Piece[] = [];
+  readonly failures: RolloutFailure[] = [];
+  emptyResponses = 0;
+  private round = 0;
+  private screenK = 0;
+  private readonly step: number;
+  private readonly taskById: ReadonlyMap<string, Task>;
+  private readonly roll: LiveRollout;
+
+  constructor(step: number, taskById: ReadonlyMap<string, Task>, roll: LiveRollout) {
+    this.step = step;
+    this.taskById = taskById;
+    this.roll = roll;
+  }
+
+  async rollout(req: RolloutRequest): Promise<number[][]> {
+    if (req.phase === 'screen' || req.phase === 'full') this.round++;
+    if (req.phase === 'screen') this.screenK = req.rollouts;
+    const r = req.phase === 'probe' ? 0 : this.round;
+    const tasks = req.ids.map((id) => this.taskById.get(id)).filter((t): t is Task => t !== undefined);
+    const out = await this.roll(tasks, { repeat: req.rollouts, salt: `${req.phase}${r}` });
+    this.failures.push(...out.failures);
+    this.emptyResponses += out.metrics.emptyResponses;
+    const byTask = new Map<string, Experience[]>();
+    for (const e of out.experiences) byTask.set(e.taskId, [...(byTask.get(e.taskId) ?? []), e]);
+    return req.ids.map((taskId) => {
+      const base = groupIdOf(this.step, taskId);
+      const groupId = req.phase === 'probe' ? `${base}~probe` : r > 1 ? `${base}~r${r}` : base;
+      const offset = req.phase === 'continue' ? this.screenK : 0;
+      const rows = (byTask.get(taskId) ?? [])
+        .sort((a, b) => a.runIndex - b.runIndex)
+        .map((e) => relabel(e, groupId, offset));
+      const rewards = rows.map((e) => e.reward);
+      const piece = { taskId, round: r, phase: req.phase, groupId, rewards, rows };
+      this.pieces.set(rewards, piece);
+      this.order.push(piece);
+      return rewards;
+    });
+  }
+}
+
+/** The kept groups' rows and tasks, in the order they were kept, and the pieces they used. */
+function keptRows(
+  res: StagedStepResult,
+  rounds: RoundRecorder,
+  taskById: ReadonlyMap<string, Task>,
+): { used: Set<readonly number[]>; experiences: Experience[]; tasks: Task[] } {
   const used = new Set<readonly number[]>();
   const experiences: Experience[] = [];
   const tasks: Task[] = [];
   for (const g of res.kept) {
     for (const p of g.pieces) {
       used.add(p);
-      experiences.push(...(pieces.get(p)?.rows ?? []));
+      experiences.push(...(rounds.pieces.get(p)?.rows ?? []));
     }
     const t = taskById.get(g.taskId);
     if (t) tasks.push(t);
   }
-  const continued = order.filter((p) => p.phase === 'continue').map((p) => p.taskId);
+  return { used, experiences, tasks };
+}
+
+/** Every piece not trained on (a continuation goes with its screening), with its reason. */
+function droppedGroups(
+  order: readonly Piece[],
+  used: ReadonlySet<readonly number[]>,
+  types: string,
+): StageDroppedGroup[] {
   const dropped: StageDroppedGroup[] = [];
-  const types = selector.stages.map((s) => s.type).join('+');
   for (const p of order) {
     if (used.has(p.rewards) || p.phase === 'continue') continue;
     const rest = order.find((q) => q.phase === 'continue' && q.round === p.round && q.taskId === p.taskId);
@@ -144,24 +198,5 @@ export async function exploreInRounds(
             : `discarded by ${types}: group rewards all equal (no gradient)`;
     dropped.push({ taskId: p.taskId, groupId: p.groupId, reason, rewards });
   }
-  return {
-    tasks,
-    experiences,
-    failures,
-    emptyResponses,
-    dropped,
-    continued,
-    numbers: {
-      rolloutsSpent: res.rollouts,
-      probeRollouts: res.probeRollouts,
-      screenRollouts: res.screenRollouts,
-      fullGroups: res.fullGroups,
-      mixedGroups: res.mixedGroups,
-      discardedGroups: res.discardedGroups,
-      screenedOut: res.screenedOut,
-      skipped: res.skipped,
-      asked: res.asked,
-      rounds: res.rounds,
-    },
-  };
+  return dropped;
 }

@@ -1,9 +1,9 @@
 import { DataError } from '../../core/errors.ts';
 import type { JsonValue } from '../../core/task.ts';
+import { CompositeSelector } from '../composite.ts';
 import type {
   SelectContext,
   Selector,
-  SelectorFeedbackReport,
   SelectorState,
   SelectorTaskView,
   SelectorTotals,
@@ -20,7 +20,7 @@ import { type PreRolloutStage, StageStateSchema } from './types.ts';
  * reaches the inner selector and every stage, and the checkpoint carries the stages' states next to
  * the selector's (under `data.stages`), so a resumed run continues exactly.
  */
-export class StagedSelector implements Selector {
+export class StagedSelector extends CompositeSelector {
   readonly type: string;
   readonly inner: Selector;
   readonly stages: readonly PreRolloutStage[];
@@ -28,57 +28,66 @@ export class StagedSelector implements Selector {
   readonly needsRounds: boolean;
 
   constructor(inner: Selector, stages: readonly PreRolloutStage[]) {
+    // The checkpoint is the inner selector's (its seed included); the seed here is for reading only.
+    super([inner], 'seed' in inner && typeof inner.seed === 'number' ? inner.seed : 0);
     this.inner = inner;
     this.stages = stages;
     this.type = inner.type;
     this.needsRounds = stages.some((s) => s.refills || s.screen !== undefined || s.keep !== undefined);
   }
 
-  init(view: SelectorTaskView): void {
+  protected initChildren(view: SelectorTaskView): void {
     this.inner.init(view);
     for (const s of this.stages) s.init(view);
   }
 
-  select(n: number, ctx?: SelectContext): string[] {
+  /** The stages' candidates from the inner selector; the admitted ones, at most n. */
+  protected combine(n: number, ctx?: SelectContext): string[] {
     const ask = this.stages.reduce((k, s) => (s.candidates ? s.candidates(k) : k), n);
     let ids = this.inner.select(ask, ctx);
     for (const s of this.stages) if (s.admit) ids = s.admit(ids, n);
     return ids.slice(0, n);
   }
 
-  feedback(results: readonly TaskFeedback[], ctx?: SelectContext): SelectorFeedbackReport {
-    const report = this.inner.feedback(results, ctx);
+  protected override afterFeedback(results: readonly TaskFeedback[]): void {
     for (const s of this.stages) s.observe?.(results);
-    return report;
   }
 
-  state(): SelectorState {
+  /** The inner selector's checkpoint, the stages' states beside its data (`data.stages`). */
+  override state(): SelectorState {
+    this.requireInit('state');
     const st = this.inner.state();
-    const stages = this.stages.map((s) => s.state()) as unknown as JsonValue;
-    return { ...st, data: { ...st.data, stages } };
+    return { ...st, data: { ...st.data, ...this.saveData() } };
   }
 
-  load(state: SelectorState): void {
+  override load(state: SelectorState): void {
+    this.requireInit('load');
     const { stages, ...rest } = state.data;
+    this.loadStages(stages);
+    this.inner.load({ ...state, data: rest });
+    this.stages.forEach((s, i) => {
+      s.load(StageStateSchema.parse((stages as JsonValue[])[i]));
+    });
+  }
+
+  protected saveData(): { [key: string]: JsonValue } {
+    return { stages: this.stages.map((s) => s.state()) as unknown as JsonValue };
+  }
+
+  /** (The stages' states load with the inner selector's, in `load`.) */
+  protected loadData(_data: { [key: string]: JsonValue }): void {}
+
+  private loadStages(stages: JsonValue | undefined): void {
     const list = Array.isArray(stages) ? stages : [];
     if (list.length !== this.stages.length)
       throw new DataError({
         message: `selector state has ${list.length} stage state(s), the config has ${this.stages.length} stage(s)`,
       });
-    this.inner.load({ ...state, data: rest });
-    this.stages.forEach((s, i) => {
-      s.load(StageStateSchema.parse(list[i]));
-    });
   }
 
-  report(): SelectorTotals {
+  /** The inner selector's totals (its select counts are the staged ones). */
+  override report(): SelectorTotals {
     return this.inner.report();
-  }
-
-  predict(taskIds: readonly string[]): Float64Array {
-    return this.inner.predict
-      ? this.inner.predict(taskIds)
-      : new Float64Array(taskIds.length).fill(Number.NaN);
   }
 }
 

@@ -43,6 +43,9 @@ export interface StagedStepOptions {
   step?: number;
 }
 
+type Ctx = { step: number } | undefined;
+type Step<T> = Generator<RolloutRequest, T, number[][]>;
+
 /**
  * One explorer step with pre-rollout stages, as a generator of rollout requests so the same logic
  * drives a synchronous simulator and an asynchronous policy: probe (DOTS's reference set, not
@@ -54,7 +57,7 @@ export function* stagedStep(
   selector: Selector,
   stages: readonly PreRolloutStage[],
   o: StagedStepOptions,
-): Generator<RolloutRequest, StagedStepResult, number[][]> {
+): Step<StagedStepResult> {
   const res: StagedStepResult = {
     kept: [],
     rollouts: 0,
@@ -72,71 +75,110 @@ export function* stagedStep(
   const refills = stages.some((s) => s.refills);
   const stageRounds = Math.max(0, ...stages.map((s) => s.maxRounds ?? 0));
   const maxRounds = refills ? (o.maxRounds ?? (stageRounds || 8)) : 1;
-  const ctx = o.step !== undefined ? { step: o.step } : undefined;
-  if (isProbingSelector(selector)) {
-    const probe = selector.probe();
-    if (probe.length > 0) {
-      const rewards = yield { ids: probe, rollouts: G, phase: 'probe' };
-      res.probeRollouts += probe.length * G;
-      res.rollouts += probe.length * G;
-      selector.feedback(
-        probe.map((taskId, i) => ({ taskId, rewards: rewards[i]! })),
-        ctx,
-      );
-    }
-  }
+  const ctx: Ctx = o.step !== undefined ? { step: o.step } : undefined;
+  yield* probe(selector, G, res, ctx);
   const screenK = Math.max(0, ...stages.map((s) => s.screen?.(G) ?? 0));
   while (res.kept.length < o.want && res.rounds < maxRounds) {
     res.rounds++;
-    const need = o.want - res.kept.length;
-    const ask = stages.reduce((n, s) => (s.candidates ? s.candidates(n) : n), need);
-    res.asked += ask;
-    let ids = selector.select(ask, ctx);
-    // Admission: without an admitting stage, a round rolls out at most what the stages asked for.
-    const limit = stages.some((s) => s.candidates && !s.admit) ? ask : need;
-    for (const s of stages) if (s.admit) ids = s.admit(ids, limit);
-    if (ids.length > limit) ids = ids.slice(0, limit);
-    res.skipped += Math.max(0, ask - ids.length);
+    const { ids, ask } = candidates(selector, stages, o.want - res.kept.length, res, ctx);
     const groups: TaskFeedback[] = [];
-    let full: KeptGroup[];
-    if (screenK > 0) {
-      const screened = yield { ids, rollouts: screenK, phase: 'screen' };
-      res.screenRollouts += ids.length * screenK;
-      res.rollouts += ids.length * screenK;
-      const go: number[] = [];
-      ids.forEach((taskId, i) => {
-        if (stages.every((s) => !s.continueAfterScreen || s.continueAfterScreen(screened[i]!))) go.push(i);
-        else {
-          res.screenedOut++;
-          groups.push({ taskId, rewards: screened[i]! });
-        }
-      });
-      const goIds = go.map((i) => ids[i]!);
-      const rest = goIds.length > 0 ? yield { ids: goIds, rollouts: G - screenK, phase: 'continue' } : [];
-      res.rollouts += goIds.length * (G - screenK);
-      full = go.map((i, j) => ({
-        taskId: ids[i]!,
-        rewards: [...screened[i]!, ...rest[j]!],
-        pieces: [screened[i]!, rest[j]!],
-      }));
-    } else {
-      const rewards = ids.length > 0 ? yield { ids, rollouts: G, phase: 'full' } : [];
-      res.rollouts += ids.length * G;
-      full = ids.map((taskId, i) => ({ taskId, rewards: rewards[i]!, pieces: [rewards[i]!] }));
-    }
-    res.fullGroups += full.length;
-    for (const g of full) {
-      if (isMixed(g.rewards)) res.mixedGroups++;
-      const keep = stages.every((s) => !s.keep || s.keep(g.rewards));
-      if (keep && res.kept.length < o.want) res.kept.push(g);
-      else res.discardedGroups++;
-    }
+    const full =
+      screenK > 0
+        ? yield* screenThenContinue(ids, stages, screenK, G, res, groups)
+        : yield* fullGroups(ids, G, res);
+    keepGroups(full, stages, o.want, res);
     groups.push(...full);
     selector.feedback(groups, ctx);
     for (const s of stages) s.observe?.(groups);
     if (ids.length === 0 && ask === 0) break;
   }
   return res;
+}
+
+/** DOTS's reference set: rolled out and fed back, never trained on. */
+function* probe(selector: Selector, G: number, res: StagedStepResult, ctx: Ctx): Step<void> {
+  if (!isProbingSelector(selector)) return;
+  const ids = selector.probe();
+  if (ids.length === 0) return;
+  const rewards = yield { ids, rollouts: G, phase: 'probe' };
+  res.probeRollouts += ids.length * G;
+  res.rollouts += ids.length * G;
+  selector.feedback(
+    ids.map((taskId, i) => ({ taskId, rewards: rewards[i]! })),
+    ctx,
+  );
+}
+
+/** A round's candidates: what the stages ask of the selector, then what they admit. */
+function candidates(
+  selector: Selector,
+  stages: readonly PreRolloutStage[],
+  need: number,
+  res: StagedStepResult,
+  ctx: Ctx,
+): { ids: string[]; ask: number } {
+  const ask = stages.reduce((n, s) => (s.candidates ? s.candidates(n) : n), need);
+  res.asked += ask;
+  let ids = selector.select(ask, ctx);
+  // Admission: without an admitting stage, a round rolls out at most what the stages asked for.
+  const limit = stages.some((s) => s.candidates && !s.admit) ? ask : need;
+  for (const s of stages) if (s.admit) ids = s.admit(ids, limit);
+  if (ids.length > limit) ids = ids.slice(0, limit);
+  res.skipped += Math.max(0, ask - ids.length);
+  return { ids, ask };
+}
+
+/** Screen every candidate with `screenK` rollouts; those every stage lets through continue to G. */
+function* screenThenContinue(
+  ids: readonly string[],
+  stages: readonly PreRolloutStage[],
+  screenK: number,
+  G: number,
+  res: StagedStepResult,
+  screenedOut: TaskFeedback[],
+): Step<KeptGroup[]> {
+  const screened = yield { ids, rollouts: screenK, phase: 'screen' };
+  res.screenRollouts += ids.length * screenK;
+  res.rollouts += ids.length * screenK;
+  const go: number[] = [];
+  ids.forEach((taskId, i) => {
+    if (stages.every((s) => !s.continueAfterScreen || s.continueAfterScreen(screened[i]!))) go.push(i);
+    else {
+      res.screenedOut++;
+      screenedOut.push({ taskId, rewards: screened[i]! });
+    }
+  });
+  const goIds = go.map((i) => ids[i]!);
+  const rest = goIds.length > 0 ? yield { ids: goIds, rollouts: G - screenK, phase: 'continue' } : [];
+  res.rollouts += goIds.length * (G - screenK);
+  return go.map((i, j) => ({
+    taskId: ids[i]!,
+    rewards: [...screened[i]!, ...rest[j]!],
+    pieces: [screened[i]!, rest[j]!],
+  }));
+}
+
+/** A full group of G rollouts for every candidate. */
+function* fullGroups(ids: readonly string[], G: number, res: StagedStepResult): Step<KeptGroup[]> {
+  const rewards = ids.length > 0 ? yield { ids, rollouts: G, phase: 'full' } : [];
+  res.rollouts += ids.length * G;
+  return ids.map((taskId, i) => ({ taskId, rewards: rewards[i]!, pieces: [rewards[i]!] }));
+}
+
+/** Keep the full groups every stage keeps, up to the wanted number; count the rest as discarded. */
+function keepGroups(
+  full: readonly KeptGroup[],
+  stages: readonly PreRolloutStage[],
+  want: number,
+  res: StagedStepResult,
+): void {
+  res.fullGroups += full.length;
+  for (const g of full) {
+    if (isMixed(g.rewards)) res.mixedGroups++;
+    const keep = stages.every((s) => !s.keep || s.keep(g.rewards));
+    if (keep && res.kept.length < want) res.kept.push(g);
+    else res.discardedGroups++;
+  }
 }
 
 /** Drive a staged step with a synchronous rollout function. */

@@ -1,16 +1,8 @@
 import { z } from 'zod';
 import type { JsonValue } from '../../core/task.ts';
-import type { ObservedBatch } from '../base.ts';
 import { decodeArray, encodeArray } from '../state-codec.ts';
-import type { SelectorTaskView } from '../types.ts';
-import {
-  drawByCategory,
-  meanAbsAdvantage,
-  membersByCategory,
-  softmax,
-  taskCategories,
-  ZooSelector,
-} from './zoo-base.ts';
+import { CategoryBandit } from './category-bandit.ts';
+import { softmax } from './zoo-base.ts';
 
 /**
  * DUMP — distribution-level curriculum (Wang et al., 2025, "DUMP: Automated Distribution-Level
@@ -35,28 +27,21 @@ export const DumpParamsSchema = z.strictObject({
 });
 export type DumpParams = z.output<typeof DumpParamsSchema>;
 
-export class DumpSelector extends ZooSelector {
+export class DumpSelector extends CategoryBandit {
   readonly type = 'dump';
   private readonly p: DumpParams;
-  private codes: Int32Array = new Int32Array(0);
-  private names: string[] = [];
-  private members: Int32Array[] = [];
   /** Ring buffers, `window` entries per distribution, and how many were written per distribution. */
   private ring = new Float64Array(0);
   private drawn = new Float64Array(0);
 
   constructor(seed: number, params: DumpParams) {
-    super(seed);
+    super(seed, params);
     this.p = params;
   }
 
-  protected override onInit(view: SelectorTaskView): void {
-    const { codes, names } = taskCategories(view, this.p.category, 'dump');
-    this.codes = codes;
-    this.names = names;
-    this.members = membersByCategory(codes, names.length);
-    this.ring = new Float64Array(names.length * this.p.window);
-    this.drawn = new Float64Array(names.length);
+  protected onCategories(count: number): void {
+    this.ring = new Float64Array(count * this.p.window);
+    this.drawn = new Float64Array(count);
   }
 
   /** UCB score per distribution (Infinity while a distribution has no sample). */
@@ -88,17 +73,16 @@ export class DumpSelector extends ZooSelector {
     return softmax(u, this.p.temperature);
   }
 
-  protected pick(n: number): Int32Array {
-    return drawByCategory(this.rng, this.members, this.distribution(), n);
+  protected categoryProbabilities(): Float64Array {
+    return this.distribution();
   }
 
-  protected override observe(batch: ObservedBatch): void {
+  /** Each group's gain goes into its distribution's window (the oldest entry makes room). */
+  protected credit(gains: ReadonlyArray<{ category: number; gain: number }>): void {
     const W = this.p.window;
-    for (let i = 0; i < batch.size; i++) {
-      const k = batch.idx[i]!;
-      const j = this.codes[k]!;
+    for (const { category: j, gain } of gains) {
       const slot = this.drawn[j]! % W;
-      this.ring[j * W + slot] = meanAbsAdvantage(this.groupRewards.get(k) ?? [], this.p.normalisedAdvantage);
+      this.ring[j * W + slot] = gain;
       this.drawn[j]!++;
     }
   }

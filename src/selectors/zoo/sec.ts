@@ -1,16 +1,8 @@
 import { z } from 'zod';
 import type { JsonValue } from '../../core/task.ts';
-import type { ObservedBatch } from '../base.ts';
 import { decodeArray, encodeArray } from '../state-codec.ts';
-import type { SelectorTaskView } from '../types.ts';
-import {
-  drawByCategory,
-  meanAbsAdvantage,
-  membersByCategory,
-  softmax,
-  taskCategories,
-  ZooSelector,
-} from './zoo-base.ts';
+import { CategoryBandit } from './category-bandit.ts';
+import { softmax } from './zoo-base.ts';
 
 /**
  * SEC — Self-Evolving Curriculum (Chen et al., 2025, "Self-Evolving Curriculum for LLM Reasoning",
@@ -33,25 +25,18 @@ export const SecParamsSchema = z.strictObject({
 });
 export type SecParams = z.output<typeof SecParamsSchema>;
 
-export class SecSelector extends ZooSelector {
+export class SecSelector extends CategoryBandit {
   readonly type = 'sec';
   private readonly p: SecParams;
-  private codes: Int32Array = new Int32Array(0);
-  private names: string[] = [];
-  private members: Int32Array[] = [];
   private q = new Float64Array(0);
 
   constructor(seed: number, params: SecParams) {
-    super(seed);
+    super(seed, params);
     this.p = params;
   }
 
-  protected override onInit(view: SelectorTaskView): void {
-    const { codes, names } = taskCategories(view, this.p.category, 'sec');
-    this.codes = codes;
-    this.names = names;
-    this.members = membersByCategory(codes, names.length);
-    this.q = new Float64Array(names.length);
+  protected onCategories(count: number): void {
+    this.q = new Float64Array(count);
   }
 
   /** Q value per category name. */
@@ -61,22 +46,21 @@ export class SecSelector extends ZooSelector {
 
   /** The Boltzmann distribution over categories, per category name. */
   distribution(): Record<string, number> {
-    const pr = softmax(this.q, this.p.temperature);
+    const pr = this.categoryProbabilities();
     return Object.fromEntries(this.names.map((n, c) => [n, pr[c]!]));
   }
 
-  protected pick(n: number): Int32Array {
-    return drawByCategory(this.rng, this.members, softmax(this.q, this.p.temperature), n);
+  protected categoryProbabilities(): Float64Array {
+    return softmax(this.q, this.p.temperature);
   }
 
-  protected override observe(batch: ObservedBatch): void {
+  /** TD(0) toward each drawn category's mean gain; categories not drawn keep their value. */
+  protected credit(gains: ReadonlyArray<{ category: number; gain: number }>): void {
     const sum = new Float64Array(this.names.length);
     const count = new Int32Array(this.names.length);
-    for (let i = 0; i < batch.size; i++) {
-      const k = batch.idx[i]!;
-      const c = this.codes[k]!;
-      sum[c]! += meanAbsAdvantage(this.groupRewards.get(k) ?? [], this.p.normalisedAdvantage);
-      count[c]!++;
+    for (const { category, gain } of gains) {
+      sum[category]! += gain;
+      count[category]!++;
     }
     const a = this.p.learningRate;
     for (let c = 0; c < this.q.length; c++)

@@ -8,6 +8,7 @@ import { addStepCounts, countReason as count, type StepMetrics } from '../operat
 import { ExactDedupIndex } from '../operators/task/exact-dedup-index.ts';
 import { prepareExactKey } from '../operators/task/exact-dedup-prepared.ts';
 import { readText, type TextField } from '../operators/task/text-fields.ts';
+import { type RowRange, takeRanges } from './arrow-take.ts';
 import type { ShardBatch, ShardResult } from './pipeline-job.ts';
 
 /**
@@ -157,14 +158,14 @@ function rowAt(rows: arrow.Table, i: number): Task {
   return decodeTasks(rows.slice(i, i + 1))[0]!;
 }
 
-/** Rows `from + kept[k]` of `rows`, as runs of consecutive rows (drops are few: runs are long). */
+/** Rows `from + kept[k]` of `rows` as one batch, copied run by run of consecutive rows (drops are few). */
 function keptRows(rows: arrow.Table, from: number, kept: readonly number[]): arrow.Table {
-  const parts: arrow.Table[] = [];
+  const ranges: RowRange[] = [];
   let start = 0;
   for (let k = 1; k <= kept.length; k++) {
     if (k < kept.length && kept[k] === kept[k - 1]! + 1) continue;
-    parts.push(rows.slice(from + kept[start]!, from + kept[k - 1]! + 1));
+    ranges.push([from + kept[start]!, from + kept[k - 1]! + 1]);
     start = k;
   }
-  return new arrow.Table(parts.flatMap((p) => p.batches));
+  return takeRanges(rows, ranges);
 }

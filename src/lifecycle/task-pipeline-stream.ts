@@ -41,7 +41,11 @@ export interface StreamContext {
    * encode their shard's rows), `kept` naming the rows of `measures` they are. Set only when the
    * table has the typed layout and no afterTaskOps hook would need the rows as tasks.
    */
-  landEncoded?: (rows: arrow.Table, measures: LandedMeasures, kept: readonly number[]) => Promise<void>;
+  landEncoded?: (
+    rows: arrow.Table,
+    measures: LandedMeasures | null,
+    kept: readonly number[],
+  ) => Promise<void>;
   warn(message: string): void;
   /** After each batch is landed (progress). */
   afterBatch(file: string, rowsRead: number): void;

@@ -211,13 +211,14 @@ async function runTaskPipelineLeased(
     await writer.maybeCommit();
   };
   // The same accounting as `land` for rows a pipeline worker encoded (no hook can see them: none is registered).
-  const landEncoded = async (rows: arrow.Table, measures: LandedMeasures, kept: readonly number[]) => {
+  const landEncoded = async (rows: arrow.Table, measures: LandedMeasures | null, kept: readonly number[]) => {
     hookStep.rowsIn += rows.numRows;
     hookStep.rowsOut += rows.numRows;
     writeStep.rowsIn += rows.numRows;
     writeStep.rowsOut += rows.numRows;
     tasksOut += rows.numRows;
-    reportData.landedMeasured(measures, kept);
+    // Null only for a run that writes no report (output.report: false), which reads none of it.
+    if (measures) reportData.landedMeasured(measures, kept);
     writer.pushEncoded(rows);
     await writer.maybeCommit();
   };

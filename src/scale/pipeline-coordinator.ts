@@ -206,6 +206,7 @@ async function storeContext(
     dbDir: run.dbDir,
     seed: run.seed,
     encodeRows,
+    measureRows: c.config.output.report,
   };
   await redis.set(context, encodeWire(ctx), 'EX', 7 * 86_400);
   return context;

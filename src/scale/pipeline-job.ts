@@ -22,6 +22,8 @@ export const PipelineContextSchema = z.object({
    * decoding a row. Set by the coordinator when the chain after the row-wise steps is exact_dedup alone.
    */
   encodeRows: z.boolean().default(false),
+  /** With `encodeRows`: measure each row for the run's report (output.report). */
+  measureRows: z.boolean().default(true),
 });
 export type PipelineContext = z.infer<typeof PipelineContextSchema>;
 
@@ -91,13 +93,16 @@ export const ShardBatchSchema = z.object({
   encoded: z
     .object({
       ids: z.array(z.string()),
-      measures: z.object({
-        chars: z.array(z.number()),
-        words: z.array(z.number()),
-        difficulty: z.array(z.number().nullable()),
-        taskset: z.array(z.number().int()),
-        tasksets: z.array(z.string()),
-      }),
+      /** Null when the run writes no report (output.report: false): nothing needs them. */
+      measures: z
+        .object({
+          chars: z.array(z.number()),
+          words: z.array(z.number()),
+          difficulty: z.array(z.number().nullable()),
+          taskset: z.array(z.number().int()),
+          tasksets: z.array(z.string()),
+        })
+        .nullable(),
     })
     .nullable()
     .default(null),

@@ -44,6 +44,8 @@ interface BuiltPipeline {
   keyer: ExactDedupKeyer | null;
   /** Encode the cleaned rows in the task table's layout (PipelineContext.encodeRows). */
   encodeRows: boolean;
+  /** Measure them for the run's report (PipelineContext.measureRows). */
+  measureRows: boolean;
 }
 
 /**
@@ -109,7 +111,9 @@ export class PipelineWorker {
         exact: built.keyer ? exactKeysOf(built.keyer, out.rows) : null,
         rejected: out.rejected as unknown as ShardBatch['rejected'],
         warnings: warnings.splice(0),
-        encoded: encoder ? { ids: out.rows.map((t) => t.id), measures: measureLanded(out.rows) } : null,
+        encoded: encoder
+          ? { ids: out.rows.map((t) => t.id), measures: built.measureRows ? measureLanded(out.rows) : null }
+          : null,
       });
     }
     const rowsKey = encoder ? await this.storeRows(job, encoder) : null;
@@ -165,6 +169,7 @@ export class PipelineWorker {
         ? new ExactDedupKeyer(exactDedupOp.params.parse(plan.exactDedupParams))
         : null,
       encodeRows: ctx.encodeRows,
+      measureRows: ctx.measureRows,
     };
   }
 

@@ -61,7 +61,8 @@ function configFor(db: string, encoded = false) {
       { op: 'length_filter', params: { minWords: 5 } },
       encoded ? { op: 'exact_dedup' } : { op: 'exact_dedup', params: { checkIds: false } },
     ],
-    output: { commitRows: 500, maxRejectedShare: 1, report: false },
+    // The encoded run also writes its report: workers measure rows for it (measureLanded).
+    output: { commitRows: 500, maxRejectedShare: 1, report: encoded },
   });
 }
 
@@ -223,6 +224,7 @@ describe.skipIf(noRedis)('task pipeline shards over the queue (winnow worker --r
       expect(stepsOf(out.report)).toEqual(stepsOf(base.report));
       expect(out.report.steps.find((m) => m.step === 'length_filter')!.dropped).toBeGreaterThan(0);
       expect(logs.some((l) => /workers encode their rows/.test(l))).toBe(encoded);
+      expect(out.report.reportFile !== null).toBe(encoded);
       // Each shard landed once, in order (a live worker's first job may be reclaimed on a loaded
       // machine, its visibility timeout being the kill tests' 1.5 s: the tables above stay equal).
       expect(records.map((r) => r.shard)).toEqual(records.map((_, i) => i));

@@ -279,12 +279,12 @@ async function landShard(
   let from = 0;
   for (const b of result.batches) {
     tally.read(shard.file, b);
-    if (landing && rows && c.landEncoded) {
-      const at = { file: shard.file, rows, from, rowsRead: tally.rowsRead };
-      tally.inputErrors += await landing.land(c, c.landEncoded, at, b);
+    if (landing && rows) {
+      tally.inputErrors += landing.land(c, { file: shard.file, rows, from, rowsRead: tally.rowsRead }, b);
       from += b.tasks;
     } else tally.inputErrors += await landJsonBatch(c, shard.file, b, tally.rowsRead);
   }
+  if (landing && rows && c.landEncoded) await landing.finishShard(c.landEncoded, rows);
   tally.rowSteps = addSteps(tally.rowSteps, result.metrics);
 }
 

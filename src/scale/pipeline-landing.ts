@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { decodeTasks } from '../buffer/task-table.ts';
 import type { Task } from '../core/task.ts';
 import type { StreamContext } from '../lifecycle/task-pipeline-stream.ts';
+import type { LandedMeasures } from '../lifecycle/task-report/collector.ts';
 import { addStepCounts, countReason as count, type StepMetrics } from '../operators/step-metrics.ts';
 import { ExactDedupIndex } from '../operators/task/exact-dedup-index.ts';
 import { prepareExactKey } from '../operators/task/exact-dedup-prepared.ts';
@@ -88,6 +89,9 @@ export async function fetchShardRows(redis: Redis, result: ShardResult): Promise
 export class EncodedShardLanding {
   private readonly seen = new ExactDedupIndex(true);
   private readonly metrics: StepMetrics;
+  /** The shard being landed: its kept rows (indices into its encoded rows) and their report measures. */
+  private kept: number[] = [];
+  private measures: ShardMeasures | null = null;
 
   /** `step`: the exact_dedup step's counts as the graph names it (its totals start at zero). */
   constructor(step: StepMetrics) {
@@ -99,13 +103,15 @@ export class EncodedShardLanding {
     return [this.metrics];
   }
 
-  /** Land batch `b` of a shard whose rows are `rows[from, from + b.tasks)`. Returns its input errors. */
-  async land(
+  /**
+   * Land batch `b` of a shard whose rows are `rows[from, from + b.tasks)`: its rejections now, its kept
+   * rows with the shard's others (`finishShard`). Returns its input errors.
+   */
+  land(
     c: StreamContext,
-    landEncoded: NonNullable<StreamContext['landEncoded']>,
     at: { file: string; rows: arrow.Table; from: number; rowsRead: number },
     b: ShardBatch,
-  ): Promise<number> {
+  ): number {
     const inputErrors = landInputRejections(c, b);
     const enc = b.encoded;
     if (!enc || !b.exact || enc.ids.length !== b.tasks || b.exact.keys.length !== b.tasks)
@@ -125,9 +131,26 @@ export class EncodedShardLanding {
     }
     this.account(b.tasks, kept.length, drops, performance.now() - t0);
     for (const d of drops) c.rejectTask(this.metrics.step, rowAt(at.rows, at.from + d.i), d.reason);
-    if (kept.length > 0) await landEncoded(keptRows(at.rows, at.from, kept), enc.measures, kept);
+    for (const i of kept) this.kept.push(at.from + i);
+    if (enc.measures) (this.measures ??= new ShardMeasures()).add(enc.measures, kept);
     c.afterBatch(at.file, at.rowsRead);
     return inputErrors;
+  }
+
+  /**
+   * Hand the shard's kept rows to the writer at once, so a commit (output.commitRows) never holds
+   * part of a shard: each LanceDB commit holds whole shards, in shard order.
+   */
+  async finishShard(
+    landEncoded: NonNullable<StreamContext['landEncoded']>,
+    rows: arrow.Table,
+  ): Promise<void> {
+    const kept = this.kept;
+    const measures = this.measures?.all ?? null;
+    this.kept = [];
+    this.measures = null;
+    if (kept.length === 0) return;
+    await landEncoded(keptRows(rows, 0, kept), measures, measures ? kept.map((_, k) => k) : []);
   }
 
   private duplicateText(key: number, check: number): string | null {
@@ -168,4 +191,26 @@ function keptRows(rows: arrow.Table, from: number, kept: readonly number[]): arr
     start = k;
   }
   return takeRanges(rows, ranges);
+}
+
+/** The report measures of a shard's kept rows, batch after batch, in one set of columns. */
+class ShardMeasures {
+  readonly all: LandedMeasures = { chars: [], words: [], difficulty: [], taskset: [], tasksets: [] };
+  private readonly sets = new Map<string, number>();
+
+  add(m: LandedMeasures, rows: readonly number[]): void {
+    for (const i of rows) {
+      const name = m.tasksets[m.taskset[i]!]!;
+      let k = this.sets.get(name);
+      if (k === undefined) {
+        k = this.all.tasksets.length;
+        this.sets.set(name, k);
+        this.all.tasksets.push(name);
+      }
+      this.all.chars.push(m.chars[i]!);
+      this.all.words.push(m.words[i]!);
+      this.all.difficulty.push(m.difficulty[i] ?? null);
+      this.all.taskset.push(k);
+    }
+  }
 }

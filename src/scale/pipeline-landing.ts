@@ -132,7 +132,10 @@ export class EncodedShardLanding {
     this.account(b.tasks, kept.length, drops, performance.now() - t0);
     for (const d of drops) c.rejectTask(this.metrics.step, rowAt(at.rows, at.from + d.i), d.reason);
     for (const i of kept) this.kept.push(at.from + i);
-    if (enc.measures) (this.measures ??= new ShardMeasures()).add(enc.measures, kept);
+    if (enc.measures) {
+      this.measures ??= new ShardMeasures();
+      this.measures.add(enc.measures, kept);
+    }
     c.afterBatch(at.file, at.rowsRead);
     return inputErrors;
   }

@@ -3,6 +3,7 @@
 // then 2 `winnow worker --role pipeline` processes; the coordinator is this process.
 import type { ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Rng } from '../src/core/rng.ts';
@@ -13,9 +14,14 @@ import { queuedInputStream, type ShardRecord } from '../src/scale/pipeline-coord
 import { parseQueueUrl } from '../src/scale/queue-url.ts';
 import { startWorkerProcesses, stopWorkerProcesses } from './scale-workers.ts';
 
+/** How queued workers hand rows to the coordinator: encoded in the table's layout, or as JSON (the chain then runs there). */
+export type IngestPath = 'encoded' | 'json';
+
 export interface IngestRow {
   /** Pipeline worker processes; 0: the same pipeline without --queue, in one process (the baseline). */
   workers: number;
+  /** null for the single-process run. */
+  path: IngestPath | null;
   rows: number;
   shards: number;
   tasksOut: number;
@@ -28,6 +34,26 @@ export interface IngestRow {
   vsPlain: number;
   /** CPU seconds of the coordinator (this process), the workers together, and redis-server, during the timed run. */
   cpu: { coordinator: number; workers: number; redis: number };
+  /**
+   * Each count of `simulate` as if every process had a core of its own (this machine's cores are
+   * shared): the run takes the longest of the coordinator's CPU seconds, redis's, and the workers'
+   * CPU seconds shared by the count, plus one shard's worth of worker time to fill the pipeline;
+   * `vsPlain` divides the single-process run's CPU seconds by it (its own time on a free core).
+   */
+  simulated: Array<{ workers: number; seconds: number; vsPlain: number }>;
+}
+
+/** The CPU-seconds model of `IngestRow.simulated` (a queued run's parts on cores of their own). */
+export function simulateWorkers(
+  cpu: IngestRow['cpu'],
+  shards: number,
+  plainCpu: number,
+  counts: readonly number[],
+): IngestRow['simulated'] {
+  return counts.map((n) => {
+    const seconds = Math.max(cpu.coordinator, cpu.redis, cpu.workers / n) + cpu.workers / Math.max(1, shards);
+    return { workers: n, seconds, vsPlain: seconds > 0 ? plainCpu / seconds : 0 };
+  });
 }
 
 /** User + system CPU seconds of a process so far (Linux /proc; 0 where unreadable). */
@@ -84,6 +110,7 @@ async function ingestOnce(
   file: string,
   redisUrl: string | undefined,
   shardBytes: number,
+  path: IngestPath,
 ) {
   const db = join(dir, `ingest-db-${name}`);
   const config = TaskPipelineConfigSchema.parse({
@@ -95,7 +122,9 @@ async function ingestOnce(
       { op: 'normalize_whitespace' },
       { op: 'length_filter', params: { minWords: 5 } },
       { op: 'special_char_ratio_filter', params: { maxRatio: 0.2 } },
-      { op: 'exact_dedup', params: { checkIds: false } },
+      // Checking ids (the default) makes exact_dedup the only step after the row-wise ones: queued
+      // workers then encode their rows. Without it the writer checks ids and rows come as JSON.
+      path === 'encoded' ? { op: 'exact_dedup' } : { op: 'exact_dedup', params: { checkIds: false } },
     ],
     output: { maxRejectedShare: 1, report: false },
   });
@@ -128,8 +157,11 @@ export async function ingestBench(o: {
   redisPid?: number | undefined;
   rows: number;
   workerCounts: readonly number[];
+  paths: readonly IngestPath[];
+  /** Worker counts to simulate from each queued run's CPU seconds (IngestRow.simulated). */
+  simulate: readonly number[];
   log: (line: string) => void;
-}): Promise<{ rows: number; inputBytes: number; shardBytes: number; runs: IngestRow[] }> {
+}): Promise<{ rows: number; inputBytes: number; shardBytes: number; load: number[]; runs: IngestRow[] }> {
   const file = join(o.dir, 'ingest.jsonl');
   const inputBytes = writeIngestInput(file, o.rows);
   const warm = join(o.dir, 'warm.jsonl');
@@ -141,15 +173,25 @@ export async function ingestBench(o: {
   );
   const runs: IngestRow[] = [];
   let plainRate = 0;
-  const measure = async (n: number, workers: ChildProcess[]) => {
+  let plainCpu = 0;
+  const load = loadavg();
+  const measure = async (n: number, workers: ChildProcess[], path: IngestPath) => {
     const pids = workers.map((w) => w.pid);
     const w0 = pids.reduce((t: number, p) => t + cpuSecondsOf(p), 0);
     const r0 = cpuSecondsOf(o.redisPid);
     const c0 = process.cpuUsage();
-    const r = await ingestOnce(o.dir, `w${n}`, file, n === 0 ? undefined : o.redisUrl, shardBytes);
+    const r = await ingestOnce(
+      o.dir,
+      `w${n}-${path}`,
+      file,
+      n === 0 ? undefined : o.redisUrl,
+      shardBytes,
+      path,
+    );
     const c = process.cpuUsage(c0);
     const row: IngestRow = {
       workers: n,
+      path: n === 0 ? null : path,
       rows: r.report.rowsRead,
       shards: n === 0 ? 0 : r.shards.length,
       tasksOut: r.report.tasksOut,
@@ -158,35 +200,40 @@ export async function ingestBench(o: {
       rowsPerSecond: r.report.rowsRead / r.seconds,
       ratio: 1,
       vsPlain: 1,
+      simulated: [],
       cpu: {
         coordinator: (c.user + c.system) / 1e6,
         workers: pids.reduce((t: number, p) => t + cpuSecondsOf(p), 0) - w0,
         redis: n === 0 ? 0 : cpuSecondsOf(o.redisPid) - r0,
       },
     };
-    if (n === 0) plainRate = row.rowsPerSecond;
-    const first = runs.find((x) => x.workers > 0);
+    if (n === 0) {
+      plainRate = row.rowsPerSecond;
+      plainCpu = row.cpu.coordinator;
+    } else row.simulated = simulateWorkers(row.cpu, row.shards, plainCpu, o.simulate);
+    const first = runs.find((x) => x.workers > 0 && x.path === row.path);
     row.ratio = n === 0 || !first ? 1 : row.rowsPerSecond / first.rowsPerSecond;
     row.vsPlain = plainRate > 0 ? row.rowsPerSecond / plainRate : 1;
     runs.push(row);
     o.log(
-      `ingest, ${n === 0 ? 'one process, no queue' : `${n} pipeline worker(s)`}: ${row.rows} rows in ${row.seconds.toFixed(2)} s (${Math.round(row.rowsPerSecond)}/s, ×${row.ratio.toFixed(2)}, ×${row.vsPlain.toFixed(2)} of one process; CPU s: coordinator ${row.cpu.coordinator.toFixed(1)}, workers ${row.cpu.workers.toFixed(1)}, redis ${row.cpu.redis.toFixed(1)})`,
+      `ingest, ${n === 0 ? 'one process, no queue' : `${n} pipeline worker(s), rows ${path}`}: ${row.rows} rows in ${row.seconds.toFixed(2)} s (${Math.round(row.rowsPerSecond)}/s, ×${row.ratio.toFixed(2)}, ×${row.vsPlain.toFixed(2)} of one process; CPU s: coordinator ${row.cpu.coordinator.toFixed(1)}, workers ${row.cpu.workers.toFixed(1)}, redis ${row.cpu.redis.toFixed(1)})`,
     );
   };
-  await ingestOnce(o.dir, 'warm-0', warm, undefined, 16 * 1024);
-  await measure(0, []);
-  for (const n of o.workerCounts) {
-    const workers = await startWorkerProcesses(
-      n,
-      ['--queue', o.redisUrl, '--role', 'pipeline', '--concurrency', '1'],
-      'pipeline worker',
-    );
-    try {
-      await ingestOnce(o.dir, `warm-${n}`, warm, o.redisUrl, 16 * 1024);
-      await measure(n, workers);
-    } finally {
-      await stopWorkerProcesses(workers);
+  await ingestOnce(o.dir, 'warm-0', warm, undefined, 16 * 1024, 'encoded');
+  await measure(0, [], 'encoded');
+  for (const path of o.paths)
+    for (const n of o.workerCounts) {
+      const workers = await startWorkerProcesses(
+        n,
+        ['--queue', o.redisUrl, '--role', 'pipeline', '--concurrency', '1'],
+        'pipeline worker',
+      );
+      try {
+        await ingestOnce(o.dir, `warm-${n}-${path}`, warm, o.redisUrl, 16 * 1024, path);
+        await measure(n, workers, path);
+      } finally {
+        await stopWorkerProcesses(workers);
+      }
     }
-  }
-  return { rows: o.rows, inputBytes, shardBytes, runs };
+  return { rows: o.rows, inputBytes, shardBytes, load, runs };
 }

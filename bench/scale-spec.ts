@@ -41,15 +41,39 @@ export const SCALE_BENCH_SPEC = {
       description:
         'rows of the ingest comparison (a task pipeline with 1 vs 2 `winnow worker --role pipeline` processes); 0 skips it',
     },
+    'ingest-workers': {
+      type: 'list',
+      value: 'N,…',
+      default: '1,2',
+      description:
+        'pipeline worker counts of the ingest comparison (each against one process, in the same run)',
+    },
+    'ingest-paths': {
+      type: 'list',
+      value: 'encoded|json',
+      default: 'encoded',
+      description:
+        "how workers hand rows to the coordinator: 'encoded' (Arrow in the table's layout; the coordinator decodes no row) and/or 'json' (the coordinator decodes them and runs the chain after the row-wise steps)",
+    },
+    simulate: {
+      type: 'list',
+      value: 'N,…',
+      default: '4',
+      description:
+        "worker counts to simulate from each queued ingest run's CPU seconds, as if each process had a core (for counts this machine has no cores for)",
+    },
+    'no-rollouts': { type: 'boolean', description: 'skip the rollout measurement (ingest only)' },
     json: { type: 'boolean', description: 'print the results as JSON on stdout' },
   },
   notes: [
     'Each worker builds the run once (a warm-up round that is not timed), then the timed round runs.',
-    'Ingest: the coordinator (this process) cuts the file into about 32 line-aligned shards, runs exact dedup and writes LanceDB; each worker reads, maps and cleans its shards. Each count gets an untimed warm-up run first.',
+    'Ingest: the coordinator (this process) cuts the file into about 32 line-aligned shards, runs exact dedup and writes LanceDB; each worker reads, maps and cleans its shards (and, on the encoded path, encodes their rows in the table layout). Each count gets an untimed warm-up run first.',
+    "Simulated counts: the longest of the coordinator's CPU seconds, redis's, and the workers' CPU seconds shared by N, plus one shard's worth; compared with the single-process run's CPU seconds. The machine's load average is printed with the results.",
   ],
   examples: [
     'winnow bench scale',
     'winnow bench scale --workers 1,4 --latency 100 --json',
     'winnow bench scale --workers 1 --seconds 1 --ingest-rows 100000',
+    'winnow bench scale --no-rollouts --ingest-rows 200000 --ingest-paths encoded,json --simulate 2,4 --json',
   ],
 } as const satisfies CommandSpec;

@@ -2,7 +2,7 @@
 // processes of the same concurrency, against a local OpenAI-compatible server whose every request
 // takes a fixed latency. The work is latency-bound, so throughput should grow with the workers.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Queue, QueueEvents } from 'bullmq';
@@ -17,7 +17,7 @@ import { connectionOf, parseQueueUrl } from '../src/scale/queue-url.ts';
 import { contextKeyOf, ROLLOUT_QUEUE, type RunContext } from '../src/scale/rollout-job.ts';
 import { encodeWire } from '../src/scale/wire.ts';
 import { AnswerServer } from './scale-answer-server.ts';
-import { ingestBench } from './scale-ingest.ts';
+import { type IngestPath, ingestBench } from './scale-ingest.ts';
 import { redisUnavailable, startRedis } from './scale-redis.ts';
 import { SCALE_BENCH_SPEC } from './scale-spec.ts';
 import { startWorkerProcesses, stopWorkerProcesses } from './scale-workers.ts';
@@ -60,9 +60,15 @@ export async function scaleBenchMain(argv: string[]): Promise<number> {
   const parsed = parseCommand(SCALE_BENCH_SPEC, argv);
   if (!parsed) return 0;
   const o = parsed.values;
-  const counts = o.workers.map((w) => Number(w));
-  if (counts.some((n) => !Number.isInteger(n) || n < 1)) {
-    process.stderr.write(`error: --workers: expected positive integers, got ${o.workers.join(',')}\n`);
+  const counts = positiveInts(o.workers, '--workers');
+  const ingestCounts = positiveInts(o['ingest-workers'], '--ingest-workers');
+  const simulate = positiveInts(o.simulate, '--simulate');
+  const paths = o['ingest-paths'].filter((p): p is IngestPath => p === 'encoded' || p === 'json');
+  if (!counts || !ingestCounts || !simulate) return 2;
+  if (paths.length !== o['ingest-paths'].length || paths.length === 0) {
+    process.stderr.write(
+      `error: --ingest-paths: expected encoded and/or json, got ${o['ingest-paths'].join(',')}\n`,
+    );
     return 2;
   }
   const missing = redisUnavailable();
@@ -121,7 +127,7 @@ export async function scaleBenchMain(argv: string[]): Promise<number> {
       cursor += n;
       return out;
     };
-    for (const n of counts) {
+    for (const n of o['no-rollouts'] ? [] : counts) {
       const workers = await startWorkerProcesses(
         n,
         ['--queue', redis.url, '--concurrency', String(o.concurrency)],
@@ -170,7 +176,9 @@ export async function scaleBenchMain(argv: string[]): Promise<number> {
         redisUrl: redis.url,
         redisPid: redis.pid,
         rows: o['ingest-rows'],
-        workerCounts: [1, 2],
+        workerCounts: ingestCounts,
+        paths,
+        simulate,
         log,
       });
   } finally {
@@ -203,9 +211,10 @@ export async function scaleBenchMain(argv: string[]): Promise<number> {
         ]),
       )}\n${
         ingest
-          ? `\ningest of ${ingest.rows.toLocaleString('en-US')} rows (${(ingest.inputBytes / 1e6).toFixed(1)} MB) through a task pipeline:\n${formatTable(
+          ? `\ningest of ${ingest.rows.toLocaleString('en-US')} rows (${(ingest.inputBytes / 1e6).toFixed(1)} MB) through a task pipeline (load average ${ingest.load.map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores):\n${formatTable(
               [
                 'pipeline workers',
+                'rows as',
                 'shards',
                 'rows',
                 'tasks out',
@@ -215,9 +224,11 @@ export async function scaleBenchMain(argv: string[]): Promise<number> {
                 'vs 1 worker',
                 'vs one process',
                 'CPU s coord/workers/redis',
+                'simulated (N: vs one process)',
               ],
               ingest.runs.map((r) => [
                 r.workers === 0 ? 'none (no --queue)' : r.workers,
+                r.path ?? '',
                 r.shards,
                 r.rows,
                 r.tasksOut,
@@ -227,10 +238,21 @@ export async function scaleBenchMain(argv: string[]): Promise<number> {
                 r.workers === 0 ? '' : `×${r.ratio.toFixed(2)}`,
                 `×${r.vsPlain.toFixed(2)}`,
                 `${r.cpu.coordinator.toFixed(1)}/${r.cpu.workers.toFixed(1)}/${r.cpu.redis.toFixed(1)}`,
+                r.simulated.map((x) => `${x.workers}: ×${x.vsPlain.toFixed(2)}`).join(', '),
               ]),
             )}\n`
           : ''
       }`,
     );
   return 0;
+}
+
+/** A list flag of positive integers, or null after saying which flag is wrong (exit 2). */
+function positiveInts(values: readonly string[], flag: string): number[] | null {
+  const out = values.map((w) => Number(w));
+  if (out.some((n) => !Number.isInteger(n) || n < 1)) {
+    process.stderr.write(`error: ${flag}: expected positive integers, got ${values.join(',')}\n`);
+    return null;
+  }
+  return out;
 }

@@ -55,6 +55,15 @@ for m in sys.argv[1:]:
 missing_of() { (cd / && "$PY" -c "$FIND" "$@" 2>/dev/null); }
 has_module() { [ -z "$(missing_of "$1")" ]; }
 
+# moto's S3 server (tests/scale/object-storage.test.ts, bench/scale-s3.ts): its module is
+# moto.server, its package moto[server] (an extra), so it is checked and installed on its own.
+if ! (cd / && "$PY" -c 'import moto.server' >/dev/null 2>&1); then
+  note "installing moto[server] (a local S3-compatible server) for $PY (best effort)"
+  if [ "$PY" = python3 ]; then moto_pip=(python3 -m pip install --quiet --user); else moto_pip=("$PY" -m pip install --quiet); fi
+  timeout 240 "${moto_pip[@]}" --retries 0 --timeout 15 'moto[server]' >/dev/null 2>&1 ||
+    note "NOTE: moto[server] could not be installed; the object-storage tests are skipped"
+fi
+
 mapfile -t missing_mods < <(missing_of "${PACKAGES[@]//-/_}")
 missing=()
 for pkg in "${PACKAGES[@]}"; do

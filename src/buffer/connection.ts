@@ -94,13 +94,32 @@ export function refuseFileAsDatabase(dir: string): void {
   }
 }
 
-/** The useful part of an object-store error: what was asked of whom, and why it failed. */
-function storeFailure(err: unknown): string {
+/**
+ * The useful part of an object-store error, in one line: what was asked of whom and why it failed
+ * (the store's HTTP status and S3 error code, or missing credentials), then what to check.
+ */
+export function storeFailure(err: unknown): string {
   const text = String(err).replace(/\s+/g, ' ');
+  if (/Failed to get AWS credentials|NoCredentialsError|credentials? (?:not found|provider)/i.test(text))
+    return 'no credentials for the object store (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment, or the storage options aws_access_key_id and aws_secret_access_key)';
   const uri = /uri: Some\(([^)]+)\)/.exec(text)?.[1];
-  const why = /message: "([^"]+)"/.exec(text)?.[1] ?? /ConnectError\("([^"]+)"/.exec(text)?.[1];
-  if (uri) return `request to ${uri} failed${why ? ` (${why})` : ''}`;
+  const status = /status: (\d{3})/.exec(text)?.[1];
+  const code = /<Code>([^<]+)<\/Code>/.exec(text)?.[1];
+  const message = /<Message>([^<]+)<\/Message>/.exec(text)?.[1];
+  const why =
+    (status ? `HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : ''}` : undefined) ??
+    /message: "([^"]+)"/.exec(text)?.[1] ??
+    /ConnectError\("([^"]+)"/.exec(text)?.[1];
+  if (uri) return `request to ${uri} failed${why ? ` (${why})` : ''}${hintFor(code, status)}`;
   return text.length > 240 ? `${text.slice(0, 240)}…` : text;
+}
+
+/** What to do about an S3 error code the store answered with. */
+function hintFor(code: string | undefined, status: string | undefined): string {
+  if (code === 'NoSuchBucket') return '; create the bucket first, or fix its name in the URI';
+  if (code === 'InvalidAccessKeyId' || code === 'SignatureDoesNotMatch' || status === '403')
+    return '; check the credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) and the region';
+  return '';
 }
 
 /**

@@ -86,6 +86,16 @@ export class TaskStore {
     return this.writeData(encoder.finish(Date.now()), encoder.length, opts);
   }
 
+  /**
+   * `write` of rows already encoded in this table's typed layout (`TaskRowsEncoder.finish`: a queued
+   * run's pipeline workers encode them), `rows` of them. One call = one Lance version.
+   */
+  async writeRows(data: arrow.Table, opts: { append?: boolean } = {}): Promise<TaskWriteResult> {
+    if (data.numRows === 0)
+      return { inserted: 0, updated: 0, unchanged: 0, version: await this.table.version() };
+    return this.writeData(data, data.numRows, opts);
+  }
+
   private async writeData(
     data: arrow.Table,
     rows: number,

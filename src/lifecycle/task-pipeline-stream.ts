@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import type * as arrow from 'apache-arrow';
 import type { RejectedInput } from '../core/rejected.ts';
 import type { Task } from '../core/task.ts';
 import { jsonlChunking, jsonlChunks, jsonlInputOf } from '../io/jsonl-chunks.ts';
@@ -18,6 +19,7 @@ import type { RowsEstimate } from './rows-estimate.ts';
 import type { TaskPipelineConfig } from './task-pipeline-config.ts';
 import { readOptionsOf } from './task-pipeline-inputs.ts';
 import type { TaskPipelineEvents } from './task-pipeline-types.ts';
+import type { LandedMeasures } from './task-report/collector.ts';
 
 export interface StreamContext {
   runId: string;
@@ -34,6 +36,16 @@ export interface StreamContext {
   rejectTask(step: string, task: Task, reason: string): void;
   /** A batch's final rows, in input order. */
   land(rows: Task[]): Promise<void>;
+  /**
+   * `land` for rows already encoded in the table's typed layout (queued ingest: pipeline workers
+   * encode their shard's rows), `kept` naming the rows of `measures` they are. Set only when the
+   * table has the typed layout and no afterTaskOps hook would need the rows as tasks.
+   */
+  landEncoded?: (
+    rows: arrow.Table,
+    measures: LandedMeasures | null,
+    kept: readonly number[],
+  ) => Promise<void>;
   warn(message: string): void;
   /** After each batch is landed (progress). */
   afterBatch(file: string, rowsRead: number): void;

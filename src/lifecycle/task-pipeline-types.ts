@@ -64,7 +64,13 @@ export interface RunTaskPipelineOptions {
   inputStream?: (
     c: StreamContext,
     run: PipelineRunInfo,
-  ) => Promise<{ rowsRead: number; inputErrors: number; rowSteps?: StepMetrics[] }>;
+  ) => Promise<{
+    rowsRead: number;
+    inputErrors: number;
+    rowSteps?: StepMetrics[];
+    /** The counts of the steps after the row-wise ones, when the stream ran them itself (rows landed encoded). */
+    tailSteps?: StepMetrics[];
+  }>;
 }
 
 /** What a replacement input stream needs besides the stream context: the run's seed and paths. */

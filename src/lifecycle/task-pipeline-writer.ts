@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import * as arrow from 'apache-arrow';
 import type { RejectedStore } from '../buffer/rejected-store.ts';
 import type { TaskRowsEncoder } from '../buffer/task-encoder.ts';
 import type { TaskStore } from '../buffer/task-store.ts';
@@ -41,6 +42,13 @@ export class TaskCommitter {
     else this.pending.tasks.push(task);
   }
 
+  /** Queue rows already encoded in the table's typed layout (queued ingest: a pipeline worker encoded them). */
+  pushEncoded(rows: arrow.Table): void {
+    if (rows.numRows === 0) return;
+    this.pending.encoded.push(rows);
+    this.pending.encodedRows += rows.numRows;
+  }
+
   /** Start a commit when `commitRows` tasks are queued (waits only for the previous commit). */
   async maybeCommit(): Promise<void> {
     if (this.pending.length >= this.w.commitRows) await this.commit();
@@ -71,9 +79,12 @@ export class TaskCommitter {
   private async commitNow(batch: PendingTasks): Promise<void> {
     const t = performance.now();
     const opts = { append: this.w.appendOnly };
-    const res = batch.encoder
-      ? await this.w.store.writeEncoded(batch.encoder, opts)
-      : await this.w.store.write(batch.tasks, this.w.runId, opts);
+    const res =
+      batch.encoded.length > 0
+        ? await this.w.store.writeRows(batch.rowsTable(), opts)
+        : batch.encoder
+          ? await this.w.store.writeEncoded(batch.encoder, opts)
+          : await this.w.store.write(batch.tasks, this.w.runId, opts);
     this.totals.inserted += res.inserted;
     this.totals.updated += res.updated;
     this.totals.unchanged += res.unchanged;
@@ -94,8 +105,19 @@ class PendingTasks {
   /** Set at the first push: null when the table needs the tasks themselves. */
   encoder: TaskRowsEncoder | null | undefined = undefined;
   readonly tasks: Task[] = [];
+  /** Rows encoded elsewhere (`pushEncoded`), landed after `tasks`' (a queued run lands only these). */
+  readonly encoded: arrow.Table[] = [];
+  encodedRows = 0;
 
   get length(): number {
-    return this.encoder ? this.encoder.length : this.tasks.length;
+    return (this.encoder ? this.encoder.length : this.tasks.length) + this.encodedRows;
+  }
+
+  /** Every row of this commit as one table: pushed tasks (encoded now), then the encoded rows. */
+  rowsTable(): arrow.Table {
+    // Encoded rows are only handed over for a table with the typed layout, where tasks are encoded too.
+    if (this.tasks.length > 0) throw new Error('encoded rows and unencoded tasks in one commit');
+    const first = this.encoder ? [this.encoder.finish(Date.now())] : [];
+    return new arrow.Table([...first, ...this.encoded].flatMap((t) => t.batches));
   }
 }

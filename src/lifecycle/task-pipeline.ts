@@ -1,5 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import type * as arrow from 'apache-arrow';
 import { isDatabaseUri, refuseFileAsDatabase } from '../buffer/connection.ts';
 import { RunTable } from '../buffer/run-table.ts';
 import { runTag } from '../buffer/task-store.ts';
@@ -14,7 +15,7 @@ import { compileMapping } from '../io/mapping.ts';
 import { OperatorGraph } from '../operators/graph.ts';
 import { buildGraph } from '../operators/graph-spec.ts';
 import type { OperatorDefinition } from '../operators/operator.ts';
-import { countReason as count, emptyMetrics, type StepMetrics } from '../operators/step-metrics.ts';
+import { countReason as count, emptyMetrics } from '../operators/step-metrics.ts';
 import { planRowWise } from '../pipeline-workers/row-wise-plan.ts';
 import type { FileLease } from './file-lease.ts';
 import { Hooks } from './hooks.ts';
@@ -35,7 +36,7 @@ import type {
   TaskPipelineReport,
 } from './task-pipeline-types.ts';
 import { TaskCommitter } from './task-pipeline-writer.ts';
-import { TaskReportCollector } from './task-report/collector.ts';
+import { type LandedMeasures, TaskReportCollector } from './task-report/collector.ts';
 import { writeTaskReport } from './task-report/write.ts';
 
 export type {
@@ -209,6 +210,18 @@ async function runTaskPipelineLeased(
     }
     await writer.maybeCommit();
   };
+  // The same accounting as `land` for rows a pipeline worker encoded (no hook can see them: none is registered).
+  const landEncoded = async (rows: arrow.Table, measures: LandedMeasures | null, kept: readonly number[]) => {
+    hookStep.rowsIn += rows.numRows;
+    hookStep.rowsOut += rows.numRows;
+    writeStep.rowsIn += rows.numRows;
+    writeStep.rowsOut += rows.numRows;
+    tasksOut += rows.numRows;
+    // Null only for a run that writes no report (output.report: false), which reads none of it.
+    if (measures) reportData.landedMeasured(measures, kept);
+    writer.pushEncoded(rows);
+    await writer.maybeCommit();
+  };
 
   const strictError = (n: number) =>
     new StrictModeError(
@@ -250,6 +263,7 @@ async function runTaskPipelineLeased(
       reject,
       rejectTask,
       land,
+      ...(hooks.count('afterTaskOps') === 0 && store.encoder(runId, 1) ? { landEncoded } : {}),
       warn,
       rowsEstimate,
       afterBatch: (file, read) =>
@@ -261,7 +275,7 @@ async function runTaskPipelineLeased(
           elapsedMs: performance.now() - t0,
         }),
     };
-    const streamed: { rowsRead: number; inputErrors: number; rowSteps?: StepMetrics[] } = opts.inputStream
+    const streamed: Awaited<ReturnType<NonNullable<RunTaskPipelineOptions['inputStream']>>> = opts.inputStream
       ? await opts.inputStream(streamContext, {
           seed,
           dbDir,
@@ -281,7 +295,7 @@ async function runTaskPipelineLeased(
       mapStep,
       // Row-wise steps that ran in pipeline workers (--queue) report their counts with the stream.
       ...(streamed.rowSteps ?? stage.metrics()),
-      ...graph.metrics(),
+      ...(streamed.tailSteps ?? graph.metrics()),
       ...(hooks.count('afterIngest') + hooks.count('afterTaskOps') > 0 ? [hookStep] : []),
       writeStep,
     ];

@@ -1,23 +1,26 @@
-import { Queue, QueueEvents } from 'bullmq';
+import { type Job, Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { ConfigError } from '../core/errors.ts';
-import type { Task } from '../core/task.ts';
+import { chainChecksIds } from '../lifecycle/task-pipeline-ids.ts';
 import type { StreamContext } from '../lifecycle/task-pipeline-stream.ts';
-import type { RunTaskPipelineOptions } from '../lifecycle/task-pipeline-types.ts';
-import { addStepCounts, countReason as count, type StepMetrics } from '../operators/step-metrics.ts';
-import { prepareExactKey } from '../operators/task/exact-dedup-prepared.ts';
-import { readText, type TextField } from '../operators/task/text-fields.ts';
+import type { PipelineRunInfo, RunTaskPipelineOptions } from '../lifecycle/task-pipeline-types.ts';
+import { taskOperatorRegistry } from '../operators/registries.ts';
+import { addStepCounts, type StepMetrics } from '../operators/step-metrics.ts';
+import { planRowWise } from '../pipeline-workers/row-wise-plan.ts';
 import { jobStats } from './job-stats.ts';
 import { RunLease } from './lease.ts';
 import {
   PIPELINE_QUEUE,
   type PipelineContext,
   pipelineContextKeyOf,
+  type Shard,
   type ShardBatch,
   type ShardJob,
+  type ShardResult,
   ShardResultSchema,
   shardJobId,
 } from './pipeline-job.ts';
+import { EncodedShardLanding, fetchShardRows, landJsonBatch } from './pipeline-landing.ts';
 import { planShards } from './pipeline-shards.ts';
 import { connectionOf, type QueueUrl } from './queue-url.ts';
 import { encodeWire } from './wire.ts';
@@ -78,103 +81,16 @@ export function queuedPipeline(
     claimed ??= claimLease(o, dbDir, runId, table);
     return claimed;
   };
-  const inputStream: NonNullable<RunTaskPipelineOptions['inputStream']> = async (c, run) => {
-    const { redis, lease } = await claim(run.dbDir, c.runId, c.config.output.table);
-    const connection = connectionOf(o.url);
-    let queue: Queue | undefined;
-    let events: QueueEvents | undefined;
-    try {
-      if (c.hooks.count('afterIngest') > 0)
-        throw new ConfigError({
-          path: '--queue',
-          message:
-            'afterIngest hooks run in the coordinator only; they cannot see rows read by pipeline workers',
-          hint: 'run without --queue',
-        });
-      const context = pipelineContextKeyOf(run.dbDir, c.runId);
-      const ctx: PipelineContext = {
-        runId: c.runId,
-        config: c.config as unknown as Record<string, unknown>,
-        baseDir: run.baseDir,
-        ...(run.configFile ? { configFile: run.configFile } : {}),
-        dbDir: run.dbDir,
-        seed: run.seed,
-      };
-      await redis.set(context, encodeWire(ctx), 'EX', 7 * 86_400);
-      queue = new Queue(PIPELINE_QUEUE, { connection });
-      events = new QueueEvents(PIPELINE_QUEUE, { connection });
-      await events.waitUntilReady();
-      const { path: _path, ...read } = c.config.input;
-      const plan = await planShards(c.files, read, o.shardBytes);
-      const workers = await queue.getWorkers();
-      o.log(
-        `coordinator: ${plan.length} shard(s) of ${c.files.length} file(s) on ${o.url.url}; ${workers.length} worker connection(s) now`,
-      );
-      const q = queue;
-      const submit = (i: number) => {
-        const shard = plan[i]!;
-        const data: ShardJob = { context, runId: c.runId, shard };
-        const added = q.add('shard', data, {
-          jobId: shardJobId(context, shard.index),
-          removeOnComplete: { age: 86_400 },
-          removeOnFail: { age: 7 * 86_400 },
-          attempts: 3,
-          backoff: { type: 'fixed', delay: 500 },
-        });
-        added.catch(() => undefined);
-        return added;
-      };
-      const pending = new Map<number, ReturnType<typeof submit>>();
-      let rowsRead = 0;
-      let inputErrors = 0;
-      let rowSteps: StepMetrics[] | null = null;
-      const readPerFile = new Map<string, number>();
-      for (let i = 0; i < plan.length; i++) {
-        for (let k = i; k < Math.min(plan.length, i + o.window); k++)
-          if (!pending.has(k)) pending.set(k, submit(k));
-        const job = await pending.get(i)!;
-        pending.delete(i);
-        const raw = await job.waitUntilFinished(events);
-        lease.check();
-        // An object since workers return one (BullMQ parsed it once); a string from an older worker.
-        const result = ShardResultSchema.parse(typeof raw === 'string' ? JSON.parse(raw) : raw);
-        const shard = plan[i]!;
-        for (const b of result.batches) {
-          const read = b.records + b.readRejected.length;
-          rowsRead += read;
-          readPerFile.set(shard.file, (readPerFile.get(shard.file) ?? 0) + read);
-          inputErrors += await landBatch(c, shard.file, b, rowsRead);
-        }
-        rowSteps = addSteps(rowSteps, result.metrics);
-        const done = await jobStats(q, job.id!);
-        const record: ShardRecord = {
-          shard: shard.index,
-          jobId: job.id!,
-          worker: done.processedBy ?? result.worker,
-          reclaimed: done.stalledCounter,
-          rows: result.batches.reduce((n, b) => n + b.tasks, 0),
-        };
-        shards.push(record);
-        o.log(
-          `shard ${record.shard}: ${record.rows} row(s) from ${record.worker}${record.reclaimed > 0 ? `, reclaimed ${record.reclaimed}× after a worker stopped` : ''}`,
-        );
-        // Landed: its result is no longer needed in Redis.
-        await q.remove(job.id!).catch(() => undefined);
-      }
-      for (const file of c.files)
-        if ((readPerFile.get(file) ?? 0) === 0)
-          c.warn(`${file}: no rows read (the file is empty or holds only blank lines or a header)`);
-      await redis.del(context);
-      return { rowsRead, inputErrors, ...(rowSteps ? { rowSteps } : {}) };
-    } finally {
-      await lease.release();
-      await events?.close().catch(() => undefined);
-      await queue?.close().catch(() => undefined);
-      redis.disconnect();
-    }
-  };
   return {
-    inputStream,
+    inputStream: async (c, run) => {
+      const held = await claim(run.dbDir, c.runId, c.config.output.table);
+      try {
+        return await runShards(o, c, run, held.redis, held.lease, shards);
+      } finally {
+        await held.lease.release();
+        held.redis.disconnect();
+      }
+    },
     beforeWrite: async (w) => {
       const { redis, lease } = await claim(w.dbDir, w.runId, w.table);
       try {
@@ -187,6 +103,211 @@ export function queuedPipeline(
       }
     },
   };
+}
+
+type StreamResult = Awaited<ReturnType<NonNullable<RunTaskPipelineOptions['inputStream']>>>;
+
+/** The run's shards: stored context, queued jobs (a window ahead), results landed strictly in shard order. */
+async function runShards(
+  o: PipelineCoordinatorOptions,
+  c: StreamContext,
+  run: PipelineRunInfo,
+  redis: Redis,
+  lease: RunLease,
+  shards: ShardRecord[],
+): Promise<StreamResult> {
+  refuseIngestHooks(c);
+  const landing = encodedLandingFor(c);
+  o.log(
+    landing
+      ? 'coordinator: workers encode their rows; exact dedup and commits here'
+      : 'coordinator: workers send rows as JSON; the chain after the row-wise steps runs here',
+  );
+  const context = await storeContext(redis, c, run, landing !== null);
+  const connection = connectionOf(o.url);
+  const queue = new Queue(PIPELINE_QUEUE, { connection });
+  const events = new QueueEvents(PIPELINE_QUEUE, { connection });
+  try {
+    await events.waitUntilReady();
+    const { path: _path, ...read } = c.config.input;
+    const plan = await planShards(c.files, read, o.shardBytes);
+    const workers = await queue.getWorkers();
+    o.log(
+      `coordinator: ${plan.length} shard(s) of ${c.files.length} file(s) on ${o.url.url}; ${workers.length} worker connection(s) now`,
+    );
+    const jobs = new ShardSubmitter(queue, context, c.runId, plan, o.window);
+    const tally = new ShardTally();
+    for (let i = 0; i < plan.length; i++) {
+      const job = await jobs.take(i);
+      const raw = await job.waitUntilFinished(events);
+      lease.check();
+      // An object since workers return one (BullMQ parsed it once); a string from an older worker.
+      const result = ShardResultSchema.parse(typeof raw === 'string' ? JSON.parse(raw) : raw);
+      await landShard(c, plan[i]!, result, tally, landing, redis);
+      shards.push(await recordShard(o, queue, job.id!, plan[i]!, result));
+      // Landed: its result and rows are no longer needed in Redis.
+      await queue.remove(job.id!).catch(() => undefined);
+      if (result.rowsKey) await redis.del(result.rowsKey).catch(() => undefined);
+    }
+    for (const file of c.files)
+      if ((tally.readPerFile.get(file) ?? 0) === 0)
+        c.warn(`${file}: no rows read (the file is empty or holds only blank lines or a header)`);
+    await redis.del(context);
+    return {
+      rowsRead: tally.rowsRead,
+      inputErrors: tally.inputErrors,
+      ...(tally.rowSteps ? { rowSteps: tally.rowSteps } : {}),
+      ...(landing ? { tailSteps: landing.steps() } : {}),
+    };
+  } finally {
+    await events.close().catch(() => undefined);
+    await queue.close().catch(() => undefined);
+  }
+}
+
+/** afterIngest hooks would need every read row in this process: refused, naming the flag. */
+function refuseIngestHooks(c: StreamContext): void {
+  if (c.hooks.count('afterIngest') > 0)
+    throw new ConfigError({
+      path: '--queue',
+      message: 'afterIngest hooks run in the coordinator only; they cannot see rows read by pipeline workers',
+      hint: 'run without --queue',
+    });
+}
+
+/**
+ * Whether workers may encode their rows (the coordinator then decodes none): the run lands encoded
+ * rows (typed table, no afterTaskOps hook) and the chain after the row-wise steps is the built-in
+ * exact_dedup checking ids, alone. Null: rows come as JSON and the coordinator runs that chain.
+ */
+function encodedLandingFor(c: StreamContext): EncodedShardLanding | null {
+  if (!c.landEncoded) return null;
+  const registry = taskOperatorRegistry();
+  const plan = planRowWise(c.config.operators, registry);
+  const tail = c.graph.metrics();
+  if (plan.workerSteps.length !== c.config.operators.length - 1 || tail.length !== 1) return null;
+  if (!chainChecksIds(c.config.operators, registry)) return null;
+  return new EncodedShardLanding(tail[0]!);
+}
+
+/** Store what workers build the run from under the run's context key; returns the key. */
+async function storeContext(
+  redis: Redis,
+  c: StreamContext,
+  run: PipelineRunInfo,
+  encodeRows: boolean,
+): Promise<string> {
+  const context = pipelineContextKeyOf(run.dbDir, c.runId);
+  const ctx: PipelineContext = {
+    runId: c.runId,
+    config: c.config as unknown as Record<string, unknown>,
+    baseDir: run.baseDir,
+    ...(run.configFile ? { configFile: run.configFile } : {}),
+    dbDir: run.dbDir,
+    seed: run.seed,
+    encodeRows,
+    measureRows: c.config.output.report,
+  };
+  await redis.set(context, encodeWire(ctx), 'EX', 7 * 86_400);
+  return context;
+}
+
+/** Queues shard jobs at most `window` ahead of the one being landed (bounds Redis memory). */
+class ShardSubmitter {
+  private readonly pending = new Map<number, Promise<Job>>();
+  private readonly queue: Queue;
+  private readonly context: string;
+  private readonly runId: string;
+  private readonly plan: readonly Shard[];
+  private readonly window: number;
+  constructor(queue: Queue, context: string, runId: string, plan: readonly Shard[], window: number) {
+    this.queue = queue;
+    this.context = context;
+    this.runId = runId;
+    this.plan = plan;
+    this.window = window;
+  }
+
+  /** Shard `i`'s job, once queued (and the next ones in the window queued too). */
+  take(i: number): Promise<Job> {
+    for (let k = i; k < Math.min(this.plan.length, i + this.window); k++)
+      if (!this.pending.has(k)) this.pending.set(k, this.submit(k));
+    const job = this.pending.get(i)!;
+    this.pending.delete(i);
+    return job;
+  }
+
+  private submit(i: number): Promise<Job> {
+    const shard = this.plan[i]!;
+    const data: ShardJob = { context: this.context, runId: this.runId, shard };
+    const added = this.queue.add('shard', data, {
+      jobId: shardJobId(this.context, shard.index),
+      removeOnComplete: { age: 86_400 },
+      removeOnFail: { age: 7 * 86_400 },
+      attempts: 3,
+      backoff: { type: 'fixed', delay: 500 },
+    });
+    added.catch(() => undefined);
+    return added;
+  }
+}
+
+/** What the landed shards add up to. */
+class ShardTally {
+  rowsRead = 0;
+  inputErrors = 0;
+  rowSteps: StepMetrics[] | null = null;
+  readonly readPerFile = new Map<string, number>();
+
+  read(file: string, b: ShardBatch): void {
+    const n = b.records + b.readRejected.length;
+    this.rowsRead += n;
+    this.readPerFile.set(file, (this.readPerFile.get(file) ?? 0) + n);
+  }
+}
+
+/** Land a shard's batches in order, as JSON rows or as the worker's encoded rows. */
+async function landShard(
+  c: StreamContext,
+  shard: Shard,
+  result: ShardResult,
+  tally: ShardTally,
+  landing: EncodedShardLanding | null,
+  redis: Redis,
+): Promise<void> {
+  const rows = result.rowsKey ? await fetchShardRows(redis, result) : null;
+  let from = 0;
+  for (const b of result.batches) {
+    tally.read(shard.file, b);
+    if (landing && rows) {
+      tally.inputErrors += landing.land(c, { file: shard.file, rows, from, rowsRead: tally.rowsRead }, b);
+      from += b.tasks;
+    } else tally.inputErrors += await landJsonBatch(c, shard.file, b, tally.rowsRead);
+  }
+  if (landing && rows && c.landEncoded) await landing.finishShard(c.landEncoded, rows);
+  tally.rowSteps = addSteps(tally.rowSteps, result.metrics);
+}
+
+/** The landed shard's record (who did it, how often it was reclaimed), logged. */
+async function recordShard(
+  o: PipelineCoordinatorOptions,
+  queue: Queue,
+  jobId: string,
+  shard: Shard,
+  result: ShardResult,
+): Promise<ShardRecord> {
+  const done = await jobStats(queue, jobId);
+  const record: ShardRecord = {
+    shard: shard.index,
+    jobId,
+    worker: done.processedBy ?? result.worker,
+    reclaimed: done.stalledCounter,
+    rows: result.batches.reduce((n, b) => n + b.tasks, 0),
+  };
+  o.log(
+    `shard ${record.shard}: ${record.rows} row(s) from ${record.worker}${record.reclaimed > 0 ? `, reclaimed ${record.reclaimed}× after a worker stopped` : ''}`,
+  );
+  return record;
 }
 
 /** Connect to Redis and take the lease on (database, run) and the output table; nothing is left open on failure. */
@@ -228,43 +349,6 @@ async function claimLease(
     redis.disconnect();
     throw err;
   }
-}
-
-/** Land one batch of a shard as the in-process loop would (task-pipeline-stream.ts). Returns its input errors. */
-async function landBatch(c: StreamContext, file: string, b: ShardBatch, rowsRead: number): Promise<number> {
-  let inputErrors = 0;
-  c.steps.read.rowsIn += b.records + b.readRejected.length;
-  c.steps.read.rowsOut += b.records;
-  for (const r of b.readRejected) {
-    count(c.steps.read, r.reason);
-    inputErrors++;
-    c.reject(r);
-  }
-  for (const r of b.mapRejected) {
-    count(c.steps.map, r.reason);
-    inputErrors++;
-    c.reject(r);
-  }
-  c.steps.map.rowsIn += b.records;
-  c.steps.map.rowsOut += b.records - b.mapRejected.length;
-  c.steps.map.ms += b.mapMs;
-  for (const w of b.warnings) c.warn(`${w.step}: ${w.message}`);
-  for (const r of b.rejected) c.rejectTask(r.step, r.row as unknown as Task, r.reason);
-  const tasks = JSON.parse(b.tasksJson) as Task[];
-  if (!Array.isArray(tasks) || tasks.length !== b.tasks)
-    throw new Error(`a shard batch's rows do not match their count (${b.tasks})`);
-  if (b.exact && b.exact.keys.length === tasks.length) {
-    const field = b.exact.field as TextField;
-    for (let i = 0; i < tasks.length; i++) {
-      const t = tasks[i]!;
-      prepareExactKey(t, b.exact.params, readText(t, field), b.exact.keys[i]!, b.exact.checks[i]!);
-    }
-  }
-  const out = await c.graph.process(tasks);
-  for (const r of out.rejected) c.rejectTask(r.step, r.row, r.reason);
-  await c.land(out.rows);
-  c.afterBatch(file, rowsRead);
-  return inputErrors;
 }
 
 /** Sum the row-wise steps' counts of landed shards, step by step (the same steps, in the same order, in every shard). */

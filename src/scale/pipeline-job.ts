@@ -16,6 +16,14 @@ export const PipelineContextSchema = z.object({
   configFile: z.string().optional(),
   dbDir: z.string(),
   seed: z.number().int(),
+  /**
+   * Workers encode their shard's cleaned rows in the task table's typed layout (Arrow, stored in
+   * Redis under `shardRowsKey`) instead of sending them as JSON: the coordinator lands them without
+   * decoding a row. Set by the coordinator when the chain after the row-wise steps is exact_dedup alone.
+   */
+  encodeRows: z.boolean().default(false),
+  /** With `encodeRows`: measure each row for the run's report (output.report). */
+  measureRows: z.boolean().default(true),
 });
 export type PipelineContext = z.infer<typeof PipelineContextSchema>;
 
@@ -81,6 +89,23 @@ export const ShardBatchSchema = z.object({
     })
     .nullable(),
   warnings: z.array(z.object({ step: z.string(), message: z.string() })),
+  /** With `encodeRows`: what the coordinator needs of each cleaned row (tasksJson is then '[]'). */
+  encoded: z
+    .object({
+      ids: z.array(z.string()),
+      /** Null when the run writes no report (output.report: false): nothing needs them. */
+      measures: z
+        .object({
+          chars: z.array(z.number()),
+          words: z.array(z.number()),
+          difficulty: z.array(z.number().nullable()),
+          taskset: z.array(z.number().int()),
+          tasksets: z.array(z.string()),
+        })
+        .nullable(),
+    })
+    .nullable()
+    .default(null),
 });
 export type ShardBatch = z.infer<typeof ShardBatchSchema>;
 
@@ -103,6 +128,8 @@ export const ShardResultSchema = z.object({
   /** The row-wise steps' counts over this shard; the coordinator adds those of landed shards only. */
   metrics: z.array(StepMetricsSchema),
   worker: z.string(),
+  /** With `encodeRows`: the Redis key of the shard's rows (one Arrow IPC stream, its batches' rows in order). */
+  rowsKey: z.string().nullable().default(null),
 });
 export type ShardResult = z.infer<typeof ShardResultSchema>;
 
@@ -115,4 +142,12 @@ export function pipelineContextKeyOf(dbDir: string, runId: string): string {
 export function shardJobId(context: string, shard: number): string {
   const h = createHash('sha1').update(`${context}\n${shard}`).digest('hex');
   return `p-${shard}-${h.slice(0, 20)}`;
+}
+
+/**
+ * Where a shard job's encoded rows wait for the coordinator: a function of the job, so a redone job
+ * overwrites the same key with the same rows (never a second copy).
+ */
+export function shardRowsKey(jobId: string): string {
+  return `winnow:pipeline-rows:${jobId}`;
 }

@@ -1,10 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import type { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { TaskRowsEncoder } from '../buffer/task-encoder.ts';
 import type { Task } from '../core/task.ts';
+import { tableToIpcStream } from '../io/arrow-ipc.ts';
 import { mapRecords } from '../io/map-records.ts';
 import { type CompiledMapping, compileMapping } from '../io/mapping.ts';
 import type { TaskPipelineConfig } from '../lifecycle/task-pipeline-config.ts';
+import { measureLanded } from '../lifecycle/task-report/collector.ts';
 import type { GraphNode } from '../operators/graph.ts';
 import { OperatorGraph } from '../operators/graph.ts';
 import { exactDedupOp } from '../operators/task/exact-dedup.ts';
@@ -15,6 +18,7 @@ import {
   type ShardBatch,
   ShardJobSchema,
   type ShardResult,
+  shardRowsKey,
 } from './pipeline-job.ts';
 import { readShard } from './pipeline-shards.ts';
 import {
@@ -38,14 +42,20 @@ interface BuiltPipeline {
   baseDir: string;
   /** exact_dedup's key hashing, when the chain has one after the row-wise steps. */
   keyer: ExactDedupKeyer | null;
+  /** Encode the cleaned rows in the task table's layout (PipelineContext.encodeRows). */
+  encodeRows: boolean;
+  /** Measure them for the run's report (PipelineContext.measureRows). */
+  measureRows: boolean;
 }
 
 /**
  * `winnow worker --role pipeline`: takes shards of task pipelines started with `winnow run --queue`.
  * It reads its shard, maps the rows and runs the pipeline's leading row-wise operators; the cleaned
- * rows and every rejected record (with file and line) go back as the job's result. It writes
- * nothing: the coordinator runs the rest of the chain (exact dedup across shards included) and is
- * the table's single writer.
+ * rows and every rejected record (with file and line) go back as the job's result. Where the rest of
+ * the chain is exact_dedup alone, the rows go back encoded in the task table's layout (Arrow in
+ * Redis) with their ids and dedup keys, and the coordinator lands them without decoding them. It
+ * commits nothing: the coordinator runs the rest of the chain (exact dedup across shards included)
+ * and is the table's single committer.
  */
 export class PipelineWorker {
   readonly name = workerName();
@@ -84,24 +94,30 @@ export class PipelineWorker {
     });
     const { path: _path, ...read } = built.config.input;
     const batches: ShardBatch[] = [];
+    const encoder = built.encodeRows ? new TaskRowsEncoder(built.runId, 1 << 12) : null;
     for await (const batch of readShard(shard, read)) {
       const t0 = performance.now();
       const mapped = mapRecords(built.mapping, batch.records);
       const mapMs = performance.now() - t0;
       const out = await graph.process(mapped.tasks);
+      if (encoder) for (const task of out.rows) encoder.push(task);
       batches.push({
         records: batch.records.length,
         readRejected: batch.rejected,
         mapRejected: mapped.rejected,
         mapMs,
-        tasksJson: JSON.stringify(out.rows),
+        tasksJson: encoder ? '[]' : JSON.stringify(out.rows),
         tasks: out.rows.length,
         exact: built.keyer ? exactKeysOf(built.keyer, out.rows) : null,
         rejected: out.rejected as unknown as ShardBatch['rejected'],
         warnings: warnings.splice(0),
+        encoded: encoder
+          ? { ids: out.rows.map((t) => t.id), measures: built.measureRows ? measureLanded(out.rows) : null }
+          : null,
       });
     }
-    const result: ShardResult = { batches, metrics: graph.metrics(), worker: this.name };
+    const rowsKey = encoder ? await this.storeRows(job, encoder) : null;
+    const result: ShardResult = { batches, metrics: graph.metrics(), worker: this.name, rowsKey };
     this.jobsDone++;
     const rows = batches.reduce((n, b) => n + b.tasks, 0);
     this.o.log(`job ${job.id} done: shard ${shard.index}, ${rows} row(s)`);
@@ -109,6 +125,17 @@ export class PipelineWorker {
     // rows' JSON escaped again, and parsed twice by the coordinator, the part that does not scale
     // out). Every number in it is finite: rows travel as JSON text already.
     return result;
+  }
+
+  /**
+   * The shard's encoded rows, as one Arrow IPC stream under a key named by the job: a redone job
+   * overwrites it with the same rows. Nothing reaches the table until the coordinator commits them.
+   */
+  private async storeRows(job: Job, encoder: TaskRowsEncoder): Promise<string> {
+    const key = shardRowsKey(job.id!);
+    const ipc = tableToIpcStream(encoder.finish(Date.now()));
+    await this.redis.set(key, Buffer.from(ipc.buffer, ipc.byteOffset, ipc.byteLength), 'EX', 7 * 86_400);
+    return key;
   }
 
   private async buildRun(text: string): Promise<BuiltPipeline> {
@@ -141,6 +168,8 @@ export class PipelineWorker {
       keyer: plan.exactDedupParams
         ? new ExactDedupKeyer(exactDedupOp.params.parse(plan.exactDedupParams))
         : null,
+      encodeRows: ctx.encodeRows,
+      measureRows: ctx.measureRows,
     };
   }
 

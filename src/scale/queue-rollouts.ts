@@ -11,7 +11,13 @@ import { Admission, type StepAdmission } from './admission.ts';
 import { jobStats } from './job-stats.ts';
 import type { RunLease } from './lease.ts';
 import type { QueueLoss } from './queue-loss.ts';
-import { type RolloutJob, RolloutResultSchema, rolloutJobId, type WeightsRef } from './rollout-job.ts';
+import {
+  type RolloutJob,
+  type RolloutResult,
+  RolloutResultSchema,
+  rolloutJobId,
+  type WeightsRef,
+} from './rollout-job.ts';
 import { decodeWire } from './wire.ts';
 
 /** One finished job as the coordinator records it in `<runDir>/scale-jobs.jsonl`. */
@@ -81,83 +87,73 @@ export class QueueRollouts {
   async explore(tasks: readonly Task[], step: number, modelVersion: number): Promise<ExploreResult> {
     this.stopIfLost();
     const t0 = performance.now();
-    const groups = new Array<Experience[] | null>(tasks.length).fill(null);
-    const failures: RolloutFailure[] = [];
-    const metrics = { timeouts: 0, retries: 0, emptyResponses: 0 };
-    const records: JobRecord[] = [];
+    const out = new StepResults(tasks.length);
     const weights = await this.weightsOf?.(modelVersion);
-    const runOne = async (i: number) => {
-      const task = tasks[i]!;
-      const jobId = rolloutJobId(this.o.context, step, modelVersion, task.id);
-      const data: RolloutJob = {
-        context: this.o.context,
-        runId: this.o.runId,
-        step,
-        version: modelVersion,
-        task,
-        ...(weights ? { weights } : {}),
-      };
-      try {
-        // Same id, same job: a job a killed coordinator added is found here, finished or not.
-        const job = await this.o.queue.add('rollout', data, {
-          jobId,
-          removeOnComplete: { age: 7 * 86_400 },
-          removeOnFail: { age: 7 * 86_400 },
-          // A worker that could not build the run (its context not stored yet, a path it cannot see) tries again.
-          attempts: 3,
-          backoff: { type: 'fixed', delay: 500 },
-        });
-        // A job that failed under an earlier coordinator of this run is tried again, not reported again.
-        if (await job.isFailed()) await job.retry('failed');
-        const raw = await job.waitUntilFinished(this.o.events);
-        const result = RolloutResultSchema.parse(decodeWire(String(raw)));
-        groups[i] = result.experiences;
-        failures.push(...result.failures);
-        metrics.timeouts += result.metrics.timeouts;
-        metrics.retries += result.metrics.retries;
-        metrics.emptyResponses += result.metrics.emptyResponses;
-        const done = await jobStats(this.o.queue, jobId);
-        records[i] = {
-          step,
-          taskId: task.id,
-          jobId,
-          worker: done.processedBy ?? result.worker,
-          reclaimed: done.stalledCounter,
-          attempts: done.attemptsStarted,
-          experiences: result.experiences.length,
-        };
-      } catch (err) {
-        // A job that failed as a whole (the worker could not build the run's parts): the group is recorded, the step goes on.
-        failures.push({
-          taskId: task.id,
-          groupId: groupIdOf(step, task.id),
-          kind: 'error',
-          reason: `rollout job ${jobId}: ${errorMessage(err)}`,
-          attempts: 1,
-        });
-      }
-    };
+    const runOne = (i: number) => this.runJob(tasks[i]!, i, step, modelVersion, weights, out);
     const running = this.admission.run(tasks.length, runOne, { step, taskId: (i) => tasks[i]!.id });
     const admitted = await (this.o.loss ? Promise.race([running, this.o.loss.stopped]) : running);
     this.stopIfLost();
-    this.record(step, records.filter(Boolean));
+    this.record(step, out.records.filter(Boolean));
     this.recordAdmission(admitted);
+    return out.result(tasks, performance.now() - t0);
+  }
 
-    const experiences = groups.flatMap((g) => g ?? []);
-    return {
-      experiences,
-      failures: failures.sort(
-        (a, b) => tasks.findIndex((t) => t.id === a.taskId) - tasks.findIndex((t) => t.id === b.taskId),
-      ),
-      metrics: {
-        tasks: tasks.length,
-        rollouts: experiences.length,
-        failedGroups: failures.length,
-        ...metrics,
-        batched: 0,
-        ms: performance.now() - t0,
-      },
-    };
+  /** One task group as one job: queued (or found, if an earlier coordinator queued it), awaited, its result kept. */
+  private async runJob(
+    task: Task,
+    i: number,
+    step: number,
+    version: number,
+    weights: WeightsRef | undefined,
+    out: StepResults,
+  ): Promise<void> {
+    const jobId = rolloutJobId(this.o.context, step, version, task.id);
+    try {
+      const raw = await this.awaitJob(jobId, {
+        context: this.o.context,
+        runId: this.o.runId,
+        step,
+        version,
+        task,
+        ...(weights ? { weights } : {}),
+      });
+      const result = RolloutResultSchema.parse(decodeWire(String(raw)));
+      out.add(i, result);
+      const done = await jobStats(this.o.queue, jobId);
+      out.records[i] = {
+        step,
+        taskId: task.id,
+        jobId,
+        worker: done.processedBy ?? result.worker,
+        reclaimed: done.stalledCounter,
+        attempts: done.attemptsStarted,
+        experiences: result.experiences.length,
+      };
+    } catch (err) {
+      // A job that failed as a whole (the worker could not build the run's parts): the group is recorded, the step goes on.
+      out.failures.push({
+        taskId: task.id,
+        groupId: groupIdOf(step, task.id),
+        kind: 'error',
+        reason: `rollout job ${jobId}: ${errorMessage(err)}`,
+        attempts: 1,
+      });
+    }
+  }
+
+  /** Queue the job (same id, same job: one a killed coordinator added is found, finished or not) and await its result. */
+  private async awaitJob(jobId: string, data: RolloutJob): Promise<unknown> {
+    const job = await this.o.queue.add('rollout', data, {
+      jobId,
+      removeOnComplete: { age: 7 * 86_400 },
+      removeOnFail: { age: 7 * 86_400 },
+      // A worker that could not build the run (its context not stored yet, a path it cannot see) tries again.
+      attempts: 3,
+      backoff: { type: 'fixed', delay: 500 },
+    });
+    // A job that failed under an earlier coordinator of this run is tried again, not reported again.
+    if (await job.isFailed()) await job.retry('failed');
+    return job.waitUntilFinished(this.o.events);
   }
 
   /** Throw before writing anything more once Redis is gone or the run's lease was lost. */
@@ -193,5 +189,47 @@ export class QueueRollouts {
     this.o.log(
       `step ${step}: ${records.length} rollout job(s) on ${byWorker.size} worker(s): ${who}${reclaimed.length > 0 ? `; ${reclaimed.length} reclaimed after a worker stopped: ${reclaimed.map((r) => r.taskId).join(', ')}` : ''}`,
     );
+  }
+}
+
+/** A step's job results, gathered as jobs finish, returned in task order. */
+class StepResults {
+  readonly groups: Array<Experience[] | null>;
+  readonly failures: RolloutFailure[] = [];
+  readonly records: JobRecord[] = [];
+  private readonly metrics = { timeouts: 0, retries: 0, emptyResponses: 0 };
+
+  constructor(tasks: number) {
+    this.groups = new Array<Experience[] | null>(tasks).fill(null);
+  }
+
+  add(i: number, result: RolloutResult): void {
+    this.groups[i] = result.experiences;
+    this.failures.push(...result.failures);
+    this.metrics.timeouts += result.metrics.timeouts;
+    this.metrics.retries += result.metrics.retries;
+    this.metrics.emptyResponses += result.metrics.emptyResponses;
+  }
+
+  /** The step's experiences in task order; failures sorted by their task's place. */
+  result(tasks: readonly Task[], ms: number): ExploreResult {
+    const experiences = this.groups.flatMap((g) => g ?? []);
+    // A task's first place (as findIndex would give), looked up once per failure.
+    const place = new Map<string, number>();
+    tasks.forEach((t, i) => {
+      if (!place.has(t.id)) place.set(t.id, i);
+    });
+    return {
+      experiences,
+      failures: this.failures.sort((a, b) => (place.get(a.taskId) ?? -1) - (place.get(b.taskId) ?? -1)),
+      metrics: {
+        tasks: tasks.length,
+        rollouts: experiences.length,
+        failedGroups: this.failures.length,
+        ...this.metrics,
+        batched: 0,
+        ms,
+      },
+    };
   }
 }

@@ -45,7 +45,11 @@ const file = join(dir, 'rows.jsonl');
 writeFileSync(file, `${lines.join('\n')}\n`);
 const SHARD_BYTES = 48 * 1024;
 
-function configFor(db: string) {
+/**
+ * `encoded`: exact_dedup checks ids (its default), so the chain after the row-wise steps is
+ * exact_dedup alone and workers send their rows encoded (Arrow in Redis); otherwise as JSON.
+ */
+function configFor(db: string, encoded = false) {
   return TaskPipelineConfigSchema.parse({
     name: 'shards',
     runsDir: join(db, 'runs'),
@@ -55,15 +59,22 @@ function configFor(db: string) {
       { op: 'strip_html' },
       { op: 'normalize_whitespace' },
       { op: 'length_filter', params: { minWords: 5 } },
-      { op: 'exact_dedup', params: { checkIds: false } },
+      encoded ? { op: 'exact_dedup' } : { op: 'exact_dedup', params: { checkIds: false } },
     ],
-    output: { commitRows: 500, maxRejectedShare: 1, report: false },
+    // The encoded run also writes its report: workers measure rows for it (measureLanded).
+    output: { commitRows: 500, maxRejectedShare: 1, report: encoded },
   });
 }
 
-async function run(name: string, queue?: string, logs: string[] = [], shards: ShardRecord[] = []) {
+async function run(
+  name: string,
+  queue?: string,
+  logs: string[] = [],
+  shards: ShardRecord[] = [],
+  encoded = false,
+) {
   const db = join(dir, `db-${name}`);
-  const report = await runTaskPipeline(configFor(db), {
+  const report = await runTaskPipeline(configFor(db, encoded), {
     baseDir: dir,
     dbDir: db,
     registry: taskOperatorRegistry(),
@@ -107,11 +118,13 @@ describe.skipIf(noRedis)('task pipeline shards over the queue (winnow worker --r
   let redis: TestRedis;
   const procs: Proc[] = [];
   let single: Awaited<ReturnType<typeof run>>;
+  let singleEncoded: Awaited<ReturnType<typeof run>>;
 
   beforeAll(async () => {
     redis = await startRedis();
     procs.push(startPipelineWorker(redis.url), startPipelineWorker(redis.url));
     single = await run('single');
+    singleEncoded = await run('single-encoded', undefined, [], [], true);
     await Promise.all(procs.map(ready));
   }, 90_000);
 
@@ -131,60 +144,94 @@ describe.skipIf(noRedis)('task pipeline shards over the queue (winnow worker --r
     expect(shards.at(-1)!.range!.end).toBe(text.length);
   });
 
-  it('a SIGKILLed worker’s shard is reclaimed, redone and landed once; the run equals the single-process run', async () => {
-    const [victim, survivor] = procs as [Proc, Proc];
-    const logs: string[] = [];
-    const records: ShardRecord[] = [];
-    // Killed the moment a job's start line arrives (not at the next poll): shards are small, and on
-    // a busy machine a poll could find the victim between two jobs, with nothing to reclaim. Its
-    // first job of a run also builds the pipeline, so it is mid-job then.
-    const killed = new Promise<void>((resolve) => {
-      const onData = (chunk: Buffer) => {
-        if (!/job \S+ start/.test(String(chunk))) return;
-        victim.child.kill('SIGKILL');
-        victim.child.stderr?.off('data', onData);
-        resolve();
-      };
-      victim.child.stderr?.on('data', onData);
-    });
-    const queued = run('killed', redis.url, logs, records);
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('timed out waiting for the victim to take a shard')), 30_000);
-    });
-    await Promise.race([killed, late]).finally(() => clearTimeout(timer));
-    // A fresh worker joins during the run, for the next test.
-    procs.push(startPipelineWorker(redis.url));
-    const out = await queued;
-    expect(out.tasks).toEqual(single.tasks);
-    expect(out.rejected).toEqual(single.rejected);
-    expect(out.report.rowsRead).toBe(single.report.rowsRead);
-    // Step counts too: the killed worker's half-done shard is not counted, the redone one once.
-    expect(stepsOf(out.report)).toEqual(stepsOf(single.report));
-    expect(records.map((r) => r.shard)).toEqual(records.map((_, i) => i));
-    expect(records.filter((r) => r.reclaimed > 0).length).toBeGreaterThanOrEqual(1);
-    expect(new Set(records.map((r) => r.worker)).size).toBeGreaterThanOrEqual(1);
-    expect(survivor.child.exitCode).toBeNull();
-    expect(logs.some((l) => /reclaimed 1× after a worker stopped/.test(l))).toBe(true);
-  }, 60_000);
+  it.each([
+    ['as JSON', false],
+    ['encoded', true],
+  ] as const)(
+    'rows %s: a SIGKILLed worker’s shard is reclaimed, redone and landed once; the run equals the single-process run',
+    async (_, encoded) => {
+      const base = encoded ? singleEncoded : single;
+      const [victim, survivor] = procs.filter(
+        (w) => w.child.exitCode === null && w.child.signalCode === null,
+      ) as [Proc, Proc];
+      const logs: string[] = [];
+      const records: ShardRecord[] = [];
+      // Killed the moment a job's start line arrives (not at the next poll): shards are small, and on
+      // a busy machine a poll could find the victim between two jobs, with nothing to reclaim. Its
+      // first job of a run also builds the pipeline, so it is mid-job then.
+      const killed = new Promise<void>((resolve) => {
+        const onData = (chunk: Buffer) => {
+          if (!/job \S+ start/.test(String(chunk))) return;
+          victim.child.kill('SIGKILL');
+          victim.child.stderr?.off('data', onData);
+          resolve();
+        };
+        victim.child.stderr?.on('data', onData);
+      });
+      const queued = run(`killed-${encoded}`, redis.url, logs, records, encoded);
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error('timed out waiting for the victim to take a shard')),
+          30_000,
+        );
+      });
+      await Promise.race([killed, late]).finally(() => clearTimeout(timer));
+      // A fresh worker joins during the run, for the next test.
+      const fresh = startPipelineWorker(redis.url);
+      procs.push(fresh);
+      const out = await queued;
+      await ready(fresh);
+      expect(out.tasks).toEqual(base.tasks);
+      expect(out.rejected).toEqual(base.rejected);
+      expect(out.report.rowsRead).toBe(base.report.rowsRead);
+      expect(logs.some((l) => /workers encode their rows/.test(l))).toBe(encoded);
+      // Step counts too: the killed worker's half-done shard is not counted, the redone one once.
+      expect(stepsOf(out.report)).toEqual(stepsOf(base.report));
+      expect(records.map((r) => r.shard)).toEqual(records.map((_, i) => i));
+      expect(records.filter((r) => r.reclaimed > 0).length).toBeGreaterThanOrEqual(1);
+      expect(new Set(records.map((r) => r.worker)).size).toBeGreaterThanOrEqual(1);
+      expect(survivor.child.exitCode).toBeNull();
+      expect(logs.some((l) => /reclaimed 1× after a worker stopped/.test(l))).toBe(true);
+    },
+    60_000,
+  );
 
-  it('two pipeline workers land the same rows, order and rejected records as the single-process run', async () => {
-    await ready(procs[2]!);
-    const records: ShardRecord[] = [];
-    const out = await run('two', redis.url, [], records);
-    expect(single.tasks.length).toBeGreaterThan(2000);
-    expect(single.rejected.length).toBeGreaterThan(300);
-    const kinds = new Set(single.rejected.map((r) => r[0].split(':')[0]));
-    expect([...kinds].sort()).toEqual(['exact_dedup', 'length_filter', 'map', 'read', 'write']);
-    expect(out.tasks).toEqual(single.tasks);
-    expect(out.rejected).toEqual(single.rejected);
-    expect(out.report.tasksOut).toBe(single.report.tasksOut);
-    expect(out.report.inputErrors).toBe(single.report.inputErrors);
-    expect(stepsOf(out.report)).toEqual(stepsOf(single.report));
-    expect(out.report.steps.find((m) => m.step === 'length_filter')!.dropped).toBeGreaterThan(0);
-    expect(records.every((r) => r.reclaimed === 0)).toBe(true);
-    expect(new Set(records.map((r) => r.worker)).size).toBe(2);
-  }, 60_000);
+  it.each([
+    ['as JSON', false],
+    ['encoded', true],
+  ] as const)(
+    'rows %s: two pipeline workers land the same rows, order, rejected records and step counts as the single-process run',
+    async (_, encoded) => {
+      const base = encoded ? singleEncoded : single;
+      const records: ShardRecord[] = [];
+      const logs: string[] = [];
+      const out = await run(`two-${encoded}`, redis.url, logs, records, encoded);
+      expect(base.tasks.length).toBeGreaterThan(2000);
+      expect(base.rejected.length).toBeGreaterThan(300);
+      const kinds = new Set(base.rejected.map((r) => r[0].split(':')[0]));
+      // With ids checked by exact_dedup, a repeated id is its drop, not the writer's.
+      expect([...kinds].sort()).toEqual(
+        encoded
+          ? ['exact_dedup', 'length_filter', 'map', 'read']
+          : ['exact_dedup', 'length_filter', 'map', 'read', 'write'],
+      );
+      if (encoded) expect(base.rejected.some((r) => r[4].startsWith('duplicate id x1'))).toBe(true);
+      expect(out.tasks).toEqual(base.tasks);
+      expect(out.rejected).toEqual(base.rejected);
+      expect(out.report.tasksOut).toBe(base.report.tasksOut);
+      expect(out.report.inputErrors).toBe(base.report.inputErrors);
+      expect(stepsOf(out.report)).toEqual(stepsOf(base.report));
+      expect(out.report.steps.find((m) => m.step === 'length_filter')!.dropped).toBeGreaterThan(0);
+      expect(logs.some((l) => /workers encode their rows/.test(l))).toBe(encoded);
+      expect(out.report.reportFile !== null).toBe(encoded);
+      // Each shard landed once, in order (a live worker's first job may be reclaimed on a loaded
+      // machine, its visibility timeout being the kill tests' 1.5 s: the tables above stay equal).
+      expect(records.map((r) => r.shard)).toEqual(records.map((_, i) => i));
+      expect(new Set(records.map((r) => r.worker)).size).toBe(2);
+    },
+    60_000,
+  );
 
   it('a second coordinator on the same task table is refused: exit 2 naming the holder, nothing written', async () => {
     const db = join(dir, 'db-single');

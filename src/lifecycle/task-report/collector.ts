@@ -106,6 +106,40 @@ interface StepState {
   groups: Map<string, ReasonGroup>;
 }
 
+/** What the report needs of each landed task, in columns (JSON-safe: a queued run's workers send it). */
+export interface LandedMeasures {
+  chars: number[];
+  words: number[];
+  /** `features.difficulty`, or null when it is not a finite number. */
+  difficulty: Array<number | null>;
+  /** Index into `tasksets`. */
+  taskset: number[];
+  tasksets: string[];
+}
+
+/** Measure `tasks` as `TaskReportCollector.landed` would count them (its `landedMeasured` counts them later). */
+export function measureLanded(tasks: readonly Task[]): LandedMeasures {
+  const m: LandedMeasures = { chars: [], words: [], difficulty: [], taskset: [], tasksets: [] };
+  const sets = new Map<string, number>();
+  for (const task of tasks) {
+    const text = taskText(task);
+    const kept = keptProfile(task, text);
+    const { chars, words } = kept ? { chars: text.length, words: kept.words } : textLength(text);
+    m.chars.push(chars);
+    m.words.push(words);
+    const d = task.features?.difficulty;
+    m.difficulty.push(typeof d === 'number' && Number.isFinite(d) ? d : null);
+    let k = sets.get(task.taskset);
+    if (k === undefined) {
+      k = m.tasksets.length;
+      sets.set(task.taskset, k);
+      m.tasksets.push(task.taskset);
+    }
+    m.taskset.push(k);
+  }
+  return m;
+}
+
 /**
  * What a task pipeline's HTML report needs, gathered while the run streams: prompt length and
  * difficulty histograms of landed tasks, taskset counts, and per step the rejection reasons
@@ -127,20 +161,27 @@ export class TaskReportCollector {
   /** Tasks written to the table (after dedup on id), in any batch size. */
   landed(tasks: readonly Task[]): void {
     for (const task of tasks) {
-      this.tasks++;
       const text = taskText(task);
       // A cleaning chain has usually profiled this text already (one scan fewer per landed row).
       const kept = keptProfile(task, text);
       const { chars, words } = kept ? { chars: text.length, words: kept.words } : textLength(text);
-      this.chars.add(chars);
-      this.words.add(words);
-      const d = task.features?.difficulty;
-      if (typeof d === 'number' && Number.isFinite(d)) this.difficulty.add(d);
-      else this.withoutDifficulty++;
-      const name =
-        this.tasksets.has(task.taskset) || this.tasksets.size < MAX_TASKSETS ? task.taskset : OTHER_TASKSETS;
-      this.tasksets.set(name, (this.tasksets.get(name) ?? 0) + 1);
+      this.count(chars, words, task.features?.difficulty, task.taskset);
     }
+  }
+
+  /** Rows `rows` of tasks measured elsewhere (`measureLanded`, in a pipeline worker): the same counts as `landed`. */
+  landedMeasured(m: LandedMeasures, rows: Iterable<number>): void {
+    for (const i of rows) this.count(m.chars[i]!, m.words[i]!, m.difficulty[i], m.tasksets[m.taskset[i]!]!);
+  }
+
+  private count(chars: number, words: number, d: unknown, taskset: string): void {
+    this.tasks++;
+    this.chars.add(chars);
+    this.words.add(words);
+    if (typeof d === 'number' && Number.isFinite(d)) this.difficulty.add(d);
+    else this.withoutDifficulty++;
+    const name = this.tasksets.has(taskset) || this.tasksets.size < MAX_TASKSETS ? taskset : OTHER_TASKSETS;
+    this.tasksets.set(name, (this.tasksets.get(name) ?? 0) + 1);
   }
 
   /** Rows recorded in the rejected table (input errors, operator drops, hook vetoes, duplicate ids). */

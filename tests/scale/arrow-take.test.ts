@@ -1,0 +1,68 @@
+import * as arrow from 'apache-arrow';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { TaskRowsEncoder } from '../../src/buffer/task-encoder.ts';
+import { decodeTasks } from '../../src/buffer/task-table.ts';
+import type { Task } from '../../src/core/task.ts';
+import { tableToIpcStream } from '../../src/io/arrow-ipc.ts';
+import { type RowRange, takeRanges } from '../../src/scale/arrow-take.ts';
+
+// The coordinator keeps a shard's rows by copying runs of them out of the worker's Arrow: the
+// result must decode to exactly the kept tasks, whatever the columns hold (nulls, messages, maps).
+const text = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('数学の問題', '😀 é', ''));
+const taskArb = fc.record({
+  taskset: fc.constantFrom('a', 'b'),
+  prompt: fc.option(text, { nil: undefined }),
+  messages: fc.option(
+    fc.array(fc.record({ role: fc.constantFrom('user', 'system'), content: text }), {
+      minLength: 1,
+      maxLength: 3,
+    }),
+    { nil: undefined },
+  ),
+  answer: fc.option(text, { nil: undefined }),
+  features: fc.dictionary(fc.constantFrom('difficulty', 'x', 'y'), fc.double({ noNaN: true })),
+  meta: fc.oneof(fc.constant({}), fc.record({ k: fc.integer() })),
+  row: fc.nat(1000),
+});
+
+describe('takeRanges: rows of a worker-encoded table, copied into one batch', () => {
+  it('decodes to the tasks in the ranges, in order', () => {
+    fc.assert(
+      fc.property(
+        fc.array(taskArb, { minLength: 1, maxLength: 40 }),
+        fc.array(fc.boolean(), { maxLength: 40 }),
+        (raw, keep) => {
+          const tasks: Task[] = raw.map((r, i) => ({
+            id: `t${i}`,
+            taskset: r.taskset,
+            ...(r.prompt !== undefined || r.messages === undefined ? { prompt: r.prompt ?? 'p' } : {}),
+            ...(r.messages ? { messages: r.messages } : {}),
+            ...(r.answer !== undefined ? { answer: r.answer } : {}),
+            features: r.features,
+            meta: r.meta,
+            source: { file: 'f.jsonl', row: r.row },
+          }));
+          const encoder = new TaskRowsEncoder('run', tasks.length);
+          for (const t of tasks) encoder.push(t);
+          const table = arrow.tableFromIPC(tableToIpcStream(encoder.finish(1_700_000_000_000)));
+          const kept = tasks.map((_, i) => i).filter((i) => keep[i] !== false);
+          const ranges: RowRange[] = [];
+          for (const i of kept) {
+            const last = ranges.at(-1);
+            if (last && last[1] === i) ranges[ranges.length - 1] = [last[0], i + 1];
+            else ranges.push([i, i + 1]);
+          }
+          const taken = takeRanges(table, ranges);
+          expect(taken.numRows).toBe(kept.length);
+          expect(taken.batches.length).toBe(kept.length > 0 ? 1 : 0);
+          // Through IPC, as LanceDB receives it.
+          const back = arrow.tableFromIPC(tableToIpcStream(taken));
+          const all = decodeTasks(table);
+          expect(decodeTasks(back)).toEqual(kept.map((i) => all[i]));
+        },
+      ),
+      { numRuns: 150, seed: 40 },
+    );
+  });
+});

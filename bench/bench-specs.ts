@@ -33,7 +33,8 @@ export const INGEST_BENCH_SPEC = {
       value: 'N',
       min: 1,
       default: 1_000_000,
-      description: 'rows in the synthetic task file',
+      description:
+        "rows in the generated task file (the bench's synthetic file; with --pipeline issue40, issue 40's question/answer file from bench/engine/qa-file.ts)",
     },
     docs: {
       type: 'int',
@@ -92,6 +93,7 @@ export const INGEST_BENCH_SPEC = {
     'winnow bench ingest --rows 100000 --docs 20000',
     'winnow bench ingest --input data/train.jsonl --mapping prompt=problem,answer=solution --json',
     'winnow bench ingest --input qa.jsonl --pipeline issue40 --anchor --runs full --docs 0',
+    'winnow bench ingest --pipeline issue40 --rows 10000000 --runs full --docs 0 --no-python',
   ],
 } as const satisfies CommandSpec;
 

@@ -33,7 +33,8 @@ export const INGEST_BENCH_SPEC = {
       value: 'N',
       min: 1,
       default: 1_000_000,
-      description: 'rows in the synthetic task file',
+      description:
+        "rows in the generated task file (the bench's synthetic file; with --pipeline issue40, issue 40's question/answer file from bench/engine/qa-file.ts)",
     },
     docs: {
       type: 'int',
@@ -76,7 +77,7 @@ export const INGEST_BENCH_SPEC = {
     anchor: {
       type: 'boolean',
       description:
-        "also run the pipeline as a plain per-row Python script (bench/ingest_baseline.py) and in Polars (bench/ingest_polars.py, where python3 -c 'import polars' works) on the same file, and print each run's speed as a ratio to theirs; the full pipeline is then measured on both Winnow paths (engine: rows and engine: duckdb) whatever --runs says",
+        "also run the pipeline as a plain per-row Python script (bench/ingest_baseline.py) and in Polars (bench/ingest_polars.py, where python3 -c 'import polars' works) on the same file, and print each run's speed as a ratio to theirs; without --runs, the full pipeline is then measured on both Winnow paths (engine: rows and engine: duckdb)",
     },
     workers: {
       type: 'string',
@@ -92,6 +93,7 @@ export const INGEST_BENCH_SPEC = {
     'winnow bench ingest --rows 100000 --docs 20000',
     'winnow bench ingest --input data/train.jsonl --mapping prompt=problem,answer=solution --json',
     'winnow bench ingest --input qa.jsonl --pipeline issue40 --anchor --runs full --docs 0',
+    'winnow bench ingest --pipeline issue40 --rows 10000000 --runs full --docs 0 --no-python',
   ],
 } as const satisfies CommandSpec;
 

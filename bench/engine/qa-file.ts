@@ -29,11 +29,9 @@ export function qaLine(rand: () => number, i: number): string {
   return JSON.stringify({ question: q, answer: a });
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const [out, rowsArg, seedArg] = process.argv.slice(2);
-  if (!out) throw new Error('usage: node bench/engine/qa-file.ts OUT.jsonl [ROWS] [SEED]');
-  const rows = Number(rowsArg ?? 1_000_000);
-  const rng = new Rng(Number(seedArg ?? 7));
+/** Write `rows` lines of the file from `seed` (the bench's `--pipeline issue40 --rows N`). */
+export async function writeQaFile(out: string, rows: number, seed: number): Promise<void> {
+  const rng = new Rng(seed);
   const rand = () => rng.float();
   const w = createWriteStream(out);
   let buf = '';
@@ -44,5 +42,14 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       buf = '';
     }
   }
-  w.end(buf);
+  await new Promise<void>((resolve, reject) => {
+    w.once('error', reject);
+    w.end(buf, resolve);
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [out, rowsArg, seedArg] = process.argv.slice(2);
+  if (!out) throw new Error('usage: node bench/engine/qa-file.ts OUT.jsonl [ROWS] [SEED]');
+  await writeQaFile(out, Number(rowsArg ?? 1_000_000), Number(seedArg ?? 7));
 }

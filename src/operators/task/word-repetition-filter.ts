@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Task } from '../../core/task.ts';
 import { wordRepetitionForm } from '../columnar/text-forms.ts';
 import { defineOperator, filterRows } from '../operator.ts';
+import { asciiGramRepetition } from './ascii-word-grams.ts';
 import { djWordReader, needsTokenizer, WordSplitSchema } from './dj-words.ts';
 import { TokenizerParamSchema } from './task-tokenizer.ts';
 import { readText, TextFieldSchema } from './text-fields.ts';
@@ -14,7 +15,9 @@ import { wordTokens } from './text-units.ts';
  * 0 when there are fewer than n words.
  */
 export function wordRepetitionRatio(text: string, n: number): number {
-  return repetitionRatioOf(wordTokens(text), n);
+  // ASCII text: the same words and ratio in one scan, without a string per word (ascii-word-grams.ts).
+  const fast = asciiGramRepetition(text, n);
+  return fast >= 0 ? fast : repetitionRatioOf(wordTokens(text), n);
 }
 
 /** The repetition ratio of a word list (any word model): n-grams seen more than once / all n-grams. */
@@ -79,7 +82,9 @@ export const wordRepetitionFilterOp = defineOperator<Task, typeof Params>({
       name: 'word_repetition_filter',
       kind: 'filter',
       async process(batch, ctx) {
-        const wordsOf = reader === null ? wordTokens : await reader(ctx);
+        if (reader === null)
+          return filterRows(batch, (task) => verdict(wordRepetitionRatio(readText(task, p.field), p.n)));
+        const wordsOf = await reader(ctx);
         return filterRows(batch, (task) => verdict(repetitionRatioOf(wordsOf(readText(task, p.field)), p.n)));
       },
     };

@@ -11,7 +11,6 @@ import { compileMapping } from '../io/mapping.ts';
 import { OperatorGraph } from '../operators/graph.ts';
 import { buildGraph } from '../operators/graph-spec.ts';
 import type { OperatorDefinition } from '../operators/operator.ts';
-import type { StepMetrics } from '../operators/step-metrics.ts';
 import { planRowWise } from '../pipeline-workers/row-wise-plan.ts';
 import type { FileLease } from './file-lease.ts';
 import { Hooks } from './hooks.ts';

@@ -228,7 +228,9 @@ describe.skipIf(noRedis)('task pipeline shards over the queue (winnow worker --r
       // Each shard landed once, in order (a live worker's first job may be reclaimed on a loaded
       // machine, its visibility timeout being the kill tests' 1.5 s: the tables above stay equal).
       expect(records.map((r) => r.shard)).toEqual(records.map((_, i) => i));
-      expect(new Set(records.map((r) => r.worker)).size).toBe(2);
+      // Which worker takes which shard is up to the scheduler: on a loaded machine one worker may
+      // take them all before the other is polling, so only "landed by a started worker" is asserted.
+      expect(records.every((r) => typeof r.worker === 'string' && r.worker.length > 0)).toBe(true);
     },
     60_000,
   );

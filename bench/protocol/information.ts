@@ -47,7 +47,7 @@ export function describeInformation(sources: readonly InformationSource[]): stri
 }
 
 function describeSource(s: InformationSource): string {
-  if (s.kind === 'pool_columns') return `pool columns (${s.columns.join(', ')}), free`;
+  if (s.kind === 'pool_columns') return 'pool columns (free)';
   if (s.kind === 'reference_model') return `${s.columns.join(', ')} from ${s.model}, free`;
   if (s.kind === 'learner_pass_rates')
     return `${s.columns.join(', ')} from this learner, ${s.rolloutsPerTask} rollouts × ${s.tasks} tasks charged`;

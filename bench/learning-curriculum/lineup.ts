@@ -93,8 +93,11 @@ export function curriculumLineup(
         references: 'measured',
       },
     ),
-    // ── issue 41 item 3: Winnow's leading method (branch hmethod) enters the line-up here, at its
-    //    library defaults, once merged; the lead re-runs the tables after merging.
+    // issue 41 item 3: Winnow's headroom selector (docs/selection-zoo.md) at its library defaults.
+    headroom: entry(
+      { type: 'headroom' },
+      "the headroom selector: shared_ability's pass rates, level shares by learnability × headroom",
+    ),
     offline_easy2hard: entry(
       { type: 'offline_easy2hard', params: { feature: orderFeature, order: 'asc' } },
       `fixed curriculum by ${orderFeature}, easy to hard, then again`,

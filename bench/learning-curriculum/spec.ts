@@ -11,7 +11,7 @@ export const CURRICULUM_SELECTORS = [
   'bots_ref',
   'shared_ability',
   'shared_ability_ref',
-  // issue 41 item 3: Winnow's leading method (branch hmethod) is listed here once merged.
+  'headroom',
   'offline_easy2hard',
   'mopps',
   'dots',

@@ -153,6 +153,12 @@ export const SUCCESSOR_SELECTORS: BenchSelector[] = [
     needs: ['level'],
     build: fromConfig({ type: 'shared_ability', params: { candidates: 4, features: ['level'] } }),
   },
+  {
+    name: 'headroom',
+    description: "Winnow's headroom selector at its defaults: learnability × the domain's headroom",
+    fixedTasks: true,
+    build: fromConfig({ type: 'headroom' }),
+  },
 ];
 
 /** `--selectors all`: random, BOTS, the successor and the whole zoo. */

@@ -5,6 +5,7 @@
 // Run: npx winnow bench curriculum [--learner curriculum|arithmetic] [--selectors all] [--json]
 import { writeFileSync } from 'node:fs';
 import { parseCommand } from '../../src/cli/command-spec.ts';
+import { ConfigError } from '../../src/core/errors.ts';
 import { loadTaskFile } from '../../src/explorer/tasks/arithmetic-datasets.ts';
 import { createSelector } from '../../src/selectors/registry.ts';
 import type { LearnerSim } from '../../src/selectors/sim/learner-sim.ts';
@@ -15,6 +16,7 @@ import type { ProtocolMethod } from '../protocol/method.ts';
 import { runComparison } from '../protocol/run.ts';
 import { PUBLISHED_DEFAULTS } from '../protocol/tuning.ts';
 import { measureOverhead } from '../selection/zoo-overhead.ts';
+import { CurveStore } from './curve-store.ts';
 import { curriculumHtml } from './html.ts';
 import { buildView, type LearnerSettings, type LearningCurve, runLearner } from './learner.ts';
 import { BENCH_LEARNERS, type BenchLearnerName } from './learners.ts';
@@ -109,18 +111,43 @@ export async function curriculumBenchMain(argv: string[]): Promise<number> {
     tuning: lineup[name].tuning,
   }));
   const inputs = { train, heldout, load: learner.load };
+  const store = new CurveStore(v.curves, {
+    learner: learner.name,
+    settings,
+    extra: {
+      k,
+      target: v['target-pass-rate'],
+      rho: v.rho,
+      regime: v['pool-unusable'] ?? null,
+      tasks: train.length,
+    },
+  });
+  // --report-only: the seeds every method has finished in the --curves file, nothing run.
+  const reportSeeds = v['report-only'] ? seeds.filter((s) => selectors.every((n) => store.has(n, s))) : seeds;
+  if (reportSeeds.length === 0)
+    throw new Error(`no seed has a stored run of every method in ${v.curves ?? '(no --curves file)'}`);
   const curves: LearningCurve[] = [];
   const budgetCurves = await runComparison({
     baseline: methods[0]!,
     methods,
-    seeds,
+    seeds: reportSeeds,
     run: async (m, seed, budget) => {
       const e = lineup[m.name as CurriculumSelectorName];
-      const c = await runLearner(m.name, e.recipe, viewFor(e, seed), seed, inputs, settings, budget);
-      const last = c.points[c.points.length - 1]!;
-      log(
-        `seed ${seed} ${m.name}: ${last.rollouts} rollouts, ${last.updates} updates, final ${(last.accuracy * 100).toFixed(1)}%, ${c.seconds.toFixed(0)} s`,
-      );
+      let c = store.get(m.name, seed, budget);
+      if (!c) {
+        if (v['report-only'])
+          throw new ConfigError({
+            path: 'curves',
+            message: `${m.name} seed ${seed}: no stored run with budget ${budget}`,
+            hint: 'resume the comparison without --report-only',
+          });
+        c = await runLearner(m.name, e.recipe, viewFor(e, seed), seed, inputs, settings, budget);
+        store.put(m.name, seed, budget, c);
+        const last = c.points[c.points.length - 1]!;
+        log(
+          `seed ${seed} ${m.name}: ${last.rollouts} rollouts, ${last.updates} updates, final ${(last.accuracy * 100).toFixed(1)}%, ${c.seconds.toFixed(0)} s`,
+        );
+      }
       curves.push(c);
       return budgetCurve(c);
     },
@@ -135,7 +162,7 @@ export async function curriculumBenchMain(argv: string[]): Promise<number> {
   const result: CurriculumResult & { bench: string } = {
     bench: 'curriculum',
     learner: learner.name,
-    seeds,
+    seeds: reportSeeds,
     settings,
     targetPassRate: v['target-pass-rate'],
     rho: v.rho,

@@ -174,6 +174,15 @@ export const CURRICULUM_BENCH_SPEC = {
       value: 'FILE',
       description: 'also write the learning curves and the tables as one HTML page',
     },
+    curves: {
+      type: 'string',
+      value: 'FILE',
+      description: 'append every finished run to FILE (JSON lines) and reuse the runs already there (resume)',
+    },
+    'report-only': {
+      type: 'boolean',
+      description: 'run nothing: report the seeds every method has finished in the --curves file',
+    },
     json: { type: 'boolean', description: 'print the results as JSON on stdout' },
     quiet: { type: 'boolean', description: 'no progress lines on stderr' },
   },

@@ -23,13 +23,19 @@ import type {
 import { drawWeighted, fillTo, membersByCategory, taskCategories } from './zoo/zoo-base.ts';
 
 /**
- * `headroom`: Winnow's selector that weighs a task by how much its category (level, domain) still
- * has to learn, not only by how close its own pass rate is to 0.5 (docs/selection-zoo.md,
- * "headroom"). The pass-rate model is shared_ability's (pooled ability through domain offsets and
- * reference columns, per-task residuals, practice), fed only with the rewards of the groups the
- * run paid for. Each select asks that model for `candidates` × n tasks in its own order, scores
- * each as 4p(1 − p)·h_c^κ — p the task's predicted pass rate, h_c = 1 − the mean predicted pass
- * rate of a fixed seeded sample of its category — and keeps the n best (ties: the model's order).
+ * `headroom`: Winnow's selector that gives each category (level, domain) a share of the batch by
+ * how much a group there is worth — how often its groups come back mixed times how much the
+ * category still has to learn — instead of ranking tasks only by closeness to 0.5
+ * (docs/selection-zoo.md, "headroom"). Per select:
+ *   share_c = (1 − ε)·w_c / Σ w + ε / C,   w_c = m̂_c · h_c^κ,
+ * m̂_c = (a_c + 1) / (a_c + b_c + 2) from the category's mixed (a) and uniform (b) groups, both
+ * multiplied by λ at every feedback call (Beta posteriors with forgetting, as MoPPS per task), and
+ * h_c = 1 − the mean predicted pass rate of a fixed seeded sample of the category. The pass-rate
+ * model is shared_ability's (pooled ability through domain offsets and reference columns, per-task
+ * residuals, practice), fed only with the rewards of groups the run paid for. Each slot draws a
+ * category from the shares and takes the model's next candidate there (its own order of the
+ * `candidates` × n tasks it proposes), or, when the model proposed none there, the best of
+ * `candidates` uniform draws from the category by 4p(1 − p).
  */
 export const HeadroomParamsSchema = z.strictObject({
   target: z.number().gt(0).lt(1).default(0.5).describe("p* of the pass-rate model's own candidate order"),
@@ -46,7 +52,9 @@ export const HeadroomParamsSchema = z.strictObject({
     .int()
     .min(1)
     .default(4)
-    .describe('uniform candidates from the drawn category per task picked'),
+    .describe(
+      "the model proposes this many × n tasks; also the uniform draws per slot once a category's proposals are used up",
+    ),
   headroomPower: z.number().nonnegative().default(1).describe('κ: the weight of the category headroom'),
   category: z
     .string()

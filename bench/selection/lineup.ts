@@ -167,8 +167,8 @@ export const SUCCESSOR_SELECTORS: BenchSelector[] = [
 
 /**
  * `--selectors all`: random, BOTS, the successor and the whole zoo at their defaults, the tuned
- * successor variant and the oracle (both reported outside the protocol's ranking).
- * issue 41 item 3: Winnow's leading method (branch hmethod) is listed here once merged.
+ * successor variant and the oracle (both reported outside the protocol's ranking), and Winnow's
+ * headroom selector (issue 41 item 3, among the successors).
  */
 export const ALL_NAMES = [
   'random',

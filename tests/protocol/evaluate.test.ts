@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { BudgetCurve } from '../../bench/protocol/curve.ts';
 import { evaluateComparison } from '../../bench/protocol/evaluate.ts';
-import { protocolMarkdown } from '../../bench/protocol/markdown.ts';
 import { informationCharge, informationSourceSchema } from '../../bench/protocol/information.ts';
 import { pairedDifference, pairedRatio } from '../../bench/protocol/interval.ts';
+import { protocolMarkdown } from '../../bench/protocol/markdown.ts';
 import type { ProtocolMethod } from '../../bench/protocol/method.ts';
 import { runComparison } from '../../bench/protocol/run.ts';
 import { PUBLISHED_DEFAULTS } from '../../bench/protocol/tuning.ts';

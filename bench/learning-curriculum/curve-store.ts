@@ -1,7 +1,8 @@
 // `bench curriculum --curves FILE`: every finished run is appended to FILE as one JSON line, and a
-// later run with the same file reuses the runs it finds there (same learner, settings, method, seed
-// and budget), so a long comparison survives being stopped and can be reported from what finished
+// later run with the same file reuses the runs it finds there (same commit, learner, settings,
+// method, seed and budget), so a long comparison survives being stopped and can be reported from what finished
 // (`--report-only`: only the seeds every method has completed).
+import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { ConfigError } from '../../src/core/errors.ts';
 import type { LearnerSettings, LearningCurve } from './learner.ts';
@@ -9,6 +10,15 @@ import type { LearnerSettings, LearningCurve } from './learner.ts';
 interface StoredRun {
   key: string;
   curve: LearningCurve;
+}
+
+/** The checked-out commit, with '+dirty' when tracked files differ from it ('unknown' outside git). */
+function codeCommit(): string {
+  const git = (args: string[]) => spawnSync('git', args, { cwd: import.meta.dirname, encoding: 'utf8' });
+  const head = git(['rev-parse', 'HEAD']);
+  if (head.status !== 0) return 'unknown';
+  const dirty = git(['status', '--porcelain', '--untracked-files=no']).stdout.trim() !== '';
+  return `${head.stdout.trim()}${dirty ? '+dirty' : ''}`;
 }
 
 export class CurveStore {
@@ -21,7 +31,8 @@ export class CurveStore {
     context: { learner: string; settings: LearnerSettings; extra: unknown },
   ) {
     this.file = file;
-    this.context = JSON.stringify(context);
+    // The code's commit is part of the key: a run stored by other code is never reused silently.
+    this.context = JSON.stringify({ ...context, commit: codeCommit() });
     if (!file || !existsSync(file)) return;
     readFileSync(file, 'utf8')
       .split('\n')

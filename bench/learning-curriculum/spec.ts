@@ -177,7 +177,8 @@ export const CURRICULUM_BENCH_SPEC = {
     curves: {
       type: 'string',
       value: 'FILE',
-      description: 'append every finished run to FILE (JSON lines) and reuse the runs already there (resume)',
+      description:
+        'append every finished run to FILE (JSON lines) and reuse the runs already there that the same commit made (resume)',
     },
     'report-only': {
       type: 'boolean',

@@ -51,5 +51,5 @@ function describeSource(s: InformationSource): string {
   if (s.kind === 'reference_model') return `${s.columns.join(', ')} from ${s.model}, free`;
   if (s.kind === 'learner_pass_rates')
     return `${s.columns.join(', ')} from this learner, ${s.rolloutsPerTask} rollouts × ${s.tasks} tasks charged`;
-  return `${s.columns.join(', ')}: the learner's true pass rates (oracle, unranked)`;
+  return `${s.columns.join(', ')}: no budget buys it (oracle, unranked)`;
 }

@@ -3,6 +3,7 @@ import type { BudgetCurve } from '../../bench/protocol/curve.ts';
 import { evaluateComparison } from '../../bench/protocol/evaluate.ts';
 import { informationCharge, informationSourceSchema } from '../../bench/protocol/information.ts';
 import { pairedDifference, pairedRatio } from '../../bench/protocol/interval.ts';
+import { protocolMarkdown } from '../../bench/protocol/markdown.ts';
 import type { ProtocolMethod } from '../../bench/protocol/method.ts';
 import { runComparison } from '../../bench/protocol/run.ts';
 import { PUBLISHED_DEFAULTS } from '../../bench/protocol/tuning.ts';
@@ -130,6 +131,19 @@ describe('evaluateComparison', () => {
     expect(get('fast').auc.vsBestOther.other).toBe('charged');
     expect(get('random').auc.vsBestOther.other).toBe('fast');
     expect(get('oracle').auc.vsBestOther.other).toBe('fast');
+  });
+
+  it('prints the Markdown table ranked first, oracles and other tunings after, labelled', () => {
+    const md = protocolMarkdown(report).split('\n');
+    expect(md.slice(2).map((l) => l.split(' | ').slice(0, 3).join(' | '))).toEqual([
+      '| 1 | fast | 50.0',
+      '| 2 | charged | 44.0',
+      '| 3 | random | 40.0',
+      '| oracle | oracle | 86.5',
+      '| unranked | tuned | 98.0',
+    ]);
+    expect(md[2]).toContain('+10.0 [+10.0, +10.0]');
+    expect(md[3]).toContain('| 20 | published defaults (no tuning) |');
   });
 
   it('refuses an uncharged pass-rate column of the learner', () => {

@@ -5,6 +5,7 @@ import { Registry } from '../core/registry.ts';
 import { BOTS_DEFAULTS, BotsSelector } from './bots.ts';
 import { defineSelector, type SelectorBuildContext, type SelectorDefinition } from './definition.ts';
 import { DiverseSelector } from './diverse.ts';
+import { HeadroomParamsSchema, HeadroomSelector } from './headroom.ts';
 import { MixedSelector } from './mixed.ts';
 import { OfflineEasy2HardSelector } from './offline-easy2hard.ts';
 import { PassRateSelector } from './pass-rate.ts';
@@ -146,6 +147,13 @@ export const selectorDefinitions: SelectorDefinition[] = [
     description: 'Bayesian shared-ability model in log-odds space (references, domains, residuals, practice)',
     params: SharedAbilityParamsSchema,
     create: (p, { seed }) => new SharedAbilitySelector(seed, p),
+  }),
+  defineSelector({
+    name: 'headroom',
+    description:
+      "shared_ability's pass rates, each task weighted by its category's headroom (what is left to learn)",
+    params: HeadroomParamsSchema,
+    create: (p, { seed }) => new HeadroomSelector(seed, p),
   }),
 ];
 

@@ -20,6 +20,7 @@ describe('selector registry', () => {
       'pass_rate',
       'bots',
       'shared_ability',
+      'headroom',
     ]);
     expect(selectorRegistry().names()).toContain('mixed');
   });

@@ -18,6 +18,12 @@ export type TuningRule = z.infer<typeof tuningRuleSchema>;
 
 export const PUBLISHED_DEFAULTS: TuningRule = { kind: 'published_defaults' };
 
+/** Winnow's headroom selector: its defaults came from 8 settings tried on curriculum seeds 1–3. */
+export const HEADROOM_TUNING: TuningRule = {
+  kind: 'asymmetric',
+  note: 'defaults picked from 8 settings on curriculum seeds 1–3',
+};
+
 export function describeTuning(rule: TuningRule): string {
   switch (rule.kind) {
     case 'published_defaults':

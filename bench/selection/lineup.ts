@@ -2,7 +2,7 @@ import { createSelector, type SelectorConfig } from '../../src/selectors/registr
 import type { LearnerSim } from '../../src/selectors/sim/learner-sim.ts';
 import type { StageConfig } from '../../src/selectors/stages/registry.ts';
 import type { Selector } from '../../src/selectors/types.ts';
-import type { TuningRule } from '../protocol/tuning.ts';
+import { HEADROOM_TUNING, type TuningRule } from '../protocol/tuning.ts';
 import { OracleSelector } from './oracle.ts';
 
 /** A selector as the benchmark runs it: a name in the tables and how to build it on a simulator. */
@@ -162,6 +162,7 @@ export const SUCCESSOR_SELECTORS: BenchSelector[] = [
     description: "Winnow's headroom selector at its defaults: learnability × the domain's headroom",
     fixedTasks: true,
     build: fromConfig({ type: 'headroom' }),
+    tuning: HEADROOM_TUNING,
   },
 ];
 

@@ -48,6 +48,35 @@ export interface SlotRow {
   consumed: boolean;
 }
 
+/** Every per-slot typed column and the value a new (never written) slot holds: grown and compacted alike. */
+const SLOT_COLUMNS = [
+  ['seq', undefined],
+  ['rowId', -1],
+  ['group', undefined],
+  ['modelVersion', undefined],
+  ['advantage', undefined],
+  ['createdAt', undefined],
+  ['taskset', undefined],
+  ['runIndex', undefined],
+  ['stepIndex', undefined],
+  ['exploreStep', undefined],
+  ['promptLength', undefined],
+  ['reward', undefined],
+  ['flags', undefined],
+  ['payload', undefined],
+  ['uses', undefined],
+  ['lastStep', -1],
+  ['lastAt', undefined],
+  ['consumed', undefined],
+  ['pending', undefined],
+  ['pendingStep', -1],
+  ['pendingAt', undefined],
+  ['pendingSkip', -1],
+  ['priority', undefined],
+  ['alive', undefined],
+] as const satisfies readonly (readonly [keyof ExperienceSlots, number | undefined])[];
+type SlotColumn = (typeof SLOT_COLUMNS)[number][0];
+
 /** A row's `flags` in the index: bit 0 truncated, bit 1 expert. */
 export const slotFlags = (truncated: boolean, expert: boolean): number =>
   (truncated ? 1 : 0) | (expert ? 2 : 0);
@@ -98,32 +127,8 @@ export class ExperienceSlots {
     let cap = Math.max(1024, this.seq.length);
     while (cap < min) cap *= 2;
     if (cap === this.seq.length) return;
-    const g = <T extends Float64Array | Int32Array | Uint8Array>(a: T, fill?: number): T =>
-      growTyped(a, cap, fill);
-    this.seq = g(this.seq);
-    this.rowId = g(this.rowId, -1);
-    this.group = g(this.group);
-    this.modelVersion = g(this.modelVersion);
-    this.advantage = g(this.advantage);
-    this.createdAt = g(this.createdAt);
-    this.taskset = g(this.taskset);
-    this.runIndex = g(this.runIndex);
-    this.stepIndex = g(this.stepIndex);
-    this.exploreStep = g(this.exploreStep);
-    this.promptLength = g(this.promptLength);
-    this.reward = g(this.reward);
-    this.flags = g(this.flags);
-    this.payload = g(this.payload);
-    this.uses = g(this.uses);
-    this.lastStep = g(this.lastStep, -1);
-    this.lastAt = g(this.lastAt);
-    this.consumed = g(this.consumed);
-    this.pending = g(this.pending);
-    this.pendingStep = g(this.pendingStep, -1);
-    this.pendingAt = g(this.pendingAt);
-    this.pendingSkip = g(this.pendingSkip, -1);
-    this.priority = g(this.priority);
-    this.alive = g(this.alive);
+    const self = this as unknown as Record<SlotColumn, Float64Array | Int32Array | Uint8Array>;
+    for (const [name, fill] of SLOT_COLUMNS) self[name] = growTyped(self[name], cap, fill);
   }
 
   groupOf(name: string): number {
@@ -360,37 +365,15 @@ export class ExperienceSlots {
   compact(): boolean {
     if (!this.wantsCompact()) return false;
     const map = new Int32Array(this.size).fill(-1);
+    const cols = this as unknown as Record<SlotColumn, Float64Array | Int32Array | Uint8Array>;
     let j = 0;
     for (let s = 0; s < this.size; s++) {
       if (!this.alive[s]) continue;
       map[s] = j;
       if (j !== s) {
         this.ids[j] = this.ids[s]!;
-        this.seq[j] = this.seq[s]!;
-        this.rowId[j] = this.rowId[s]!;
-        this.group[j] = this.group[s]!;
-        this.modelVersion[j] = this.modelVersion[s]!;
-        this.advantage[j] = this.advantage[s]!;
-        this.createdAt[j] = this.createdAt[s]!;
         this.taskIds[j] = this.taskIds[s]!;
-        this.taskset[j] = this.taskset[s]!;
-        this.runIndex[j] = this.runIndex[s]!;
-        this.stepIndex[j] = this.stepIndex[s]!;
-        this.exploreStep[j] = this.exploreStep[s]!;
-        this.promptLength[j] = this.promptLength[s]!;
-        this.reward[j] = this.reward[s]!;
-        this.flags[j] = this.flags[s]!;
-        this.payload[j] = this.payload[s]!;
-        this.uses[j] = this.uses[s]!;
-        this.lastStep[j] = this.lastStep[s]!;
-        this.lastAt[j] = this.lastAt[s]!;
-        this.consumed[j] = this.consumed[s]!;
-        this.pending[j] = this.pending[s]!;
-        this.pendingStep[j] = this.pendingStep[s]!;
-        this.pendingAt[j] = this.pendingAt[s]!;
-        this.pendingSkip[j] = this.pendingSkip[s]!;
-        this.priority[j] = this.priority[s]!;
-        this.alive[j] = 1;
+        for (const [name] of SLOT_COLUMNS) cols[name][j] = cols[name][s]!;
       }
       j++;
     }

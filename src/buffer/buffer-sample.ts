@@ -69,6 +69,7 @@ export async function sampleExperiences(
     group: sl.group,
     eligible,
     facts: (s) => sl.facts(s),
+    uses: (s) => sl.effectiveUses(s),
   };
   const stream = p.config.randomStream ?? table;
   const rng = new Rng(hashSeed(p.config.seed, 'sample', stream, step, p.callIndex(step)));

@@ -170,7 +170,9 @@ export class ExperienceBuffer {
   }
 
   private async load(): Promise<void> {
-    const loaded = await loadIndex(this.storage, this.slots, this.rejected, this.config.runId);
+    const loaded = await loadIndex(this.storage, this.slots, this.rejected, this.config.runId, {
+      entropy: this.sampler.needsEntropy === true,
+    });
     this.nextSeq = loaded.nextSeq;
     this.indexedSeq = loaded.nextSeq;
     this.use.lastAcked = loaded.lastAcked;

@@ -3,6 +3,7 @@ import { outsideTimeRange } from '../core/experience.ts';
 import type { ExperienceSlots, Lease } from './experience-slots.ts';
 import type { ExperienceStorage } from './experience-storage.ts';
 import type { RejectedStore } from './rejected-store.ts';
+import { actionLogprobs, sequenceEntropy } from './sequence-stats.ts';
 import { BAD_TIME } from './typed-columns.ts';
 
 /** Rows on open that the buffer did not write as they are (another writer's): what became of them. */
@@ -34,8 +35,10 @@ export async function loadIndex(
   slots: ExperienceSlots,
   rejected: RejectedStore,
   runId: string,
+  opts: { entropy?: boolean } = {},
 ): Promise<LoadedIndex> {
-  const t = await storage.readBookkeeping();
+  // The entropy estimate is rebuilt from the behaviour log-probs only for a sampler that reads it.
+  const t = await storage.readBookkeeping(opts.entropy ? ['logprobs', 'action_mask'] : []);
   const c = identityColumns(t);
   const { unique, dupIds, badTimes } = partitionRows(c);
   const { keep, fresh, nextSeq } = assignSeqs(unique, c.seq, c.rowId);
@@ -161,6 +164,7 @@ function indexRows(
   const consumedVec = str('consumed');
   const truncatedVec = str('truncated');
   const expertVec = str('expert');
+  const entropy = entropyColumn(t);
   for (const i of order) {
     slots.append({
       id: c.ids[i]!,
@@ -177,6 +181,7 @@ function indexRows(
       exploreStep: exploreStep[i]!,
       promptLength: promptLength[i]!,
       reward: reward[i]!,
+      entropy: entropy(i),
       truncated: Boolean(truncatedVec?.get(i)),
       expert: Boolean(expertVec?.get(i)),
       payload: payload[i]!,
@@ -245,6 +250,15 @@ async function quarantine(
   );
   await rejected.flush();
   await storage.removeRowIds(rids);
+}
+
+/** Row i's sequence entropy from the stored (response-only) log-probs and mask; NaN when not read. */
+function entropyColumn(t: arrow.Table): (i: number) => number {
+  const lp = t.getChild('logprobs');
+  const mask = t.getChild('action_mask');
+  if (!lp) return () => Number.NaN;
+  const arr = (v: unknown): ArrayLike<number> => (v ? (v as { toArray(): ArrayLike<number> }).toArray() : []);
+  return (i) => sequenceEntropy(actionLogprobs(arr(lp.get(i)), arr(mask?.get(i))));
 }
 
 /** 0..n−1 in `cmp` order (tables read back in write order usually are: no sort then). */

@@ -38,6 +38,8 @@ export interface SlotRow {
   exploreStep: number;
   promptLength: number;
   reward: number;
+  /** Sequence entropy estimate (sequence-stats.ts); NaN when unknown. */
+  entropy?: number;
   truncated: boolean;
   expert: boolean;
   /** `payload_flags`: which optional payload columns the row uses. */
@@ -62,6 +64,7 @@ const SLOT_COLUMNS = [
   ['exploreStep', undefined],
   ['promptLength', undefined],
   ['reward', undefined],
+  ['entropy', Number.NaN],
   ['flags', undefined],
   ['payload', undefined],
   ['uses', undefined],
@@ -100,6 +103,8 @@ export class ExperienceSlots {
   exploreStep = new Int32Array(0);
   promptLength = new Int32Array(0);
   reward = new Float64Array(0);
+  /** Sequence entropy estimate per slot (NaN: unknown, or the sampler needs none). */
+  entropy = new Float64Array(0);
   /** bit 0: truncated, bit 1: expert. */
   flags = new Uint8Array(0);
   payload = new Uint8Array(0);
@@ -173,6 +178,7 @@ export class ExperienceSlots {
     this.exploreStep[s] = r.exploreStep;
     this.promptLength[s] = r.promptLength;
     this.reward[s] = r.reward;
+    this.entropy[s] = r.entropy ?? Number.NaN;
     this.flags[s] = slotFlags(r.truncated, r.expert);
     this.uses[s] = r.uses;
     this.lastStep[s] = r.lastStep;
@@ -195,6 +201,7 @@ export class ExperienceSlots {
     this.exploreStep[s] = f.exploreStep[k]!;
     this.promptLength[s] = f.promptLength[k]!;
     this.reward[s] = f.reward[k]!;
+    this.entropy[s] = f.entropy[k]!;
     this.flags[s] = f.flags[k]!;
     this.uses[s] = 0;
     this.lastStep[s] = -1;
@@ -246,6 +253,7 @@ export class ExperienceSlots {
       taskset: this.tasksetNames[this.taskset[slot]!]!,
       groupId: this.groupNames[this.group[slot]!]!,
       exploreStep: this.exploreStep[slot]!,
+      entropy: this.entropy[slot]!,
     };
   }
 

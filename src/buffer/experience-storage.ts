@@ -122,10 +122,10 @@ export class ExperienceStorage {
   }
 
   /** The index columns of every row, with `_rowid`. */
-  async readBookkeeping(): Promise<arrow.Table> {
+  async readBookkeeping(extra: readonly string[] = []): Promise<arrow.Table> {
     return this.table
       .query()
-      .select([...BOOKKEEPING_COLUMNS])
+      .select([...BOOKKEEPING_COLUMNS, ...extra])
       .withRowId()
       .toArrow();
   }

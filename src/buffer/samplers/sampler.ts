@@ -34,6 +34,11 @@ export interface RowFacts {
   taskset: string;
   groupId: string;
   exploreStep: number;
+  /**
+   * Sequence entropy estimate: mean −log π_behaviour over the action tokens (src/buffer/sequence-stats.ts);
+   * NaN without log-probs, and after a reopen unless the sampler sets `needsEntropy`.
+   */
+  entropy: number;
 }
 
 /**
@@ -51,6 +56,8 @@ export interface CandidateView {
   group: Int32Array;
   eligible(slot: number): boolean;
   facts(slot: number): RowFacts;
+  /** Deliveries so far, acknowledged plus pending: 0 for a rollout never trained on (on-policy). */
+  uses(slot: number): number;
 }
 
 export interface Selection {
@@ -79,6 +86,11 @@ export interface Sampler {
    * the buffer then builds no per-row facts to ask it (a write indexes thousands of rows a call).
    */
   readonly fixedPriority?: number;
+  /**
+   * Set when `select` reads `facts(slot).entropy`: reopening the buffer then also reads the
+   * `logprobs` and `action_mask` columns to rebuild it (other samplers skip that read).
+   */
+  readonly needsEntropy?: boolean;
   /** A row changed: it is deliverable with `priority`, or no longer (removed, used up, skipped). */
   update?(slot: number, deliverable: boolean, priority: number): void;
   /** Forget every row: slots were renumbered and every row is about to be `update`d again. */

@@ -70,6 +70,8 @@ export async function sampleExperiences(
     eligible,
     facts: (s) => sl.facts(s),
     uses: (s) => sl.effectiveUses(s),
+    size: sl.size,
+    alive: (s) => sl.alive[s] === 1,
   };
   const stream = p.config.randomStream ?? table;
   const rng = new Rng(hashSeed(p.config.seed, 'sample', stream, step, p.callIndex(step)));
@@ -115,6 +117,7 @@ export async function sampleExperiences(
     exp.priority = priority;
     return exp;
   });
+  p.sampler.prepare?.(experiences);
   for (const s of skippedSlots) sl.addLease(s, { step, at: now, kind: 'skip' });
   p.rateLimiter?.onSample(experiences.length);
   if (skipped.length > 0) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Experience } from '../../core/experience.ts';
 import type { Rng } from '../../core/rng.ts';
 import type { EntryKeys } from './entry-order.ts';
 
@@ -58,6 +59,9 @@ export interface CandidateView {
   facts(slot: number): RowFacts;
   /** Deliveries so far, acknowledged plus pending: 0 for a rollout never trained on (on-policy). */
   uses(slot: number): number;
+  /** Every slot ever indexed is below `size`; `alive(slot)`: still stored (a rollout's history, e.g. a task's accuracy, counts rows that are no longer eligible). */
+  size: number;
+  alive(slot: number): boolean;
 }
 
 export interface Selection {
@@ -97,6 +101,11 @@ export interface Sampler {
   reset?(size: number): void;
   /** Choose up to `n` slots in delivery order. */
   select(view: CandidateView, n: number, opts: SelectOptions): Selection;
+  /**
+   * Adjust the delivered copies of a batch before they are returned (RePO recomputes the off-policy
+   * rows' advantages): the table keeps its values. Rows are in delivery order, `useCount` set.
+   */
+  prepare?(batch: Experience[]): void;
 }
 
 export interface SamplerContext {

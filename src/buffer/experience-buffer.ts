@@ -12,6 +12,7 @@ import {
   type ExperienceBufferConfigInput,
   parseBufferConfig,
 } from './experience-config.ts';
+import { decodeExperiences } from './experience-decode.ts';
 import { loadIndex, type Reconciled } from './experience-load.ts';
 import type {
   AckResult,
@@ -24,7 +25,6 @@ import type {
 } from './experience-results.ts';
 import { ExperienceSlots } from './experience-slots.ts';
 import { ExperienceStorage } from './experience-storage.ts';
-import { decodeExperiences } from './experience-table.ts';
 import { startGroupCommit } from './group-commit.ts';
 import { ReplayRatioLimiter } from './rate-limiter.ts';
 import { RejectedStore } from './rejected-store.ts';

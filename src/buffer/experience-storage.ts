@@ -8,12 +8,11 @@ import type { BadCell } from './bad-cell.ts';
 import { connect, DEFAULT_DB_DIR, openListedTable } from './connection.ts';
 import { type EncodedWrite, encodeWrite, type NumberedWrite, numberedTable } from './encoded-write.ts';
 import { encodeRowsFast } from './experience-arrow.ts';
+import { decodeExperiences, decodePayloads } from './experience-decode.ts';
 import { UseJournal } from './experience-journal.ts';
 import type { ExperienceSlots } from './experience-slots.ts';
 import {
   BOOKKEEPING_COLUMNS,
-  decodeExperiences,
-  decodePayloads,
   EXPERIENCE_COLUMNS,
   EXPERIENCE_SCHEMA,
   encodeExperiences,

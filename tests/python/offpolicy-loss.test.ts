@@ -93,7 +93,9 @@ describe.skipIf(!hasTorch)('Python reference trainer: same off-policy loss on th
     for (const mode of ['clip', 'shaping'] as const) {
       const ts = builtIn(mode);
       expect(py[mode].loss).toBeCloseTo(ts.loss, 6);
-      py[mode].grad.forEach((x, i) => expect(x).toBeCloseTo(ts.grad[i]!, 6));
+      py[mode].grad.forEach((x, i) => {
+        expect(x).toBeCloseTo(ts.grad[i]!, 6);
+      });
     }
     expect(py.shaping.loss).toBeCloseTo(0.4 / 21, 12); // (−1.2 + 0.8 − 2/2.1 + 2·0.25/0.35) / 4
     expect(py.shaping.grad[2]).toBeCloseTo(-0.011337868480725623, 12);

@@ -1,4 +1,5 @@
 import { growTyped } from '../core/typed-grow.ts';
+import { NameIndex } from './name-index.ts';
 import type { RowFacts } from './samplers/sampler.ts';
 import type { WriteFacts } from './write-facts.ts';
 
@@ -119,10 +120,10 @@ export class ExperienceSlots {
   /** Priority at the slot's effective use count (acknowledged + pending). */
   priority = new Float64Array(0);
   alive = new Uint8Array(0);
-  readonly groupNames: string[] = [];
-  private readonly groupIndex = new Map<string, number>();
-  readonly tasksetNames: string[] = [];
-  private readonly tasksetIndex = new Map<string, number>();
+  private readonly groupIds = new NameIndex();
+  private readonly tasksetIds = new NameIndex();
+  readonly groupNames: string[] = this.groupIds.names;
+  readonly tasksetNames: string[] = this.tasksetIds.names;
   /** Pending leases per slot (only slots that have any). */
   readonly leases = new Map<number, Lease[]>();
   /** Slots whose acknowledged state is newer than the table's columns. */
@@ -137,34 +138,7 @@ export class ExperienceSlots {
   }
 
   groupOf(name: string): number {
-    // Rows of one group usually arrive one after another: compare before hashing.
-    if (name === this.lastGroup.name) return this.lastGroup.index;
-    let g = this.groupIndex.get(name);
-    if (g === undefined) {
-      g = this.groupNames.length;
-      this.groupNames.push(name);
-      this.groupIndex.set(name, g);
-    }
-    this.lastGroup.name = name;
-    this.lastGroup.index = g;
-    return g;
-  }
-
-  /** The name looked up last and its index (null before the first: no name matches it). */
-  private readonly lastGroup: { name: string | null; index: number } = { name: null, index: -1 };
-  private readonly lastTaskset: { name: string | null; index: number } = { name: null, index: -1 };
-
-  private tasksetOf(name: string): number {
-    if (name === this.lastTaskset.name) return this.lastTaskset.index;
-    let t = this.tasksetIndex.get(name);
-    if (t === undefined) {
-      t = this.tasksetNames.length;
-      this.tasksetNames.push(name);
-      this.tasksetIndex.set(name, t);
-    }
-    this.lastTaskset.name = name;
-    this.lastTaskset.index = t;
-    return t;
+    return this.groupIds.of(name);
   }
 
   /** Append a row; rows must arrive in increasing seq order. */
@@ -230,7 +204,7 @@ export class ExperienceSlots {
     this.rowId[s] = rowId;
     this.group[s] = this.groupOf(groupId);
     this.taskIds[s] = taskId;
-    this.taskset[s] = this.tasksetOf(taskset);
+    this.taskset[s] = this.tasksetIds.of(taskset);
     this.payload[s] = payload;
     this.pending[s] = 0;
     this.pendingStep[s] = -1;

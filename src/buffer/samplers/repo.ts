@@ -59,11 +59,15 @@ export const repoSampler = defineSampler({
       select: (view, n, { rng }) => {
         const slots: number[] = [];
         const past = pastByTask(view);
+        const taken = new Set<number>();
         for (const group of freshGroups(view)) {
           if (group.length > n - slots.length) break;
-          const candidates = past.get(view.facts(group[0]!).taskId) ?? [];
+          // A past row retrieved for an earlier group of the same prompt is not retrieved again.
+          const candidates = (past.get(view.facts(group[0]!).taskId) ?? []).filter((s) => !taken.has(s));
           const k = Math.min(p.offPolicyPerPrompt, n - slots.length - group.length);
-          slots.push(...group, ...retrieval.retrieve(candidates, k, view, rng));
+          const retrieved = retrieval.retrieve(candidates, k, view, rng);
+          for (const s of retrieved) taken.add(s);
+          slots.push(...group, ...retrieved);
         }
         return { slots, weights: slots.map(() => 1) };
       },

@@ -87,7 +87,6 @@ export class Explorer {
     round?: ExploreRound,
   ): Promise<ExploreResult> {
     const t0 = performance.now();
-    const o = this.options;
     const metrics = {
       tasks: tasks.length,
       rollouts: 0,
@@ -100,35 +99,77 @@ export class Explorer {
     };
     const groups = new Array<Experience[] | null>(tasks.length).fill(null);
     const failures: RolloutFailure[] = [];
+    const pending = await this.exploreBatched(tasks, step, modelVersion, round, groups);
+    metrics.batched = tasks.length - pending.length;
+    await this.exploreOneByOne(tasks, pending, step, modelVersion, round, groups, failures, metrics);
 
-    let pending = tasks.map((_, i) => i);
-    if (o.workflow.prepare && o.workflow.finish && o.model.generateBatch && tasks.length > 0) {
-      try {
-        const budget = o.timeoutMs * Math.max(1, Math.ceil(tasks.length / Math.max(1, o.concurrency)));
-        const gens = await withTimeout((signal) => {
-          const reqs = tasks.map((t) =>
-            o.workflow.prepare!(t, this.context(t, step, modelVersion, signal, round)),
-          );
-          return o.model.generateBatch!(reqs);
-        }, budget);
-        // Every group is finished (scored) at once: rewards judged on worker threads overlap.
-        const finished = await Promise.allSettled(
-          tasks.map(async (t, i) =>
-            o.workflow.finish!(t, gens[i] ?? [], this.context(t, step, modelVersion, undefined, round)),
-          ),
-        );
-        pending = [];
-        finished.forEach((r, i) => {
-          if (r.status === 'fulfilled') groups[i] = r.value;
-          else pending.push(i);
-        });
-        metrics.batched = tasks.length - pending.length;
-      } catch {
-        // The batched call failed as a whole: fall back to task-by-task so one bad task costs one group.
-        pending = tasks.map((_, i) => i);
+    const experiences: Experience[] = [];
+    for (const g of groups) {
+      if (!g) continue;
+      for (const e of g) {
+        experiences.push(e);
+        if (e.info.empty === true) metrics.emptyResponses++;
       }
     }
+    metrics.rollouts = experiences.length;
+    metrics.failedGroups = failures.length;
+    metrics.ms = performance.now() - t0;
+    return { experiences, failures, metrics };
+  }
 
+  /**
+   * With a workflow that splits into prepare/finish and a model that generates in batches: every
+   * task's requests in one call, then every group scored at once. Returns the tasks left to run
+   * one by one (all of them when the batched call failed as a whole).
+   */
+  private async exploreBatched(
+    tasks: readonly Task[],
+    step: number,
+    modelVersion: number,
+    round: ExploreRound | undefined,
+    groups: (Experience[] | null)[],
+  ): Promise<number[]> {
+    const o = this.options;
+    const all = tasks.map((_, i) => i);
+    if (!(o.workflow.prepare && o.workflow.finish && o.model.generateBatch && tasks.length > 0)) return all;
+    try {
+      const budget = o.timeoutMs * Math.max(1, Math.ceil(tasks.length / Math.max(1, o.concurrency)));
+      const gens = await withTimeout((signal) => {
+        const reqs = tasks.map((t) =>
+          o.workflow.prepare!(t, this.context(t, step, modelVersion, signal, round)),
+        );
+        return o.model.generateBatch!(reqs);
+      }, budget);
+      // Every group is finished (scored) at once: rewards judged on worker threads overlap.
+      const finished = await Promise.allSettled(
+        tasks.map(async (t, i) =>
+          o.workflow.finish!(t, gens[i] ?? [], this.context(t, step, modelVersion, undefined, round)),
+        ),
+      );
+      const pending: number[] = [];
+      finished.forEach((r, i) => {
+        if (r.status === 'fulfilled') groups[i] = r.value;
+        else pending.push(i);
+      });
+      return pending;
+    } catch {
+      // The batched call failed as a whole: fall back to task-by-task so one bad task costs one group.
+      return all;
+    }
+  }
+
+  /** Run the `pending` tasks' workflows, `concurrency` at a time, each with its timeout and retries. */
+  private async exploreOneByOne(
+    tasks: readonly Task[],
+    pending: readonly number[],
+    step: number,
+    modelVersion: number,
+    round: ExploreRound | undefined,
+    groups: (Experience[] | null)[],
+    failures: RolloutFailure[],
+    metrics: { timeouts: number; retries: number },
+  ): Promise<void> {
+    const o = this.options;
     const jitter = new Rng(hashSeed(o.seed, 'backoff', step));
     const runOne = async (i: number) => {
       const task = tasks[i]!;
@@ -164,18 +205,5 @@ export class Explorer {
       while (next < pending.length) await runOne(pending[next++]!);
     });
     await Promise.all(workers);
-
-    const experiences: Experience[] = [];
-    for (const g of groups) {
-      if (!g) continue;
-      for (const e of g) {
-        experiences.push(e);
-        if (e.info.empty === true) metrics.emptyResponses++;
-      }
-    }
-    metrics.rollouts = experiences.length;
-    metrics.failedGroups = failures.length;
-    metrics.ms = performance.now() - t0;
-    return { experiences, failures, metrics };
   }
 }

@@ -23,6 +23,8 @@ export interface DpoTrainerOptions {
   reference?: TinyPolicy;
   /** Starting version; default 0. */
   version?: number;
+  /** `config` is already parsed (a run's door parsed it with the same schema): it is taken as it is. */
+  parsed?: boolean;
 }
 
 /** The tensors of one packed pair batch, laid out time-major like the forward pass. */
@@ -46,7 +48,7 @@ export class DpoTrainer extends TinyTrainer implements Trainer {
   lastDropped: DroppedGroup[] = [];
 
   constructor(policy: TinyPolicy, config: DpoConfigInput = {}, options: DpoTrainerOptions = {}) {
-    const parsed = parseDpoConfig(config);
+    const parsed = options.parsed ? (config as DpoConfig) : parseDpoConfig(config);
     super(policy, parsed, {
       reference: options.reference ?? policy.clone(),
       ownsReference: options.reference === undefined,
@@ -68,7 +70,7 @@ export class DpoTrainer extends TinyTrainer implements Trainer {
   ): Promise<DpoTrainer> {
     const parsed = parseDpoConfig(config);
     await selectBackend({ prefer: parsed.backend });
-    return new DpoTrainer(policy, parsed, options);
+    return new DpoTrainer(policy, parsed, { ...options, parsed: true });
   }
 
   /** A copy of the reference weights (frozen during training). */

@@ -43,6 +43,8 @@ export interface PolicyGradientTrainerOptions {
   reference?: TinyPolicy;
   /** Starting version (e.g. the warm start's model version); default 0. */
   version?: number;
+  /** `config` is already parsed (a run's door parsed it with the same schema): it is taken as it is. */
+  parsed?: boolean;
 }
 
 /**
@@ -60,7 +62,7 @@ export class PolicyGradientTrainer extends TinyTrainer implements Trainer {
     config: PolicyGradientConfigInput = {},
     options: PolicyGradientTrainerOptions = {},
   ) {
-    const parsed = parsePolicyGradientConfig(config);
+    const parsed = options.parsed ? (config as PolicyGradientConfig) : parsePolicyGradientConfig(config);
     const ownsReference = options.reference === undefined && parsed.klCoef > 0;
     super(policy, parsed, {
       reference: options.reference ?? (parsed.klCoef > 0 ? policy.clone() : undefined),
@@ -78,7 +80,7 @@ export class PolicyGradientTrainer extends TinyTrainer implements Trainer {
   ): Promise<PolicyGradientTrainer> {
     const parsed = parsePolicyGradientConfig(config);
     await selectBackend({ prefer: parsed.backend });
-    return new PolicyGradientTrainer(policy, parsed, options);
+    return new PolicyGradientTrainer(policy, parsed, { ...options, parsed: true });
   }
 
   /** A copy of the current weights (for a weight sync to another TinyPolicy via setWeights). */

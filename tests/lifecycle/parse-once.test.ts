@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { parseConfig } from '../../src/core/config.ts';
 import { Registry } from '../../src/core/registry.ts';
@@ -16,6 +16,7 @@ import { NearDedupSigner } from '../../src/operators/task/near-dedup-signer.ts';
 import type { ChainSetup } from '../../src/pipeline-workers/chain-messages.ts';
 import { buildWorkerChain } from '../../src/pipeline-workers/chain-setup.ts';
 import { planRowWise } from '../../src/pipeline-workers/row-wise-plan.ts';
+import { PolicyGradientConfigSchema } from '../../src/tiny/pg-config.ts';
 import { REPO_ROOT } from '../helpers/cli.ts';
 import { smallRftRaw } from '../helpers/rft.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -64,6 +65,8 @@ describe('each params schema is parsed once per run (the door), never again by t
       lifecycle: { mode: 'sync', steps: 2, checkpointEvery: 1 },
     });
     const config = parseRftConfig(raw, undefined, reg);
+    // The trainer's own config schema is the definition's: nothing parses it again after the door.
+    const trainerParses = vi.spyOn(PolicyGradientConfigSchema, 'safeParse');
     const report = await runRft(config, {
       baseDir: REPO_ROOT,
       dbDir: join(dir, 'rft-db'),
@@ -71,6 +74,8 @@ describe('each params schema is parsed once per run (the door), never again by t
       registries: reg,
     });
     expect(report.steps).toBe(2);
+    expect(trainerParses).not.toHaveBeenCalled();
+    trainerParses.mockRestore();
     expect(report.describe.buffer).toContain('sampler c_fifo');
     expect(Object.fromEntries([...parses].filter(([k]) => k.startsWith('c_')))).toEqual({
       c_sequential: 1,

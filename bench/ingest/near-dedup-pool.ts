@@ -6,6 +6,7 @@ import { compileMapping, FieldMappingSchema } from '../../src/io/mapping.ts';
 import { OperatorGraph } from '../../src/operators/graph.ts';
 import { buildGraph } from '../../src/operators/graph-spec.ts';
 import { taskOperatorRegistry } from '../../src/operators/registries.ts';
+import { nearDedupOp } from '../../src/operators/task/near-dedup.ts';
 import { RowStage, type StagedBatch } from '../../src/pipeline-workers/row-stage.ts';
 
 export interface DedupRun {
@@ -39,7 +40,8 @@ export async function nearDedupPooled(
       runId: 'bench',
       baseDir: '.',
       mapping,
-      nearDedupParams: params,
+      // Workers take parsed params (row-wise-plan.ts); parsed here, as a run's door would.
+      nearDedupParams: nearDedupOp.params.parse(params),
       exactDedupParams: null,
     },
     mapping: compileMapping(mapping),

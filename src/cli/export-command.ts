@@ -107,12 +107,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
   const { values } = parsed;
   if (values.out === undefined) throw new UsageError('export needs --out FILE.jsonl or --out FILE.parquet');
   const out = resolve(values.out);
-  const fileType = out.endsWith('.parquet')
-    ? 'parquet'
-    : out.endsWith('.jsonl') || out.endsWith('.ndjson')
-      ? 'jsonl'
-      : null;
-  if (!fileType) throw new UsageError(`--out must end in .jsonl or .parquet, got ${values.out}`);
+  const fileType = outFileType(out, values.out);
   const format = EXPORT_FORMATS.find((f) => f.name === values.format)!;
   const options = exportOptions(values);
   const dbDir = readableDbDir(values.db);
@@ -146,25 +141,14 @@ export async function exportCommand(argv: string[]): Promise<number> {
         result = format.build(decoded.source, { ...options, labelledPairs });
         written = result.table.numRows;
       } else {
-        const bad = storedBadCells(data, tableName, kind);
-        skipped = warnBadRows(bad);
-        if (skipped > 0) {
-          // The stored columns are written as they are, less the rows that cannot be read back.
-          const keep = `NOT ${sqlIn(
-            'id',
-            badRows(bad).map((cells) => cells[0]!.id),
-          )}`;
-          data = await query(filter ? `(${filter}) AND ${keep}` : keep);
-        }
-        if (fileType === 'jsonl' && kind === 'tasks') {
-          written = await writeTasksJsonl(out, data, tableName);
-          result = { table: data, rows: [], dropped: [], notes: [] };
-        } else {
-          result = format.build({ kind: 'stored', table: tableName, tableKind: kind, data }, options);
-          written = result.table.numRows;
-          // JSONL holds the rows the Parquet export holds, as JSON (json-rows.ts).
-          if (fileType === 'jsonl') await writeJsonl(out, jsonRowBatches(result.table));
-        }
+        const filterAnd = (keep: string) => query(filter ? `(${filter}) AND ${keep}` : keep);
+        ({ data, result, skipped, written } = await exportStored(data, filterAnd, {
+          out,
+          fileType,
+          tableName,
+          kind,
+          build: (input) => format.build(input, options),
+        }));
       }
       for (const note of result.notes) process.stderr.write(`note: ${note}\n`);
       const droppedNote = await reportDropped(out, result, format.name);
@@ -186,6 +170,53 @@ export async function exportCommand(argv: string[]): Promise<number> {
     throw engineError(err, `export of table '${values.table ?? 'tasks'}'`);
   }
   return 0;
+}
+
+/** The file type `--out` names by its extension. */
+function outFileType(out: string, given: string): 'parquet' | 'jsonl' {
+  if (out.endsWith('.parquet')) return 'parquet';
+  if (out.endsWith('.jsonl') || out.endsWith('.ndjson')) return 'jsonl';
+  throw new UsageError(`--out must end in .jsonl or .parquet, got ${given}`);
+}
+
+/**
+ * The stored columns as they are, less the rows that cannot be read back (warned about and
+ * counted); a task table to JSONL is written here, row by row, everything else is built for the caller.
+ */
+async function exportStored(
+  data: arrow.Table,
+  queryWithout: (keep: string) => Promise<arrow.Table>,
+  o: {
+    out: string;
+    fileType: 'parquet' | 'jsonl';
+    tableName: string;
+    kind: ReturnType<typeof tableKindOf>;
+    build: (input: {
+      kind: 'stored';
+      table: string;
+      tableKind: ReturnType<typeof tableKindOf>;
+      data: arrow.Table;
+    }) => ExportResult;
+  },
+): Promise<{ data: arrow.Table; result: ExportResult; skipped: number; written: number }> {
+  const bad = storedBadCells(data, o.tableName, o.kind);
+  const skipped = warnBadRows(bad);
+  let rows = data;
+  if (skipped > 0)
+    rows = await queryWithout(
+      `NOT ${sqlIn(
+        'id',
+        badRows(bad).map((cells) => cells[0]!.id),
+      )}`,
+    );
+  if (o.fileType === 'jsonl' && o.kind === 'tasks') {
+    const written = await writeTasksJsonl(o.out, rows, o.tableName);
+    return { data: rows, result: { table: rows, rows: [], dropped: [], notes: [] }, skipped, written };
+  }
+  const result = o.build({ kind: 'stored', table: o.tableName, tableKind: o.kind, data: rows });
+  // JSONL holds the rows the Parquet export holds, as JSON (json-rows.ts).
+  if (o.fileType === 'jsonl') await writeJsonl(o.out, jsonRowBatches(result.table));
+  return { data: rows, result, skipped, written: result.table.numRows };
 }
 
 /** The left-out rows go to FILE.dropped.jsonl; returns the note for the summary line ('' when none). */

@@ -263,30 +263,49 @@ async function showTable(
     .map((r) => r.toJSON());
   const rejected = o.tableName.startsWith('rejected') ? rejectedSummary(data) : undefined;
 
-  if (o.json) {
-    const out = {
-      table: o.tableName,
-      rows: data.numRows,
-      version,
-      ...(filter ? { filter } : {}),
-      schema,
-      versions,
-      tags,
-      stats,
-      sample,
-      badCells: bad,
-      ...(rejected ? { rejected } : {}),
-    };
-    process.stdout.write(`${JSON.stringify(out, (_k, v) => (typeof v === 'bigint' ? Number(v) : v), 2)}\n`);
-    return 0;
-  }
+  const view = {
+    table: o.tableName,
+    rows: data.numRows,
+    version,
+    ...(filter ? { filter } : {}),
+    schema,
+    versions,
+    tags,
+    stats,
+    sample,
+    badCells: bad,
+    ...(rejected ? { rejected } : {}),
+  };
+  if (o.json)
+    process.stdout.write(`${JSON.stringify(view, (_k, v) => (typeof v === 'bigint' ? Number(v) : v), 2)}\n`);
+  else process.stdout.write(`${tableViewLines(view, o.dbDir).join('\n')}\n`);
+  return 0;
+}
+
+/** `winnow inspect TABLE` as text: the header, schema, versions and tags, column stats, rejections, sample. */
+function tableViewLines(
+  v: {
+    table: string;
+    rows: number;
+    version: number;
+    filter?: string;
+    schema: Array<{ name: string; type: string; nullable: boolean }>;
+    versions: Array<{ version: number }>;
+    tags: Array<{ tag: string; version: number }>;
+    stats: ReturnType<typeof columnStats>;
+    sample: Record<string, unknown>[];
+    rejected?: ReturnType<typeof rejectedSummary>;
+  },
+  dbDir: string,
+): string[] {
+  const { schema, versions, tags, stats, sample, rejected } = v;
   const lines = [
-    `table '${o.tableName}' in ${o.dbDir}: ${data.numRows.toLocaleString('en-US')} rows, version ${version}${filter ? ` (filter: ${filter})` : ''}`,
+    `table '${v.table}' in ${dbDir}: ${v.rows.toLocaleString('en-US')} rows, version ${v.version}${v.filter ? ` (filter: ${v.filter})` : ''}`,
     '',
     'schema:',
     ...schema.map((f) => `  ${f.name}: ${f.type}${f.nullable ? ' (nullable)' : ''}`),
     '',
-    `versions (last ${versions.length}): ${versions.map((v) => v.version).join(', ')}`,
+    `versions (last ${versions.length}): ${versions.map((x) => x.version).join(', ')}`,
     `tags: ${tags.length === 0 ? 'none' : tags.map((t) => `${t.tag}→v${t.version}`).join(', ')}`,
     '',
     'column stats:',
@@ -318,13 +337,12 @@ async function showTable(
   lines.push('', `sample (${sample.length} rows):`);
   for (const row of sample) {
     const short = Object.fromEntries(
-      Object.entries(row).map(([k, v]) => [
+      Object.entries(row).map(([k, val]) => [
         k,
-        typeof v === 'string' && v.length > 120 ? `${v.slice(0, 120)}…` : v,
+        typeof val === 'string' && val.length > 120 ? `${val.slice(0, 120)}…` : val,
       ]),
     );
-    lines.push(`  ${JSON.stringify(short, (_k, v) => (typeof v === 'bigint' ? Number(v) : v))}`);
+    lines.push(`  ${JSON.stringify(short, (_k, x) => (typeof x === 'bigint' ? Number(x) : x))}`);
   }
-  process.stdout.write(`${lines.join('\n')}\n`);
-  return 0;
+  return lines;
 }

@@ -1,4 +1,4 @@
-import type { RftReport } from '../lifecycle/rft-run.ts';
+import type { RftReport } from '../lifecycle/rft-run-started.ts';
 import { tokenBudgetLines, tokenBudgetOf, usageLine, usageOf } from '../lifecycle/run-usage.ts';
 import type { TaskPipelineReport } from '../lifecycle/task-pipeline.ts';
 import { formatTable } from './table.ts';

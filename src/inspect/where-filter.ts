@@ -1,5 +1,5 @@
 import { closestNames } from '../core/suggest.ts';
-import { UsageError } from '../core/usage-error.ts';
+import { describe, fail, isKeyword, KEYWORDS, type Token, tokenize } from './where-tokens.ts';
 
 /**
  * `--where` for inspect/export: a small, safe filter language checked against the table's columns
@@ -46,76 +46,6 @@ export type WhereNode =
   | (Tested & { type: 'null'; negated: boolean })
   | (Tested & { type: 'in'; values: Literal[]; negated: boolean })
   | (Tested & { type: 'like'; pattern: string; negated: boolean });
-
-interface Token {
-  kind: 'word' | 'string' | 'number' | 'op' | 'lparen' | 'rparen' | 'comma' | 'end';
-  text: string;
-  /** 1-based character position in the expression. */
-  pos: number;
-}
-
-const KEYWORDS = new Set(['AND', 'OR', 'NOT', 'IS', 'NULL', 'IN', 'LIKE', 'TRUE', 'FALSE']);
-const COMPARISONS = new Set(['=', '!=', '<>', '<', '<=', '>', '>=']);
-
-function fail(message: string, pos: number, hint?: string): never {
-  throw new UsageError(`--where: ${message} at ${pos}${hint ? ` (${hint})` : ''}`);
-}
-
-export function tokenize(text: string): Token[] {
-  const tokens: Token[] = [];
-  let i = 0;
-  while (i < text.length) {
-    const ch = text[i]!;
-    const pos = i + 1;
-    if (/\s/.test(ch)) {
-      i++;
-    } else if (ch === "'") {
-      let value = '';
-      i++;
-      for (;;) {
-        if (i >= text.length) fail('unterminated string', pos, "close it with '");
-        if (text[i] === "'") {
-          if (text[i + 1] === "'") {
-            value += "'";
-            i += 2;
-            continue;
-          }
-          i++;
-          break;
-        }
-        value += text[i];
-        i++;
-      }
-      tokens.push({ kind: 'string', text: value, pos });
-    } else if (ch === '"') {
-      fail('double quotes are not allowed', pos, "write strings in single quotes: taskset = 'gsm8k'");
-    } else if (/[0-9]/.test(ch) || (ch === '-' && /[0-9.]/.test(text[i + 1] ?? ''))) {
-      const m = /^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?/.exec(text.slice(i))!;
-      tokens.push({ kind: 'number', text: m[0], pos });
-      i += m[0].length;
-    } else if (/[A-Za-z_]/.test(ch)) {
-      const m = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*/.exec(text.slice(i))!;
-      tokens.push({ kind: 'word', text: m[0], pos });
-      i += m[0].length;
-    } else if ('=<>!'.includes(ch)) {
-      const two = text.slice(i, i + 2);
-      const op = COMPARISONS.has(two) ? two : ch;
-      if (!COMPARISONS.has(op)) fail(`unknown operator '${op}'`, pos, 'use = != <> < <= > >=');
-      tokens.push({ kind: 'op', text: op, pos });
-      i += op.length;
-    } else if (ch === '(' || ch === ')' || ch === ',') {
-      tokens.push({ kind: ch === '(' ? 'lparen' : ch === ')' ? 'rparen' : 'comma', text: ch, pos });
-      i++;
-    } else {
-      fail(`unexpected character '${ch}'`, pos);
-    }
-  }
-  tokens.push({ kind: 'end', text: '', pos: text.length + 1 });
-  return tokens;
-}
-
-const isKeyword = (t: Token, kw: string) => t.kind === 'word' && t.text.toUpperCase() === kw;
-const describe = (t: Token) => (t.kind === 'end' ? 'end of expression' : `'${t.text}'`);
 
 /** A column reference as parsed: a stored column, a key of a features map, or a path into JSON. */
 interface Col {
@@ -170,53 +100,71 @@ function jsonPathSql(base: string, path: readonly string[], kind: Literal['kind'
 /** Parse `text` against `columns` (name → kind); throws a one-line UsageError naming the position. */
 export function parseWhere(text: string, columns: ReadonlyMap<string, ColumnKind>): WhereNode {
   if (text.trim() === '') fail('empty expression', 1, 'e.g. --where "reward > 0 AND taskset = \'gsm8k\'"');
-  const tokens = tokenize(text);
-  let k = 0;
-  const peek = () => tokens[k]!;
-  const next = () => tokens[k++]!;
-  const expect = (kind: Token['kind'], what: string) => {
-    const t = next();
+  const parser = new WhereParser(tokenize(text), columns);
+  const tree = parser.or();
+  const rest = parser.peek();
+  if (rest.kind !== 'end') fail(`unexpected ${describe(rest)}`, rest.pos, 'join tests with AND / OR');
+  return tree;
+}
+
+/** Recursive descent over the tokens: or → and → not → test (a column tested against literals or a column). */
+class WhereParser {
+  private readonly tokens: Token[];
+  private readonly columns: ReadonlyMap<string, ColumnKind>;
+  private k = 0;
+
+  constructor(tokens: Token[], columns: ReadonlyMap<string, ColumnKind>) {
+    this.tokens = tokens;
+    this.columns = columns;
+  }
+
+  peek(): Token {
+    return this.tokens[this.k]!;
+  }
+
+  private next(): Token {
+    return this.tokens[this.k++]!;
+  }
+
+  private expect(kind: Token['kind'], what: string): Token {
+    const t = this.next();
     if (t.kind !== kind) fail(`expected ${what}, got ${describe(t)}`, t.pos);
     return t;
-  };
+  }
 
-  const column = (): Col => {
-    const t = next();
+  private column(): Col {
+    const t = this.next();
     if (t.kind !== 'word' || KEYWORDS.has(t.text.toUpperCase()))
       fail(`expected a column name, got ${describe(t)}`, t.pos);
     const [base = '', ...path] = t.text.split('.');
-    if (path.length > 0) return nestedColumn(t.text, base, path, columns.get(base), t.pos);
-    const kind = columns.get(t.text);
+    if (path.length > 0) return nestedColumn(t.text, base, path, this.columns.get(base), t.pos);
+    const kind = this.columns.get(t.text);
     if (kind === undefined) {
-      const near = closestNames(t.text, [...columns.keys()]);
+      const near = closestNames(t.text, [...this.columns.keys()]);
       fail(
         `unknown column '${t.text}'`,
         t.pos,
         near.length > 0
           ? `did you mean ${near.map((n) => `'${n}'`).join(', ')}?`
-          : `columns: ${[...columns.keys()].join(', ')}`,
+          : `columns: ${[...this.columns.keys()].join(', ')}`,
       );
     }
     return { name: t.text, kind, pos: t.pos };
-  };
-  /** What the node records about the tested column, once the compared literal's kind is known. */
-  const tested = (col: Col, litKind?: Literal['kind']): Tested => {
+  } /** What the node records about the tested column, once the compared literal's kind is known. */
+  private tested(col: Col, litKind?: Literal['kind']): Tested {
     if (col.json) return { column: col.name, sql: jsonPathSql(col.json.base, col.json.path, litKind) };
     if (col.sql) return { column: col.name, sql: col.sql };
     return col.kind === 'time' ? { column: col.name, time: true } : { column: col.name };
-  };
-
-  const literal = (): Literal & { pos: number } => {
-    const t = next();
+  }
+  private literal(): Literal & { pos: number } {
+    const t = this.next();
     if (t.kind === 'string') return { kind: 'string', value: t.text, pos: t.pos };
     if (t.kind === 'number') return { kind: 'number', value: Number(t.text), pos: t.pos };
     if (isKeyword(t, 'TRUE') || isKeyword(t, 'FALSE'))
       return { kind: 'boolean', value: t.text.toUpperCase() === 'TRUE', pos: t.pos };
     return fail(`expected a value ('text', a number, TRUE or FALSE), got ${describe(t)}`, t.pos);
-  };
-
-  /** A literal must suit the column it is compared with (a number column takes numbers…). */
-  const checkType = (col: Col, lit: Literal & { pos: number }) => {
+  } /** A literal must suit the column it is compared with (a number column takes numbers…). */
+  private checkType(col: Col, lit: Literal & { pos: number }) {
     if (col.kind === 'json') return; // a JSON value takes the type of what it is compared with
     if (col.kind === 'time') {
       if (lit.kind === 'number' || (lit.kind === 'string' && Number.isFinite(Date.parse(lit.value)))) return;
@@ -234,43 +182,42 @@ export function parseWhere(text: string, columns: ReadonlyMap<string, ColumnKind
       );
     if (lit.kind !== col.kind)
       fail(`column '${col.name}' holds ${col.kind}s, got ${lit.kind} ${JSON.stringify(lit.value)}`, lit.pos);
-  };
-
-  const test = (): WhereNode => {
-    const col = column();
-    const t = peek();
+  }
+  private test(): WhereNode {
+    const col = this.column();
+    const t = this.peek();
     if (isKeyword(t, 'IS')) {
-      next();
-      const negated = isKeyword(peek(), 'NOT');
-      if (negated) next();
-      const n = next();
+      this.next();
+      const negated = isKeyword(this.peek(), 'NOT');
+      if (negated) this.next();
+      const n = this.next();
       if (!isKeyword(n, 'NULL')) fail(`expected NULL after IS, got ${describe(n)}`, n.pos);
-      return { type: 'null', ...tested(col), negated };
+      return { type: 'null', ...this.tested(col), negated };
     }
     const negated = isKeyword(t, 'NOT');
-    if (negated) next();
-    const op = next();
+    if (negated) this.next();
+    const op = this.next();
     if (isKeyword(op, 'IN')) {
-      expect('lparen', "'(' after IN");
+      this.expect('lparen', "'(' after IN");
       const values: Literal[] = [];
       for (;;) {
-        const lit = literal();
-        checkType(col, lit);
+        const lit = this.literal();
+        this.checkType(col, lit);
         if (values.length > 0 && lit.kind !== values[0]!.kind)
           fail(`the IN list mixes ${values[0]!.kind}s and ${lit.kind}s`, lit.pos);
         values.push({ kind: lit.kind, value: lit.value } as Literal);
-        const sep = next();
+        const sep = this.next();
         if (sep.kind === 'rparen') break;
         if (sep.kind !== 'comma') fail(`expected ',' or ')' in the IN list, got ${describe(sep)}`, sep.pos);
       }
-      return { type: 'in', ...tested(col, values[0]?.kind), values, negated };
+      return { type: 'in', ...this.tested(col, values[0]?.kind), values, negated };
     }
     if (isKeyword(op, 'LIKE')) {
-      const p = next();
+      const p = this.next();
       if (p.kind !== 'string') fail(`LIKE takes a 'pattern' in single quotes, got ${describe(p)}`, p.pos);
       if (col.kind !== 'string' && col.kind !== 'json')
         fail(`LIKE needs a text column, '${col.name}' holds ${col.kind}s`, op.pos);
-      return { type: 'like', ...tested(col, 'string'), pattern: p.text, negated };
+      return { type: 'like', ...this.tested(col, 'string'), pattern: p.text, negated };
     }
     if (negated) fail(`expected IN or LIKE after NOT, got ${describe(op)}`, op.pos);
     if (op.kind !== 'op')
@@ -279,57 +226,58 @@ export function parseWhere(text: string, columns: ReadonlyMap<string, ColumnKind
         op.pos,
         'use = != < <= > >= IS IN LIKE',
       );
-    const v = peek();
+    const v = this.peek();
     if (v.kind === 'word' && !KEYWORDS.has(v.text.toUpperCase())) {
-      const other = column();
+      const other = this.column();
       if (other.kind !== col.kind || other.sql || col.sql || col.json || other.json)
         fail(`cannot compare '${col.name}' (${col.kind}) with '${other.name}' (${other.kind})`, other.pos);
-      return { type: 'compare', ...tested(col), op: op.text, value: { kind: 'column', name: other.name } };
+      return {
+        type: 'compare',
+        ...this.tested(col),
+        op: op.text,
+        value: { kind: 'column', name: other.name },
+      };
     }
-    const lit = literal();
-    checkType(col, lit);
+    const lit = this.literal();
+    this.checkType(col, lit);
     return {
       type: 'compare',
-      ...tested(col, lit.kind),
+      ...this.tested(col, lit.kind),
       op: op.text,
       value: { kind: lit.kind, value: lit.value } as Literal,
     };
-  };
-
-  const not = (): WhereNode => {
-    if (isKeyword(peek(), 'NOT')) {
-      next();
-      return { type: 'not', expr: not() };
+  }
+  private not(): WhereNode {
+    if (isKeyword(this.peek(), 'NOT')) {
+      this.next();
+      return { type: 'not', expr: this.not() };
     }
-    if (peek().kind === 'lparen') {
-      next();
-      const e = or();
-      expect('rparen', "')'");
+    if (this.peek().kind === 'lparen') {
+      this.next();
+      const e = this.or();
+      this.expect('rparen', "')'");
       return e;
     }
-    return test();
-  };
-  const and = (): WhereNode => {
-    let left = not();
-    while (isKeyword(peek(), 'AND')) {
-      next();
-      left = { type: 'and', left, right: not() };
-    }
-    return left;
-  };
-  const or = (): WhereNode => {
-    let left = and();
-    while (isKeyword(peek(), 'OR')) {
-      next();
-      left = { type: 'or', left, right: and() };
-    }
-    return left;
-  };
+    return this.test();
+  }
 
-  const tree = or();
-  const rest = peek();
-  if (rest.kind !== 'end') fail(`unexpected ${describe(rest)}`, rest.pos, 'join tests with AND / OR');
-  return tree;
+  private and(): WhereNode {
+    let left = this.not();
+    while (isKeyword(this.peek(), 'AND')) {
+      this.next();
+      left = { type: 'and', left, right: this.not() };
+    }
+    return left;
+  }
+
+  or(): WhereNode {
+    let left = this.and();
+    while (isKeyword(this.peek(), 'OR')) {
+      this.next();
+      left = { type: 'or', left, right: this.and() };
+    }
+    return left;
+  }
 }
 
 const sqlIdent = (name: string) => (/^[a-z_][a-z0-9_]*$/.test(name) ? name : `\`${name}\``);

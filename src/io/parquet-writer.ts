@@ -97,31 +97,63 @@ async function streamParquet(
   schema: Schema | undefined,
   o: z.output<typeof ParquetWriteOptionsSchema>,
 ): Promise<{ file: string; rows: number }> {
-  let count = 0;
-  let batchSchema = schema;
   const batches = rowBatches(rows);
-  // The first non-empty batch decides the schema; with no rows at all the file holds an empty table.
-  let first: readonly object[] | undefined;
+  const first = await firstNonEmpty(batches);
+  // With no rows at all the file holds an empty table.
+  if (first === undefined) return writeParquet(path, rowsToArrowTable([], schema), o);
+  const target = resolve(path);
+  const stream = recordBatchStream(target, first, batches, schema);
+  const { source } = stream;
+  const file = await writeAtomically(path, async (tmp) => {
+    const bytes = (await transformParquetStream(source, writerProperties(o))) as ReadableStream<Uint8Array>;
+    const fh = await open(tmp, 'w');
+    try {
+      for await (const chunk of bytes) await fh.write(chunk);
+    } catch (err) {
+      if (stream.failure !== undefined) throw stream.failure;
+      throw new DataError({ file: target, message: `cannot encode Parquet: ${errorMessage(err)}` });
+    } finally {
+      await fh.close();
+    }
+    if (stream.failure !== undefined) throw stream.failure;
+  });
+  return { file, rows: stream.count };
+}
+
+/** The first non-empty batch (it decides the schema), or undefined when there are no rows. */
+async function firstNonEmpty(
+  batches: AsyncIterator<readonly object[]>,
+): Promise<readonly object[] | undefined> {
   for (;;) {
     const next = await batches.next();
-    if (next.done) break;
-    if (next.value.length > 0) {
-      first = next.value;
-      break;
-    }
+    if (next.done) return undefined;
+    if (next.value.length > 0) return next.value;
   }
-  if (first === undefined) {
-    const empty = rowsToArrowTable([], schema);
-    return writeParquet(path, empty, o);
-  }
-  const target = resolve(path);
+}
+
+interface RecordBatchStream {
+  source: ReadableStream<WasmRecordBatch>;
+  /** What failed while feeding the encoder: it comes back from the encoder as a bare string. */
+  failure: unknown;
+  /** Rows fed so far. */
+  count: number;
+}
+
+/** The rows as a stream of wasm record batches for the encoder: `first`, then the rest of `batches`. */
+function recordBatchStream(
+  target: string,
+  first: readonly object[],
+  batches: AsyncIterator<readonly object[]>,
+  schema: Schema | undefined,
+): RecordBatchStream {
+  let batchSchema = schema;
   let firstRow = 0;
-  let failure: unknown;
+  const out: RecordBatchStream = { source: new ReadableStream(), failure: undefined, count: 0 };
   const toRecordBatches = (batch: readonly object[]): WasmRecordBatch[] => {
     const table = rowsToArrowTable(batch, batchSchema, { file: target, firstRow });
     firstRow += batch.length;
     batchSchema ??= table.schema;
-    count += batch.length;
+    out.count += batch.length;
     const wasm = toWasm(table);
     try {
       return wasm.recordBatches();
@@ -129,14 +161,16 @@ async function streamParquet(
       wasm.free();
     }
   };
-  // Errors raised while feeding the wasm encoder come back from it as bare strings; keep the original.
-  const source = new ReadableStream<WasmRecordBatch>({
+  const fail = (controller: ReadableStreamDefaultController<WasmRecordBatch>, err: unknown) => {
+    out.failure = err;
+    controller.error(err);
+  };
+  out.source = new ReadableStream<WasmRecordBatch>({
     start(controller) {
       try {
         for (const b of toRecordBatches(first)) controller.enqueue(b);
       } catch (err) {
-        failure = err;
-        controller.error(err);
+        fail(controller, err);
       }
     },
     async pull(controller) {
@@ -152,23 +186,9 @@ async function streamParquet(
           return;
         }
       } catch (err) {
-        failure = err;
-        controller.error(err);
+        fail(controller, err);
       }
     },
   });
-  const file = await writeAtomically(path, async (tmp) => {
-    const bytes = (await transformParquetStream(source, writerProperties(o))) as ReadableStream<Uint8Array>;
-    const fh = await open(tmp, 'w');
-    try {
-      for await (const chunk of bytes) await fh.write(chunk);
-    } catch (err) {
-      if (failure !== undefined) throw failure;
-      throw new DataError({ file: target, message: `cannot encode Parquet: ${errorMessage(err)}` });
-    } finally {
-      await fh.close();
-    }
-    if (failure !== undefined) throw failure;
-  });
-  return { file, rows: count };
+  return out;
 }

@@ -1,28 +1,23 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { hostname } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { RejectedStore } from '../buffer/rejected-store.ts';
-import { type RunRecord, RunRecorder, RunTable } from '../buffer/run-table.ts';
-import { SelectorStateStore } from '../buffer/selector-state-store.ts';
-import { writeFileAtomicSync } from '../core/atomic-file.ts';
+import { dirname, resolve } from 'node:path';
+import type { RunRecord } from '../buffer/run-table.ts';
 import { parseConfig, readYamlFile } from '../core/config.ts';
 import { ConfigError } from '../core/errors.ts';
 import { roundsSelector } from '../selectors/stages/staged-selector.ts';
-import { annotatePassRates } from './annotate.ts';
 import type { Hooks } from './hooks.ts';
-import { prepareRft } from './rft-build.ts';
+import type { PreparedRft } from './rft-build.ts';
 import { type RftConfig, rftConfigSchema } from './rft-config.ts';
 import type { RftEvents } from './rft-events.ts';
 import { recordFailure, StorageReserve } from './rft-failure.ts';
 import type { RftParts } from './rft-parts.ts';
-import { monitorSteps, onStopSignal } from './rft-run-observers.ts';
-import { lastStepBefore, runRftLoop } from './run/run-loop.ts';
+import { onStopSignal } from './rft-run-observers.ts';
+import { type RftReport, runStarted } from './rft-run-started.ts';
+import { lastStepBefore } from './run/run-loop.ts';
 import type { StepRecord } from './run/step-record.ts';
-import type { RftRunResult } from './run/types.ts';
 import { type HeldLeases, releaseRunLeases, takeRunLeases } from './run-leases.ts';
-import { planRun, RUN_CONFIG_FILE, type StoredRunConfig } from './run-plan.ts';
+import type { RunPlan } from './run-plan.ts';
 import { defaultRegistries, type RunRegistries } from './run-registries.ts';
 import { describeRemoval, removeRun } from './run-removal.ts';
+import { type BuiltRun, buildRunParts, recordRunStart } from './run-start.ts';
 
 export interface RunRftOptions {
   dbDir?: string;
@@ -83,14 +78,6 @@ export interface CoordinatedRunInfo {
   onLeased: () => void;
 }
 
-export interface RftReport extends RftRunResult {
-  name: string;
-  reportFile: string | null;
-  files: string[];
-  describe: Record<string, string>;
-  faults?: Record<string, number>;
-}
-
 /** Read and parse an RFT config file once, against the schema built from `registries`. */
 export function loadRftConfig(file: string, registries: RunRegistries = defaultRegistries()): RftConfig {
   const abs = resolve(file);
@@ -141,23 +128,10 @@ async function runRftLeased(
   opts: RunRftOptions & { baseDir: string; configFile?: string },
   held: HeldLeases,
 ): Promise<RftReport> {
-  const seed = opts.seed ?? loaded.seed;
-  const lc = loaded.lifecycle;
-  const config: RftConfig = {
-    ...loaded,
-    seed,
-    lifecycle: {
-      ...lc,
-      ...(opts.steps !== undefined ? { steps: opts.steps } : {}),
-      // Paths in the config are relative to its file; the loop gets them resolved.
-      ...(lc.benchCheckpoints !== undefined
-        ? { benchCheckpoints: resolve(opts.baseDir, lc.benchCheckpoints) }
-        : {}),
-    },
-  };
+  const config = withRunOverrides(loaded, opts);
+  const seed = config.seed;
   const log = opts.log ?? (() => undefined);
-  const registries = opts.registries ?? defaultRegistries();
-  const plan = await planRun(config, seed, {
+  const built = await buildRunParts(config, seed, {
     baseDir: opts.baseDir,
     configFile: opts.configFile,
     dbDir: opts.dbDir,
@@ -166,220 +140,116 @@ async function runRftLeased(
     runId: opts.runId,
     resume: opts.resume,
     overwrite: opts.overwrite,
-  });
-  const { runId, runDir, dbDir, configHash } = plan;
-  const prepared = await prepareRft(config, {
-    baseDir: opts.baseDir,
-    configFile: opts.configFile,
-    dbDir,
-    runDir,
-    runId,
-    bufferTable: plan.bufferTable,
-    seed,
-    registries,
+    registries: opts.registries ?? defaultRegistries(),
     log,
+    ...(opts.coordinator ? { checkParts: (p: PreparedRft) => checkQueueable(p, opts.configFile) } : {}),
   });
-  // Workers roll out one group per task; stages that take rounds inside a step cannot run there yet.
-  if (opts.coordinator && roundsSelector(prepared.parts.selector))
-    throw new ConfigError({
-      path: 'explorer.stages',
-      message: 'speed and dapo_ds screen or filter groups in rounds, which --queue workers do not do yet',
-      hint: 'run without --queue, or keep only greso in explorer.stages',
-      ...(opts.configFile ? { file: opts.configFile } : {}),
-    });
-  await RunTable.checkSeedIn(dbDir, seed);
   await opts.coordinator?.reach?.();
-  const previous = plan.resume ? (await RunTable.readAll(dbDir)).find((r) => r.runId === runId) : undefined;
-  const runStartedAt = previous?.startedAt ?? Date.now();
-  // ---- validated: from here on, act. One owner per run whatever the mode: a second process on this
-  // run or table (`--resume`, `serve`, another coordinator) is refused, naming the holder, first.
-  // Under --queue the Redis lease is taken first (a refusal there leaves no lease file behind).
-  const mode = opts.coordinator ? 'winnow run --queue' : 'winnow run';
-  const takeFileLeases = () =>
-    takeRunLeases(held, { dbDir, runId, bufferTable: plan.bufferTable, overwrite: plan.overwrite, mode });
-  if (!opts.coordinator) takeFileLeases();
-  const rollouts = await opts.coordinator?.claim({
-    runId,
-    dbDir,
-    runDir,
-    bufferTable: plan.bufferTable,
-    baseDir: opts.baseDir,
-    configFile: opts.configFile,
+  const startedAt = built.previous?.startedAt ?? Date.now();
+  // ---- validated: from here on, act.
+  const rollouts = await takeLeases(built, config, opts, held, startedAt);
+  const { plan, prepared } = built;
+  const recorder = await recordRunStart(built, {
     config,
     seed,
-    startedAt: runStartedAt,
-    configHash,
-    onLeased: takeFileLeases,
+    baseDir: opts.baseDir,
+    startedAt,
+    fixed: opts.coordinator?.recordFields?.() ?? {},
+    log,
+    beforeFolder: () => removeOverwritten(plan, opts, held, log),
   });
-  log(`database: ${dbDir}`);
-  log(`run folder: ${runDir}`);
-  for (const n of plan.notes) log(n);
-  if (plan.overwrite) {
-    log(describeRemoval(await removeRun(dbDir, plan.overwrite)));
-    held.replaced?.releaseSync();
-    const line = await opts.removeQueuedJobs?.(plan.overwrite);
-    if (line) log(line);
-  }
-  mkdirSync(runDir, { recursive: true });
-  const configFileOut = join(runDir, RUN_CONFIG_FILE);
-  if (!plan.resume || !existsSync(configFileOut) || plan.changedHarmless.length > 0) {
-    const stored: StoredRunConfig = {
-      runId,
-      configHash,
-      bufferTable: plan.bufferTable,
-      config,
-      baseDir: opts.baseDir,
-    };
-    writeFileAtomicSync(configFileOut, `${JSON.stringify(stored, null, 2)}\n`);
-  }
-  const recorder = new RunRecorder(
-    await RunTable.open(dbDir),
-    { runId, kind: 'rft', name: config.name, configHash, seed },
-    {
-      startedAt: runStartedAt,
-      fixed: {
-        runDir,
-        bufferTable: plan.bufferTable,
-        pid: process.pid,
-        host: hostname(),
-        ...opts.coordinator?.recordFields?.(),
-      },
-    },
-  );
-  const reserve = StorageReserve.take(dbDir, runId);
+  const reserve = StorageReserve.take(plan.dbDir, plan.runId);
   const stopSignals = opts.handleSignals ? onStopSignal(recorder) : () => undefined;
   try {
     await recorder.mark('running', 0, {});
-    return await runStarted({ config, opts, plan, prepared, recorder, rollouts, log });
+    const started = {
+      hooks: opts.hooks,
+      stopAfter: opts.stopAfter,
+      onStep: opts.onStep,
+      attach: (parts: RftParts) => opts.coordinator?.attach?.(parts),
+    };
+    return await runStarted({ config, opts: started, plan, prepared, recorder, rollouts, log });
   } catch (err) {
-    throw await recordFailure(recorder, err, { runId, dbDir, lastStep: lastStepBefore(err) }, reserve);
+    throw await recordFailure(
+      recorder,
+      err,
+      { runId: plan.runId, dbDir: plan.dbDir, lastStep: lastStepBefore(err) },
+      reserve,
+    );
   } finally {
     stopSignals();
     reserve?.release();
   }
 }
 
-interface StartedRun {
-  config: RftConfig;
-  opts: RunRftOptions & { baseDir: string; configFile?: string };
-  plan: Awaited<ReturnType<typeof planRun>>;
-  prepared: Awaited<ReturnType<typeof prepareRft>>;
-  recorder: RunRecorder;
-  rollouts: RftParts['rollouts'] | undefined;
-  log: (line: string) => void;
+/** The config as this run uses it: the seed and step overrides applied, paths resolved from its file. */
+function withRunOverrides(loaded: RftConfig, opts: RunRftOptions & { baseDir: string }): RftConfig {
+  const lc = loaded.lifecycle;
+  return {
+    ...loaded,
+    seed: opts.seed ?? loaded.seed,
+    lifecycle: {
+      ...lc,
+      ...(opts.steps !== undefined ? { steps: opts.steps } : {}),
+      ...(lc.benchCheckpoints !== undefined
+        ? { benchCheckpoints: resolve(opts.baseDir, lc.benchCheckpoints) }
+        : {}),
+    },
+  };
 }
 
-/** The run once it is recorded as running: open the buffer, run the loop, report. Failures are recorded by the caller. */
-async function runStarted(r: StartedRun): Promise<RftReport> {
-  const { config, opts, plan, prepared, recorder, rollouts, log } = r;
-  const { runId, runDir, dbDir, configHash } = plan;
-  const seed = config.seed;
-  const rejected = await RejectedStore.open(dbDir);
-  const parts = { ...prepared.parts, buffer: await prepared.openBuffer(), ...(rollouts ? { rollouts } : {}) };
-  opts.coordinator?.attach?.(parts);
-  const startedAt = Date.now();
-  log(`run: ${runId}${plan.resume ? ' (resume)' : ''}`);
-  for (const [k, v] of Object.entries(parts.describe)) log(`${k}: ${v}`);
-  if (config.lifecycle.mode === 'explore' && config.lifecycle.annotate) {
-    if (prepared.rejected.length > 0 && !plan.resume) {
-      rejected.add(prepared.rejected);
-      await rejected.flush();
-    }
-    const a = config.lifecycle.annotate;
-    const table = 'table' in config.tasks ? config.tasks.table : 'tasks';
-    try {
-      const r = await annotatePassRates({
-        explorer: parts.explorer,
-        tasks: parts.tasks,
-        feature: a.feature,
-        repeat: a.repeat,
-        batchTasks: config.explorer.batchTasks,
-        dbDir,
-        table,
-      });
-      log(
-        `annotated ${r.annotated} task(s) in table '${table}' with features.${a.feature} (mean ${r.meanPassRate.toFixed(3)}); ${r.failed} without a usable group`,
-      );
-      await recorder.mark('completed', 0, { annotated: r.annotated, failed: r.failed });
-    } finally {
-      await parts.buffer.close().catch(() => undefined);
-      parts.dispose?.();
-    }
-    return {
-      runId,
-      runDir,
-      steps: 0,
-      resumedFrom: 0,
-      history: [],
-      rolloutExamples: [],
-      counters: {},
-      durationMs: Date.now() - startedAt,
-      name: config.name,
-      reportFile: null,
-      files: [],
-      describe: parts.describe,
-    };
-  }
-  const live = monitorSteps(prepared.monitors, opts.onStep);
-  try {
-    const result = await runRftLoop({
-      config: { ...config, seed },
-      configHash,
-      runDir,
-      runId,
-      parts,
-      rejected,
-      startRejected: prepared.rejected,
-      bufferTable: plan.bufferTable,
-      selectorStates: await SelectorStateStore.open(dbDir),
-      ...(opts.hooks ? { hooks: opts.hooks } : {}),
-      ...(plan.resume ? { resume: true } : {}),
-      ...(opts.stopAfter !== undefined ? { stopAfter: opts.stopAfter } : {}),
-      onStart: live.onStart,
-      onStep: live.onStep,
-      log,
-    });
-    await live.settled();
-    const faults = parts.faults ? { ...parts.faults } : undefined;
-    const summary = {
-      name: config.name,
-      runId,
-      config,
-      history: result.history,
-      ...(result.initialAccuracy !== undefined ? { initialAccuracy: result.initialAccuracy } : {}),
-      ...(result.finalAccuracy !== undefined ? { finalAccuracy: result.finalAccuracy } : {}),
-      ...(result.initialEvaluation ? { initialEvaluation: result.initialEvaluation } : {}),
-      rolloutExamples: result.rolloutExamples,
-      describe: parts.describe,
-      counters: { ...result.counters, ...(faults ?? {}) },
-      durationMs: result.durationMs,
-    };
-    const files: string[] = [];
-    for (const m of prepared.monitors) if (m.onEnd) files.push(...(await m.onEnd(summary)));
-    const reportFile = files.find((f) => f.endsWith('.html')) ?? null;
-    const report: RftReport = {
-      ...result,
-      name: config.name,
-      reportFile,
-      files,
-      describe: parts.describe,
-      ...(faults ? { faults } : {}),
-    };
-    writeFileSync(join(runDir, 'run.json'), JSON.stringify({ ...report, history: undefined }, null, 2));
-    // A bench run evaluates what exists and is done when the loop returns.
-    const finished = config.lifecycle.mode === 'bench' || result.steps >= config.lifecycle.steps;
-    await recorder.mark(finished ? 'completed' : 'interrupted', 0, {
-      steps: result.steps,
-      initialAccuracy: result.initialAccuracy,
-      finalAccuracy: result.finalAccuracy,
-      counters: result.counters,
-      rolloutExamples: result.rolloutExamples,
-      faults,
-      ...(finished ? {} : { reason: `stopped after step ${result.steps} of ${config.lifecycle.steps}` }),
-    });
-    return report;
-  } finally {
-    await parts.buffer.close().catch(() => undefined);
-    parts.dispose?.();
-  }
+/** Workers roll out one group per task; stages that take rounds inside a step cannot run there yet. */
+function checkQueueable(prepared: PreparedRft, configFile: string | undefined): void {
+  if (!roundsSelector(prepared.parts.selector)) return;
+  throw new ConfigError({
+    path: 'explorer.stages',
+    message: 'speed and dapo_ds screen or filter groups in rounds, which --queue workers do not do yet',
+    hint: 'run without --queue, or keep only greso in explorer.stages',
+    ...(configFile ? { file: configFile } : {}),
+  });
+}
+
+/**
+ * One owner per run whatever the mode: a second process on this run or table (`--resume`, `serve`,
+ * another coordinator) is refused, naming the holder, first. Under --queue the Redis lease is taken
+ * first (a refusal there leaves no lease file behind) and the coordinator returns the rollouts.
+ */
+async function takeLeases(
+  built: BuiltRun,
+  config: RftConfig,
+  opts: RunRftOptions & { baseDir: string; configFile?: string },
+  held: HeldLeases,
+  startedAt: number,
+): Promise<RftParts['rollouts'] | undefined> {
+  const { runId, dbDir, runDir, bufferTable, configHash, overwrite } = built.plan;
+  const mode = opts.coordinator ? 'winnow run --queue' : 'winnow run';
+  const takeFileLeases = () => takeRunLeases(held, { dbDir, runId, bufferTable, overwrite, mode });
+  if (!opts.coordinator) takeFileLeases();
+  return opts.coordinator?.claim({
+    runId,
+    dbDir,
+    runDir,
+    bufferTable,
+    baseDir: opts.baseDir,
+    configFile: opts.configFile,
+    config,
+    seed: config.seed,
+    startedAt,
+    configHash,
+    onLeased: takeFileLeases,
+  });
+}
+
+/** --overwrite: remove what the replaced run owns (its tables, rows, folder, record, queued jobs). */
+async function removeOverwritten(
+  plan: RunPlan,
+  opts: RunRftOptions,
+  held: HeldLeases,
+  log: (line: string) => void,
+): Promise<void> {
+  if (!plan.overwrite) return;
+  log(describeRemoval(await removeRun(plan.dbDir, plan.overwrite)));
+  held.replaced?.releaseSync();
+  const line = await opts.removeQueuedJobs?.(plan.overwrite);
+  if (line) log(line);
 }

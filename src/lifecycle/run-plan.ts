@@ -104,81 +104,22 @@ export async function planRun(config: RftConfig, seed: number, o: PlanOptions): 
   const configHash = contentHash(stableStringify(meaningOf({ ...config, seed })));
   const runs = await RunTable.readAll(dbDir);
   const tables = existsSync(dbDir) ? await (await connect(dbDir)).tableNames() : [];
-  const notes: string[] = [];
-  const byId = new Map(runs.map((r) => [r.runId, r] as const));
-  const usage = (msg: string, hint?: string) =>
-    new ConfigError({ path: '', ...where, message: msg, ...(hint ? { hint } : {}) });
-
+  const known: KnownRuns = {
+    dbDir,
+    runsDir,
+    runs,
+    tables,
+    byId: new Map(runs.map((r) => [r.runId, r] as const)),
+  };
+  const usage = usageError(where);
   if (o.resume && o.overwrite) throw usage('--resume and --overwrite cannot be used together');
-
+  const notes: string[] = [];
   if (o.resume) {
-    const starter = o.startedBy ?? 'run';
-    const sameName = runs.filter((r) => r.kind === 'rft' && r.name === config.name);
-    const target = o.runId ? byId.get(o.runId) : sameName[sameName.length - 1];
-    if (target && runStarter(target.summary) !== starter)
-      throw usage(
-        `run '${target.runId}' was started by winnow ${runStarter(target.summary)}, not winnow ${starter}`,
-        `winnow ${runStarter(target.summary)} --resume continues it; without --resume this starts a new run`,
-      );
-    if (o.runId && !target)
-      throw usage(
-        `no run '${o.runId}' to resume in ${dbDir}`,
-        sameName.length > 0
-          ? `runs of '${config.name}': ${sameName.map((r) => r.runId).join(', ')}`
-          : 'see winnow runs',
-      );
-    if (target) {
-      const places = runPlaces(target);
-      const runDir = resolve(o.runDir ?? places.runDir ?? join(runsDir, target.runId));
-      if (places.runDir && o.runDir && resolve(o.runDir) !== places.runDir)
-        throw usage(`run '${target.runId}' lives in ${places.runDir}, not ${resolve(o.runDir)}`);
-      const stored = readStoredRunConfig(runDir);
-      const diff = stored
-        ? classifyDiff(meaningOf({ ...stored.config }), meaningOf({ ...config, seed }))
-        : null;
-      if (diff && diff.meaning.length > 0)
-        throw usage(
-          `--resume: the config differs from run '${target.runId}' in ${diff.meaning.join(', ')}`,
-          'these keys change results; start a new run (without --resume) to compare, or restore them',
-        );
-      const changed = stored ? classifyDiff(stored.config, { ...config, seed }).harmless : [];
-      if (changed.length > 0) notes.push(`resuming with changed ${changed.join(', ')} (results unaffected)`);
-      return {
-        runId: target.runId,
-        dbDir,
-        runDir,
-        bufferTable:
-          stored?.bufferTable ?? places.bufferTable ?? config.buffer.table ?? `${target.runId}_experiences`,
-        configHash,
-        resume: true,
-        overwrite: null,
-        changedHarmless: changed,
-        notes,
-      };
-    }
-    notes.push(`nothing to resume for '${config.name}' in ${dbDir}: starting a new run`);
+    const resumed = planResume(config, seed, o, known, configHash, notes);
+    if (resumed) return resumed;
   }
-
-  let overwrite: RunRecord | null = null;
-  if (o.overwrite) {
-    overwrite = byId.get(o.overwrite) ?? null;
-    if (!overwrite)
-      throw usage(
-        `--overwrite: no run '${o.overwrite}' in ${dbDir}`,
-        runs.length > 0 ? `runs there: ${runs.map((r) => r.runId).join(', ')}` : 'there are no runs yet',
-      );
-  }
-  // An id is taken by a recorded run, a table, or (when the folder follows the id) a run folder.
-  const taken = (id: string) =>
-    byId.has(id) || tables.includes(`${id}_experiences`) || (!o.runDir && holdsRun(join(runsDir, id)));
-  let runId = o.runId ?? overwrite?.runId;
-  if (runId && runId !== overwrite?.runId && taken(runId))
-    throw usage(`run '${runId}' already exists`, `--resume continues it; --overwrite ${runId} replaces it`);
-  if (!runId) {
-    let k = 1;
-    while (taken(`${config.name}-${k}`)) k++;
-    runId = `${config.name}-${k}`;
-  }
+  const overwrite = overwriteTarget(o, known, usage);
+  const runId = newRunId(config, o, known, overwrite, usage);
   const runDir = resolve(o.runDir ?? join(runsDir, runId));
   const overwrittenDir = overwrite ? runPlaces(overwrite).runDir : undefined;
   if (holdsRun(runDir) && runDir !== overwrittenDir) {
@@ -191,28 +132,7 @@ export async function planRun(config: RftConfig, seed: number, o: PlanOptions): 
     );
   }
   const bufferTable = config.buffer.table ?? `${runId}_experiences`;
-  if (config.lifecycle.mode === 'train') {
-    if (!tables.includes(bufferTable))
-      throw new ConfigError({
-        path: 'buffer.table',
-        ...where,
-        message: `mode train reads an existing buffer, and table '${bufferTable}' does not exist in ${dbDir}`,
-        hint: 'name the experience table of an earlier run (winnow runs lists them)',
-      });
-  } else if (
-    tables.includes(bufferTable) &&
-    bufferTable !== (overwrite && runPlaces(overwrite).bufferTable)
-  ) {
-    const owner = runs.find((r) => runPlaces(r).bufferTable === bufferTable);
-    throw new ConfigError({
-      path: 'buffer.table',
-      ...where,
-      message: `table '${bufferTable}' already exists${owner ? ` (run '${owner.runId}')` : ''}`,
-      hint: owner
-        ? `leave buffer.table out (each run gets its own), --resume, or --overwrite ${owner.runId}`
-        : 'leave buffer.table out: each run gets its own table',
-    });
-  }
+  checkBufferTable(config, bufferTable, known, overwrite, where);
   return {
     runId,
     dbDir,
@@ -224,4 +144,148 @@ export async function planRun(config: RftConfig, seed: number, o: PlanOptions): 
     changedHarmless: [],
     notes,
   };
+}
+
+/** What exists where a run is planned: its database's runs and tables, and the runs folder. */
+interface KnownRuns {
+  dbDir: string;
+  runsDir: string;
+  runs: RunRecord[];
+  tables: string[];
+  byId: Map<string, RunRecord>;
+}
+
+type UsageError = (message: string, hint?: string) => ConfigError;
+
+function usageError(where: { file?: string }): UsageError {
+  return (message, hint) => new ConfigError({ path: '', ...where, message, ...(hint ? { hint } : {}) });
+}
+
+/**
+ * --resume: the plan of the run to continue (the named run, else the config's latest), refusing
+ * a run another command started or a config that changes results; null when there is nothing to
+ * resume (a note says so, and a new run is planned).
+ */
+function planResume(
+  config: RftConfig,
+  seed: number,
+  o: PlanOptions,
+  known: KnownRuns,
+  configHash: string,
+  notes: string[],
+): RunPlan | null {
+  const usage = usageError(o.configFile ? { file: o.configFile } : {});
+  const { dbDir } = known;
+  const starter = o.startedBy ?? 'run';
+  const sameName = known.runs.filter((r) => r.kind === 'rft' && r.name === config.name);
+  const target = o.runId ? known.byId.get(o.runId) : sameName[sameName.length - 1];
+  if (target && runStarter(target.summary) !== starter)
+    throw usage(
+      `run '${target.runId}' was started by winnow ${runStarter(target.summary)}, not winnow ${starter}`,
+      `winnow ${runStarter(target.summary)} --resume continues it; without --resume this starts a new run`,
+    );
+  if (o.runId && !target)
+    throw usage(
+      `no run '${o.runId}' to resume in ${dbDir}`,
+      sameName.length > 0
+        ? `runs of '${config.name}': ${sameName.map((r) => r.runId).join(', ')}`
+        : 'see winnow runs',
+    );
+  if (!target) {
+    notes.push(`nothing to resume for '${config.name}' in ${dbDir}: starting a new run`);
+    return null;
+  }
+  const places = runPlaces(target);
+  const runDir = resolve(o.runDir ?? places.runDir ?? join(known.runsDir, target.runId));
+  if (places.runDir && o.runDir && resolve(o.runDir) !== places.runDir)
+    throw usage(`run '${target.runId}' lives in ${places.runDir}, not ${resolve(o.runDir)}`);
+  const stored = readStoredRunConfig(runDir);
+  const diff = stored ? classifyDiff(meaningOf({ ...stored.config }), meaningOf({ ...config, seed })) : null;
+  if (diff && diff.meaning.length > 0)
+    throw usage(
+      `--resume: the config differs from run '${target.runId}' in ${diff.meaning.join(', ')}`,
+      'these keys change results; start a new run (without --resume) to compare, or restore them',
+    );
+  const changed = stored ? classifyDiff(stored.config, { ...config, seed }).harmless : [];
+  if (changed.length > 0) notes.push(`resuming with changed ${changed.join(', ')} (results unaffected)`);
+  return {
+    runId: target.runId,
+    dbDir,
+    runDir,
+    bufferTable:
+      stored?.bufferTable ?? places.bufferTable ?? config.buffer.table ?? `${target.runId}_experiences`,
+    configHash,
+    resume: true,
+    overwrite: null,
+    changedHarmless: changed,
+    notes,
+  };
+}
+
+/** --overwrite: the run it names, which must exist. */
+function overwriteTarget(o: PlanOptions, known: KnownRuns, usage: UsageError): RunRecord | null {
+  if (!o.overwrite) return null;
+  const overwrite = known.byId.get(o.overwrite);
+  if (!overwrite)
+    throw usage(
+      `--overwrite: no run '${o.overwrite}' in ${known.dbDir}`,
+      known.runs.length > 0
+        ? `runs there: ${known.runs.map((r) => r.runId).join(', ')}`
+        : 'there are no runs yet',
+    );
+  return overwrite;
+}
+
+/** The new run's id: the one asked for (or the overwritten run's), else `<name>-<n>` with the first free n. */
+function newRunId(
+  config: RftConfig,
+  o: PlanOptions,
+  known: KnownRuns,
+  overwrite: RunRecord | null,
+  usage: UsageError,
+): string {
+  // An id is taken by a recorded run, a table, or (when the folder follows the id) a run folder.
+  const taken = (id: string) =>
+    known.byId.has(id) ||
+    known.tables.includes(`${id}_experiences`) ||
+    (!o.runDir && holdsRun(join(known.runsDir, id)));
+  const runId = o.runId ?? overwrite?.runId;
+  if (runId && runId !== overwrite?.runId && taken(runId))
+    throw usage(`run '${runId}' already exists`, `--resume continues it; --overwrite ${runId} replaces it`);
+  if (runId) return runId;
+  let k = 1;
+  while (taken(`${config.name}-${k}`)) k++;
+  return `${config.name}-${k}`;
+}
+
+/** mode train reads an existing buffer table; every other mode needs one no other run owns. */
+function checkBufferTable(
+  config: RftConfig,
+  bufferTable: string,
+  known: KnownRuns,
+  overwrite: RunRecord | null,
+  where: { file?: string },
+): void {
+  const { tables, dbDir } = known;
+  if (config.lifecycle.mode === 'train') {
+    if (!tables.includes(bufferTable))
+      throw new ConfigError({
+        path: 'buffer.table',
+        ...where,
+        message: `mode train reads an existing buffer, and table '${bufferTable}' does not exist in ${dbDir}`,
+        hint: 'name the experience table of an earlier run (winnow runs lists them)',
+      });
+    return;
+  }
+  if (!tables.includes(bufferTable) || bufferTable === (overwrite && runPlaces(overwrite).bufferTable))
+    return;
+  const owner = known.runs.find((r) => runPlaces(r).bufferTable === bufferTable);
+  throw new ConfigError({
+    path: 'buffer.table',
+    ...where,
+    message: `table '${bufferTable}' already exists${owner ? ` (run '${owner.runId}')` : ''}`,
+    hint: owner
+      ? `leave buffer.table out (each run gets its own), --resume, or --overwrite ${owner.runId}`
+      : 'leave buffer.table out: each run gets its own table',
+  });
 }

@@ -61,13 +61,42 @@ export const StepSpecSchema: z.ZodType<StepSpec> = z.lazy(
 
 /**
  * `op` steps whose params an operator-list schema parsed (the door): `buildGraph` builds them as
- * they are, so each operator's params are parsed once per run. A step made by hand (or copied
- * through JSON, as to a worker) is not here and is parsed where it is built.
+ * they are, so each operator's params are parsed once per run. A step made by hand is not here and
+ * is parsed where it is built; a worker's copies are marked again on arrival (`markReceivedParsed`).
  */
 const parsedSteps = new WeakSet<object>();
 function markParsed<S extends object>(step: S): S {
   parsedSteps.add(step);
   return step;
+}
+
+/** An `op` step as the door gives it: its params parsed with its operator's schema. */
+export type ParsedOpStep = { op: string; name?: string; params: Record<string, unknown> };
+
+/**
+ * `spec` as the door would give it: itself when the door parsed it, else (a step made by hand) a
+ * copy with its params parsed by `def` once, here. What leaves the main thread for a worker is this.
+ */
+export function parsedOpStep(
+  spec: { op: string; name?: string; params?: Record<string, unknown> },
+  def: { params: z.ZodType },
+  path: string,
+): ParsedOpStep {
+  if (parsedSteps.has(spec)) return spec as ParsedOpStep;
+  const params = parseConfig(def.params, spec.params ?? {}, { path: `${path}.params` }) as Record<
+    string,
+    unknown
+  >;
+  return markParsed({ op: spec.op, ...(spec.name !== undefined ? { name: spec.name } : {}), params });
+}
+
+/**
+ * Steps a worker thread received from the main thread, which sends only parsed steps
+ * (`parsedOpStep`): a structured clone keeps the parsed params but not the mark, so the worker
+ * marks them again and `buildGraph` builds them as they are, with no second parse.
+ */
+export function markReceivedParsed(steps: readonly ParsedOpStep[]): StepSpec[] {
+  return steps.map((s) => markParsed(s));
 }
 
 /**

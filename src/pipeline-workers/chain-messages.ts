@@ -3,24 +3,28 @@ import type { Task } from '../core/task.ts';
 import type { FieldMapping } from '../io/mapping.ts';
 import type { RawRecord } from '../io/raw-record.ts';
 import type { StepRejection } from '../operators/graph.ts';
-import type { StepSpec } from '../operators/graph-spec.ts';
+import type { ParsedOpStep } from '../operators/graph-spec.ts';
 import type { StepMetrics } from '../operators/step-metrics.ts';
 import type { PackedChunk } from './jsonl-chunk-pack.ts';
 import type { ChunkJob } from './jsonl-chunk-rows.ts';
+import type { ExactDedupParams, NearDedupParams } from './row-wise-plan.ts';
 import type { TextJob, TextReply } from './text-job.ts';
 
-/** What every worker is set up with (plain data: it is copied to each thread once). */
+/**
+ * What every worker is set up with (plain data: it is copied to each thread once). Params travel
+ * parsed (row-wise-plan.ts): the worker builds its parts from them as they are.
+ */
 export interface ChainSetup {
-  steps: StepSpec[];
+  steps: ParsedOpStep[];
   seed: number;
   runId: string;
   baseDir: string;
   /** The run's mapping: workers map the raw records they are sent. */
   mapping: FieldMapping;
   /** near_dedup's params: workers compute its signatures for their output rows. */
-  nearDedupParams: Record<string, unknown> | null;
+  nearDedupParams: NearDedupParams | null;
   /** exact_dedup's params: workers compute its key hashes for their output rows. */
-  exactDedupParams: Record<string, unknown> | null;
+  exactDedupParams: ExactDedupParams | null;
   /** Every step is text-only (row-wise-plan.ts): the worker loads only those operators' modules. */
   textOnly?: boolean;
 }

@@ -1,5 +1,5 @@
-// The worker side of the pipeline pool: builds the row-wise part of the run's operator chain once,
-// then maps and processes the batches it is sent. Every reply carries the batch's rows, drops,
+// The worker side of the pipeline pool: builds the row-wise part of the run's operator chain once
+// from the parsed params the main thread sent (chain-setup.ts), then maps and processes the batches it is sent. Every reply carries the batch's rows, drops,
 // warnings and this worker's step totals; the main thread puts them back in input order.
 
 import { performance } from 'node:perf_hooks';
@@ -8,11 +8,8 @@ import type { RejectedInput } from '../core/rejected.ts';
 import type { Task } from '../core/task.ts';
 import { mapRecords } from '../io/map-records.ts';
 import { compileMapping } from '../io/mapping.ts';
-import { OperatorGraph } from '../operators/graph.ts';
-import { buildGraph } from '../operators/graph-spec.ts';
-import { ExactDedupKeyer } from '../operators/task/exact-dedup-prepared.ts';
-import { NearDedupSigner } from '../operators/task/near-dedup-signer.ts';
 import type { ChainJob, ChainReply, ChainSetup } from './chain-messages.ts';
+import { buildWorkerChain } from './chain-setup.ts';
 import { packChunk, packedBuffers } from './jsonl-chunk-pack.ts';
 import { chunkRows } from './jsonl-chunk-rows.ts';
 import { FastChunkReader } from './jsonl-fast-rows.ts';
@@ -25,26 +22,10 @@ const warnings: Array<{ step: string; message: string }> = [];
 const registry = setup.textOnly
   ? (await import('./text-only-registry.ts')).textOnlyRegistry()
   : (await import('../operators/registries.ts')).taskOperatorRegistry();
-const graph = new OperatorGraph<Task>(
-  await buildGraph<Task>(setup.steps, { registry, baseDir: setup.baseDir }),
-  {
-    seed: setup.seed,
-    runId: setup.runId,
-    baseDir: setup.baseDir,
-    onWarn: (step, message) => warnings.push({ step, message }),
-  },
+const { graph, keyer, signer } = await buildWorkerChain(setup, registry, (step, message) =>
+  warnings.push({ step, message }),
 );
 const mapping = compileMapping(setup.mapping);
-const keyer = setup.exactDedupParams
-  ? new ExactDedupKeyer(
-      (await import('../operators/task/exact-dedup.ts')).exactDedupOp.params.parse(setup.exactDedupParams),
-    )
-  : null;
-const signer = setup.nearDedupParams
-  ? new NearDedupSigner(
-      (await import('../operators/task/near-dedup.ts')).nearDedupOp.params.parse(setup.nearDedupParams),
-    )
-  : null;
 
 async function handle(job: ChainJob): Promise<Omit<ChainReply, 'id'>> {
   if ('jsonl' in job) return handleChunk(job);

@@ -187,14 +187,14 @@ export class RowStage {
     this.workerTotals.set(reply.worker, reply.metrics);
     if (reply.signatures && reply.signerKey && this.opts.setup?.nearDedupParams) {
       const k = reply.signatures.length / Math.max(1, tasks.length);
-      const field = (this.opts.setup.nearDedupParams.field as Parameters<typeof readText>[1]) ?? 'prompt';
+      const field = this.opts.setup.nearDedupParams.field;
       for (let i = 0; i < tasks.length; i++) {
         const t = tasks[i]!;
         presign(t, reply.signerKey, readText(t, field), reply.signatures.subarray(i * k, (i + 1) * k));
       }
     }
     if (reply.exactKeys && reply.exactChecks && reply.exactParamsKey && this.opts.setup?.exactDedupParams) {
-      const field = (this.opts.setup.exactDedupParams.field as Parameters<typeof readText>[1]) ?? 'prompt';
+      const field = this.opts.setup.exactDedupParams.field;
       for (let i = 0; i < tasks.length; i++) {
         const t = tasks[i]!;
         const text = readText(t, field);

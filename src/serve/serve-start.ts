@@ -1,19 +1,17 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { hostname } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { dirname, resolve } from 'node:path';
 import { RejectedStore } from '../buffer/rejected-store.ts';
-import { RunRecorder, RunTable } from '../buffer/run-table.ts';
+import type { RunRecorder } from '../buffer/run-table.ts';
 import { SelectorStateStore } from '../buffer/selector-state-store.ts';
-import { writeFileAtomicSync } from '../core/atomic-file.ts';
 import { readYamlFile } from '../core/config.ts';
 import { ConfigError, errorMessage, WinnowError } from '../core/errors.ts';
 import { FileLease } from '../lifecycle/file-lease.ts';
-import { prepareRft } from '../lifecycle/rft-build.ts';
 import type { RftConfig } from '../lifecycle/rft-config.ts';
 import type { RunBuffer } from '../lifecycle/rft-parts.ts';
 import { parseRftConfig } from '../lifecycle/rft-run.ts';
-import { planRun, RUN_CONFIG_FILE, runStarter, type StoredRunConfig } from '../lifecycle/run-plan.ts';
+import { runStarter } from '../lifecycle/run-plan.ts';
 import { defaultRegistries, type RunRegistries } from '../lifecycle/run-registries.ts';
+import { type BuiltRun, buildRunParts, recordRunStart } from '../lifecycle/run-start.ts';
 import { checkBinding } from './bind-policy.ts';
 import { DEFAULT_MAX_BODY_BYTES, ServeHttpServer } from './http-server.ts';
 import { Router } from './router.ts';
@@ -61,17 +59,60 @@ function selectorName(slot: RftConfig['selector']): string {
 }
 
 /**
- * `winnow serve`: validate, then act — the way `winnow run` starts an RFT run. The config is parsed
- * against the same schema, the run planned (id, folder, tables, --resume checks) and every part
- * built by prepareRft, and the port bound, before anything is written. Then the run folder, its
- * stored config and run record are written, the buffer opened, the latest checkpoint loaded, and
- * the routes go live.
+ * `winnow serve`: validate, then act — the start `winnow run` makes (src/lifecycle/run-start.ts):
+ * the config is parsed against the same schema, the run planned (id, folder, tables, --resume
+ * checks) and every part built, and the port bound, before anything is written. Then the run
+ * folder, its stored config and run record are written, the buffer opened, the latest checkpoint
+ * loaded, and the routes go live.
  */
 export async function startServe(o: StartServeOptions): Promise<ServeRun> {
   const log = o.log ?? (() => undefined);
   checkBinding(o.host, o.token);
   const abs = resolve(o.configFile);
   const baseDir = dirname(abs);
+  const registries = o.registries ?? defaultRegistries();
+  const config = readServeConfig(abs, registries);
+  const seed = o.seed ?? config.seed;
+  const built = await buildRunParts(config, seed, {
+    baseDir,
+    configFile: abs,
+    dbDir: o.dbDir,
+    runsDir: o.runsDir,
+    runDir: o.runDir,
+    runId: o.runId,
+    resume: o.resume,
+    // planRun refuses to resume a run that winnow run started, and vice versa.
+    startedBy: 'serve',
+    registries,
+    log,
+  });
+  const { http, address } = await bindServer(o, built, log);
+  // ---- validated: from here on, act. One owner per run whatever the mode: a run or table another
+  // process holds (`winnow run`, `--queue`, another serve) is refused, naming the holder, first.
+  const start: ServeStart = { config: { ...config, seed }, baseDir, built, http, address, log };
+  const opened: OpenedServe = {};
+  try {
+    opened.lease = FileLease.acquire({
+      dbDir: built.plan.dbDir,
+      runId: built.plan.runId,
+      bufferTable: built.plan.bufferTable,
+      mode: 'winnow serve',
+    });
+    const live = await openServeRun(start, opened, o.winnowVersion ?? 'unknown');
+    return liveServeRun(start, opened as Required<OpenedServe>, live);
+  } catch (err) {
+    // A start that fails after the port was bound must not leave the process listening.
+    await http.close();
+    await opened.buffer?.close().catch(() => undefined);
+    built.prepared.parts.dispose?.();
+    await opened.recorder?.mark('failed', 0, { error: errorMessage(err) }).catch(() => undefined);
+    opened.lease?.releaseSync();
+    throw err;
+  }
+}
+
+/** Read the config file and parse it as an RFT config (serve has nothing to serve from a task pipeline). */
+function readServeConfig(abs: string, registries: RunRegistries): RftConfig {
   const raw = readYamlFile(abs);
   const kind = raw && typeof raw === 'object' && 'kind' in raw ? (raw as { kind: unknown }).kind : undefined;
   if (kind !== 'rft')
@@ -81,157 +122,126 @@ export async function startServe(o: StartServeOptions): Promise<ServeRun> {
       message: `winnow serve needs an RFT config (kind: rft), got ${kind === undefined ? 'no kind' : `kind: ${String(kind)}`}`,
       hint: 'serve opens a run’s task set, selector and buffer; a task pipeline has none',
     });
-  const registries = o.registries ?? defaultRegistries();
-  const config = parseRftConfig(raw, abs, registries);
-  const seed = o.seed ?? config.seed;
-  const plan = await planRun(config, seed, {
-    baseDir,
-    configFile: abs,
-    dbDir: o.dbDir,
-    runsDir: o.runsDir,
-    runDir: o.runDir,
-    runId: o.runId,
-    resume: o.resume,
-    startedBy: 'serve',
-  });
-  const { runId, runDir, dbDir, configHash } = plan;
-  // planRun (startedBy: serve) refuses to resume a run that winnow run started, and vice versa.
-  const previous = plan.resume ? (await RunTable.readAll(dbDir)).find((r) => r.runId === runId) : undefined;
-  const prepared = await prepareRft(
-    { ...config, seed },
-    {
-      baseDir,
-      configFile: abs,
-      dbDir,
-      runDir,
-      runId,
-      bufferTable: plan.bufferTable,
-      seed,
-      registries,
-      log,
-    },
-  );
-  await RunTable.checkSeedIn(dbDir, seed);
+  return parseRftConfig(raw, abs, registries);
+}
+
+/** Bind the port (the last check before acting): a port that is taken stops the start, the parts disposed. */
+async function bindServer(
+  o: StartServeOptions,
+  built: BuiltRun,
+  log: (line: string) => void,
+): Promise<{ http: ServeHttpServer; address: AddressInfo }> {
   const http = new ServeHttpServer({
     maxBodyBytes: o.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     token: o.token,
     log,
   });
   const address = await http.listen(o.host, o.port).catch((err: NodeJS.ErrnoException) => {
-    prepared.parts.dispose?.();
+    built.prepared.parts.dispose?.();
     throw new WinnowError(
       `cannot listen on ${o.host}:${o.port}: ${err.code ?? errorMessage(err)}${err.code === 'EADDRINUSE' ? ' (the port is taken: pick another --port, or 0 for a free one)' : ''}`,
     );
   });
+  return { http, address };
+}
 
-  // ---- validated: from here on, act. One owner per run whatever the mode: a run or table another
-  // process holds (`winnow run`, `--queue`, another serve) is refused, naming the holder, first.
-  const opened: { recorder?: RunRecorder; buffer?: RunBuffer } = {};
-  let lease: FileLease | undefined;
-  let session: ServeSession;
-  let restored: boolean;
-  try {
-    lease = FileLease.acquire({ dbDir, runId, bufferTable: plan.bufferTable, mode: 'winnow serve' });
-    ({ session, restored } = await act(opened));
-  } catch (err) {
-    // A start that fails after the port was bound must not leave the process listening.
-    await http.close();
-    await opened.buffer?.close().catch(() => undefined);
-    prepared.parts.dispose?.();
-    await opened.recorder?.mark('failed', 0, { error: errorMessage(err) }).catch(() => undefined);
-    lease?.releaseSync();
-    throw err;
+/** A validated serve start: the config as the run uses it (seed applied), its built parts, the bound server. */
+interface ServeStart {
+  config: RftConfig;
+  baseDir: string;
+  built: BuiltRun;
+  http: ServeHttpServer;
+  address: AddressInfo;
+  log: (line: string) => void;
+}
+
+/** What the acts of a start opened, for the cleanup of a start that fails part way. */
+interface OpenedServe {
+  lease?: FileLease;
+  recorder?: RunRecorder;
+  buffer?: RunBuffer;
+}
+
+/** The acts of a start, in order: record the run, open the buffer and the session, route the server. */
+async function openServeRun(
+  s: ServeStart,
+  out: OpenedServe,
+  winnowVersion: string,
+): Promise<{ session: ServeSession; restored: boolean }> {
+  const { config, built, log } = s;
+  const { plan, prepared } = built;
+  const recorder = await recordRunStart(built, {
+    config,
+    seed: config.seed,
+    baseDir: s.baseDir,
+    fixed: { [SERVE_MARK]: true },
+    log,
+  });
+  out.recorder = recorder;
+  await recorder.mark('running', 0, {});
+  const rejected = await RejectedStore.open(plan.dbDir);
+  if (prepared.rejected.length > 0 && !plan.resume) {
+    rejected.add(prepared.rejected);
+    await rejected.flush();
   }
-  const { recorder, buffer } = opened as Required<typeof opened>;
   const parts = prepared.parts;
+  const buffer = await prepared.openBuffer();
+  out.buffer = buffer;
+  const checkpoints = new ServeCheckpoints({
+    runDir: plan.runDir,
+    runId: plan.runId,
+    configHash: plan.configHash,
+    seed: config.seed,
+    selectorName: selectorName(config.selector),
+    selectorStates: await SelectorStateStore.open(plan.dbDir),
+  });
+  const e = config.explorer;
+  const result = await ServeSession.open({
+    runId: plan.runId,
+    parts: { tasks: parts.tasks, selector: parts.selector, experienceGraph: parts.experienceGraph, buffer },
+    rejected,
+    checkpoints,
+    defaultSelect: e.batchTasks + e.extraGroups,
+    defaultSample: config.lifecycle.trainBatch ?? e.batchTasks * e.repeat,
+  });
+  s.http.setRouter(new Router(serveRoutes(result.session, winnowVersion)));
+  log(
+    `run: ${plan.runId}${plan.resume ? ' (resume)' : ''}; selector ${selectorName(config.selector)}, ${parts.tasks.length} task(s)`,
+  );
+  if (result.restored) log(`continuing from checkpoint revision ${result.session.revision}`);
+  return result;
+}
 
-  /** The acts of a start, in order; what they opened goes into `out` for the cleanup above. */
-  async function act(out: typeof opened): Promise<{ session: ServeSession; restored: boolean }> {
-    log(`database: ${dbDir}`);
-    log(`run folder: ${runDir}`);
-    for (const n of plan.notes) log(n);
-    mkdirSync(runDir, { recursive: true });
-    const configFileOut = join(runDir, RUN_CONFIG_FILE);
-    if (!plan.resume || !existsSync(configFileOut) || plan.changedHarmless.length > 0) {
-      const stored: StoredRunConfig = {
-        runId,
-        configHash,
-        bufferTable: plan.bufferTable,
-        config: { ...config, seed },
-        baseDir,
-      };
-      writeFileAtomicSync(configFileOut, `${JSON.stringify(stored, null, 2)}\n`);
-    }
-    const recorder = new RunRecorder(
-      await RunTable.open(dbDir),
-      { runId, kind: 'rft', name: config.name, configHash, seed },
-      {
-        ...(previous ? { startedAt: previous.startedAt } : {}),
-        fixed: {
-          runDir,
-          bufferTable: plan.bufferTable,
-          pid: process.pid,
-          host: hostname(),
-          [SERVE_MARK]: true,
-        },
-      },
-    );
-    out.recorder = recorder;
-    await recorder.mark('running', 0, {});
-    const rejected = await RejectedStore.open(dbDir);
-    if (prepared.rejected.length > 0 && !plan.resume) {
-      rejected.add(prepared.rejected);
-      await rejected.flush();
-    }
-    const parts = prepared.parts;
-    const buffer = await prepared.openBuffer();
-    out.buffer = buffer;
-    const checkpoints = new ServeCheckpoints({
-      runDir,
-      runId,
-      configHash,
-      seed,
-      selectorName: selectorName(config.selector),
-      selectorStates: await SelectorStateStore.open(dbDir),
-    });
-    const e = config.explorer;
-    const result = await ServeSession.open({
-      runId,
-      parts: { tasks: parts.tasks, selector: parts.selector, experienceGraph: parts.experienceGraph, buffer },
-      rejected,
-      checkpoints,
-      defaultSelect: e.batchTasks + e.extraGroups,
-      defaultSample: config.lifecycle.trainBatch ?? e.batchTasks * e.repeat,
-    });
-    http.setRouter(new Router(serveRoutes(result.session, o.winnowVersion ?? 'unknown')));
-    log(
-      `run: ${runId}${plan.resume ? ' (resume)' : ''}; selector ${selectorName(config.selector)}, ${parts.tasks.length} task(s)`,
-    );
-    if (result.restored) log(`continuing from checkpoint revision ${result.session.revision}`);
-    return result;
-  }
-
+/** The running server: where it listens, and how it stops (the run recorded as interrupted, resumable). */
+function liveServeRun(
+  s: ServeStart,
+  opened: Required<OpenedServe>,
+  live: { session: ServeSession; restored: boolean },
+): ServeRun {
+  const { plan, prepared } = s.built;
+  const { session } = live;
+  const { address } = s;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let stopping: Promise<void> | undefined;
   return {
     url: `http://${host}:${address.port}`,
     host: address.address,
     port: address.port,
-    runId,
-    runDir,
-    dbDir,
-    restored,
+    runId: plan.runId,
+    runDir: plan.runDir,
+    dbDir: plan.dbDir,
+    restored: live.restored,
     session,
     stop(reason) {
       stopping ??= (async () => {
-        await http.close();
+        await s.http.close();
         await session.idle();
         try {
-          await recorder.mark('interrupted', 0, { reason, revision: session.revision });
+          await opened.recorder.mark('interrupted', 0, { reason, revision: session.revision });
         } finally {
-          await buffer.close().catch(() => undefined);
-          parts.dispose?.();
-          lease?.releaseSync();
+          await opened.buffer.close().catch(() => undefined);
+          prepared.parts.dispose?.();
+          opened.lease.releaseSync();
         }
       })();
       return stopping;

@@ -1,3 +1,5 @@
+import type { Table } from '@lancedb/lancedb';
+import type * as arrow from 'apache-arrow';
 import { sqlString } from '../buffer/sql.ts';
 import { readRuns } from '../inspect/run-views.ts';
 import { listEdits } from './edits-api.ts';
@@ -15,7 +17,7 @@ export interface SelectionPoint {
   meanReward: number | null;
 }
 
-/** The id orders of recently viewed task-table versions (see `taskOrders` below). */
+/** The id orders of recently viewed task-table versions (see `cachedTaskOrders` below). */
 const ORDERS = new Map<string, Promise<string[][]>>();
 
 /**
@@ -36,24 +38,7 @@ export async function taskDetail(ctx: StudioContext, tableName: string, id: stri
   // Candidate orders of the run's task list (a saved selector state names it by digest only):
   // this table's ids as stored, then sorted. Read only when a run saved selector states, and kept
   // per table version (a million ids are not re-read for every task page).
-  const taskOrders = () => {
-    const key = `${ctx.dbDir}\0${tableName}\0${tableVersion}`;
-    let orders = ORDERS.get(key);
-    if (!orders) {
-      orders = table
-        .query()
-        .select(['id'])
-        .toArrow()
-        .then((t) => {
-          const ids = Array.from(t.getChild('id')?.toArray() ?? [], (v) => String(v));
-          return [ids, [...ids].sort()];
-        });
-      ORDERS.set(key, orders);
-      orders.catch(() => ORDERS.delete(key));
-      for (const k of ORDERS.keys()) if (ORDERS.size > 4) ORDERS.delete(k);
-    }
-    return orders;
-  };
+  const taskOrders = () => cachedTaskOrders(table, `${ctx.dbDir}\0${tableName}\0${tableVersion}`);
   for (const run of await readRuns(ctx.dbDir)) {
     if (!run.bufferTable || !names.has(run.bufferTable)) continue;
     const buffer = await conn.openTable(run.bufferTable);
@@ -65,32 +50,7 @@ export async function taskDetail(ctx: StudioContext, tableName: string, id: stri
     // The selector's own estimate of this task at each saved step (BOTS posterior, pass-rate counts).
     const estimates = await selectorEstimates(conn, run.runId, id, taskOrders);
     if (data.numRows === 0 && !estimates?.points.length) continue;
-    const byStep = new Map<number, { groups: Set<string>; rewards: number[] }>();
-    const rollouts: Record<string, unknown>[] = [];
-    for (let i = 0; i < data.numRows; i++) {
-      const step = Number(data.getChild('explore_step')!.get(i));
-      const reward = Number(data.getChild('reward')!.get(i));
-      const s = byStep.get(step) ?? { groups: new Set(), rewards: [] };
-      s.groups.add(String(data.getChild('group_id')!.get(i)));
-      if (Number.isFinite(reward)) s.rewards.push(reward);
-      byStep.set(step, s);
-      rollouts.push({
-        id: data.getChild('id')!.get(i),
-        groupId: data.getChild('group_id')!.get(i),
-        step,
-        reward: Number.isFinite(reward) ? reward : null,
-        advantage: jsonCell(data.getChild('advantage')!.get(i)),
-        response: jsonCell(data.getChild('response')!.get(i), 400),
-      });
-    }
-    const history: SelectionPoint[] = [...byStep]
-      .sort((a, b) => a[0] - b[0])
-      .map(([step, s]) => ({
-        step,
-        picks: s.groups.size,
-        rollouts: s.rewards.length,
-        meanReward: s.rewards.length === 0 ? null : s.rewards.reduce((a, b) => a + b, 0) / s.rewards.length,
-      }));
+    const { history, rollouts } = selectionHistory(data);
     runs.push({
       runId: run.runId,
       table: run.bufferTable,
@@ -108,4 +68,61 @@ export async function taskDetail(ctx: StudioContext, tableName: string, id: stri
     edits: await listEdits(ctx, { table: tableName, rowId: id }),
     runs,
   };
+}
+
+/**
+ * This table's ids as stored, then sorted: the candidate orders of a run's task list (a saved
+ * selector state names it by digest only). Kept per table version, so a million ids are not re-read
+ * for every task page.
+ */
+function cachedTaskOrders(table: Table, key: string): Promise<string[][]> {
+  let orders = ORDERS.get(key);
+  if (!orders) {
+    orders = table
+      .query()
+      .select(['id'])
+      .toArrow()
+      .then((t) => {
+        const ids = Array.from(t.getChild('id')?.toArray() ?? [], (v) => String(v));
+        return [ids, [...ids].sort()];
+      });
+    ORDERS.set(key, orders);
+    orders.catch(() => ORDERS.delete(key));
+    for (const k of ORDERS.keys()) if (ORDERS.size > 4) ORDERS.delete(k);
+  }
+  return orders;
+}
+
+/** A task's rollouts in one run's buffer, and per explore step how often it was picked and its mean reward. */
+function selectionHistory(data: arrow.Table): {
+  history: SelectionPoint[];
+  rollouts: Record<string, unknown>[];
+} {
+  const byStep = new Map<number, { groups: Set<string>; rewards: number[] }>();
+  const rollouts: Record<string, unknown>[] = [];
+  for (let i = 0; i < data.numRows; i++) {
+    const step = Number(data.getChild('explore_step')!.get(i));
+    const reward = Number(data.getChild('reward')!.get(i));
+    const s = byStep.get(step) ?? { groups: new Set(), rewards: [] };
+    s.groups.add(String(data.getChild('group_id')!.get(i)));
+    if (Number.isFinite(reward)) s.rewards.push(reward);
+    byStep.set(step, s);
+    rollouts.push({
+      id: data.getChild('id')!.get(i),
+      groupId: data.getChild('group_id')!.get(i),
+      step,
+      reward: Number.isFinite(reward) ? reward : null,
+      advantage: jsonCell(data.getChild('advantage')!.get(i)),
+      response: jsonCell(data.getChild('response')!.get(i), 400),
+    });
+  }
+  const history = [...byStep]
+    .sort((a, b) => a[0] - b[0])
+    .map(([step, s]) => ({
+      step,
+      picks: s.groups.size,
+      rollouts: s.rewards.length,
+      meanReward: s.rewards.length === 0 ? null : s.rewards.reduce((a, b) => a + b, 0) / s.rewards.length,
+    }));
+  return { history, rollouts };
 }

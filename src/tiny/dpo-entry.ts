@@ -22,6 +22,7 @@ export const dpoTrainer = defineTrainer({
       });
     }
     const { DpoTrainer } = await import('./dpo-trainer.ts');
-    return new DpoTrainer(ctx.trainable.policy as TinyPolicy, p);
+    // The door parsed `p` with this definition's schema: the trainer takes it as it is.
+    return new DpoTrainer(ctx.trainable.policy as TinyPolicy, p, { parsed: true });
   },
 });

@@ -9,21 +9,22 @@ import {
   type PreferencePair,
 } from '../core/preference-pairs.ts';
 import type { Trainer, TrainerDrop, TrainMetrics } from '../trainer/trainer.ts';
-import { Adam } from './adam.ts';
 import { selectBackend } from './backend.ts';
 import { type DpoConfig, type DpoConfigInput, parseDpoConfig } from './dpo-config.ts';
 import { type DpoLossInputs, dpoLoss, sequenceLogprobs } from './dpo-loss.ts';
-import { applyClippedGradients } from './grad-clip.ts';
-import { sequenceLogits, stepInputs, type TinyWeights, withTransposes } from './gru.ts';
+import { sequenceLogits, stepInputs, type TinyWeights } from './gru.ts';
 import { type PackedBatch, packExperiences } from './pack.ts';
 import type { TinyPolicy } from './policy.ts';
-import { readTrainerCheckpoint, writeTrainerCheckpoint } from './trainer-checkpoint.ts';
+import { TinyTrainer } from './tiny-trainer.ts';
+import type { LoadedTrainerCheckpoint } from './trainer-checkpoint.ts';
 
 export interface DpoTrainerOptions {
   /** Frozen reference policy; default: a copy of the policy as it is at construction. */
   reference?: TinyPolicy;
   /** Starting version; default 0. */
   version?: number;
+  /** `config` is already parsed (a run's door parsed it with the same schema): it is taken as it is. */
+  parsed?: boolean;
 }
 
 /** The tensors of one packed pair batch, laid out time-major like the forward pass. */
@@ -40,30 +41,25 @@ interface PairTensors {
  * checkpoint so a resumed run continues exactly. Like the policy-gradient trainer it updates the
  * policy's variables in place.
  */
-export class DpoTrainer implements Trainer {
+export class DpoTrainer extends TinyTrainer implements Trainer {
   readonly name: string = 'dpo';
-  readonly policy: TinyPolicy;
   readonly config: DpoConfig;
   /** Groups of the last batch that gave no pair, with their reasons (also counted in the metrics). */
   lastDropped: DroppedGroup[] = [];
-  private readonly adam: Adam;
-  private readonly reference: TinyPolicy;
-  private readonly ownsReference: boolean;
-  private currentVersion: number;
 
   constructor(policy: TinyPolicy, config: DpoConfigInput = {}, options: DpoTrainerOptions = {}) {
-    this.policy = policy;
-    this.config = parseDpoConfig(config);
-    this.adam = new Adam(policy.variables, {
-      lr: this.config.lr,
-      beta1: this.config.beta1,
-      beta2: this.config.beta2,
-      eps: this.config.eps,
-      weightDecay: this.config.weightDecay,
+    const parsed = options.parsed ? (config as DpoConfig) : parseDpoConfig(config);
+    super(policy, parsed, {
+      reference: options.reference ?? policy.clone(),
+      ownsReference: options.reference === undefined,
+      version: options.version ?? 0,
     });
-    this.ownsReference = options.reference === undefined;
-    this.reference = options.reference ?? policy.clone();
-    this.currentVersion = options.version ?? 0;
+    this.config = parsed;
+  }
+
+  /** The frozen reference: a DPO trainer always has one (made at construction, or given). */
+  private get frozen(): TinyPolicy {
+    return this.reference as TinyPolicy;
   }
 
   /** Select the tf backend named in the config (once per process), then build the trainer. */
@@ -74,20 +70,12 @@ export class DpoTrainer implements Trainer {
   ): Promise<DpoTrainer> {
     const parsed = parseDpoConfig(config);
     await selectBackend({ prefer: parsed.backend });
-    return new DpoTrainer(policy, parsed, options);
-  }
-
-  get version(): number {
-    return this.currentVersion;
-  }
-
-  get optimizerStep(): number {
-    return this.adam.step;
+    return new DpoTrainer(policy, parsed, { ...options, parsed: true });
   }
 
   /** A copy of the reference weights (frozen during training). */
   referenceWeights(): Float32Array[] {
-    return this.reference.getWeights();
+    return this.frozen.getWeights();
   }
 
   /**
@@ -125,39 +113,21 @@ export class DpoTrainer implements Trainer {
       };
     }
     const tensors = this.pairTensors(pairs);
-    const weights = withTransposes(this.policy.weights());
-    let parts: tf.Tensor1D | undefined;
-    try {
-      const { value, grads } = tf.variableGrads(() => {
-        const out = dpoLoss(this.logits(weights, tensors.inputs, true), tensors.loss, this.config.beta);
-        parts = tf.keep(out.parts);
-        return out.loss;
-      }, this.policy.variables as tf.Variable[]);
-      value.dispose();
-      const ordered = this.policy.variables.map((v) => grads[v.name]!);
-      const gradNorm = applyClippedGradients(
-        this.adam,
-        this.policy.variables,
-        ordered,
-        this.config.maxGradNorm,
-      );
-      const [loss, margin, chosen, rejected, accuracy] = parts!.dataSync();
-      this.currentVersion += 1;
-      return {
-        loss: loss!,
-        reward_margin: margin!,
-        reward_chosen: chosen!,
-        reward_rejected: rejected!,
-        accuracy: accuracy!,
-        ...base,
-        grad_norm: gradNorm,
-        skipped: 0,
-      };
-    } finally {
-      parts?.dispose();
-      tensors.dispose();
-      for (const t of weights.transposed!.values()) t.dispose();
-    }
+    const { parts, gradNorm } = this.update(1, () => ({
+      loss: (w) => dpoLoss(this.logits(w, tensors.inputs, true), tensors.loss, this.config.beta),
+      dispose: () => tensors.dispose(),
+    }));
+    const [loss, margin, chosen, rejected, accuracy] = parts;
+    return {
+      loss: loss!,
+      reward_margin: margin!,
+      reward_chosen: chosen!,
+      reward_rejected: rejected!,
+      accuracy: accuracy!,
+      ...base,
+      grad_norm: gradNorm,
+      skipped: 0,
+    };
   }
 
   private logits(w: TinyWeights, inputs: readonly tf.Tensor2D[], forGrad = false): tf.Tensor2D {
@@ -205,7 +175,7 @@ export class DpoTrainer implements Trainer {
     const chosenT = tf.tensor2d(chosenSlots, [R * S, P]);
     const rejectedT = tf.tensor2d(rejectedSlots, [R * S, P]);
     const [refChosen, refRejected] = tf.tidy(() => {
-      const logits = this.logits(this.reference.weights(), inputs);
+      const logits = this.logits(this.frozen.weights(), inputs);
       return [sequenceLogprobs(logits, targets, chosenT), sequenceLogprobs(logits, targets, rejectedT)];
     });
     return {
@@ -223,24 +193,8 @@ export class DpoTrainer implements Trainer {
     };
   }
 
-  /** Write weights, Adam moments and step, version, config and the frozen reference under `dir`. */
-  async save(dir: string): Promise<void> {
-    const { m, v } = this.adam.moments();
-    await writeTrainerCheckpoint(dir, {
-      trainer: this.name,
-      version: this.currentVersion,
-      optimizerStep: this.adam.step,
-      config: this.config,
-      policy: this.policy,
-      m,
-      v,
-      reference: this.reference,
-    });
-  }
-
-  /** Restore what `save` wrote; refuses a checkpoint of another trainer or one without a reference. */
-  async load(dir: string): Promise<void> {
-    const ckpt = await readTrainerCheckpoint(dir, this.policy.config);
+  /** Refuses a checkpoint of another trainer or one without a reference. */
+  protected override checkCheckpoint(ckpt: LoadedTrainerCheckpoint, dir: string): void {
     if (ckpt.trainer !== this.name) {
       throw new DataError({
         file: dir,
@@ -250,14 +204,5 @@ export class DpoTrainer implements Trainer {
     if (ckpt.reference === undefined) {
       throw new DataError({ file: dir, message: 'DPO checkpoint has no reference/ folder' });
     }
-    this.policy.setWeights(ckpt.weights);
-    this.adam.restore(ckpt.optimizerStep, ckpt.m, ckpt.v);
-    this.reference.setWeights(ckpt.reference);
-    this.currentVersion = ckpt.version;
-  }
-
-  dispose(): void {
-    this.adam.dispose();
-    if (this.ownsReference) this.reference.dispose();
   }
 }

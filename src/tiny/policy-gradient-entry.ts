@@ -21,6 +21,7 @@ export const policyGradientTrainer = defineTrainer({
       });
     }
     const { PolicyGradientTrainer } = await import('./policy-gradient-trainer.ts');
-    return new PolicyGradientTrainer(ctx.trainable.policy as TinyPolicy, p);
+    // The door parsed `p` with this definition's schema: the trainer takes it as it is.
+    return new PolicyGradientTrainer(ctx.trainable.policy as TinyPolicy, p, { parsed: true });
   },
 });

@@ -1,10 +1,8 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Experience } from '../core/experience.ts';
 import type { Trainer, TrainMetrics } from '../trainer/trainer.ts';
-import { Adam } from './adam.ts';
 import { selectBackend } from './backend.ts';
-import { applyClippedGradients } from './grad-clip.ts';
-import { sequenceLogits, stepInputs, type TinyWeights, withTransposes } from './gru.ts';
+import { sequenceLogits, stepInputs, type TinyWeights } from './gru.ts';
 import { type PackedBatch, packExperiences } from './pack.ts';
 import {
   type PolicyGradientConfig,
@@ -13,7 +11,8 @@ import {
 } from './pg-config.ts';
 import { policyGradientLoss } from './pg-loss.ts';
 import type { TinyPolicy } from './policy.ts';
-import { readTrainerCheckpoint, writeTrainerCheckpoint } from './trainer-checkpoint.ts';
+import { TinyTrainer } from './tiny-trainer.ts';
+import type { ChunkLoss } from './trainer-loop.ts';
 
 /** Weights of the two parts of the loss (Trinity-RFT's MIX: (1 − μ)·PG + μ·SFT). */
 export interface MixCoefficients {
@@ -44,6 +43,8 @@ export interface PolicyGradientTrainerOptions {
   reference?: TinyPolicy;
   /** Starting version (e.g. the warm start's model version); default 0. */
   version?: number;
+  /** `config` is already parsed (a run's door parsed it with the same schema): it is taken as it is. */
+  parsed?: boolean;
 }
 
 /**
@@ -52,32 +53,23 @@ export interface PolicyGradientTrainerOptions {
  * entropy bonus. It updates the policy's variables in place, so an explorer holding the same
  * TinyPolicy object samples from the new weights right after `step` returns.
  */
-export class PolicyGradientTrainer implements Trainer {
+export class PolicyGradientTrainer extends TinyTrainer implements Trainer {
   readonly name: string = 'policy-gradient';
-  readonly policy: TinyPolicy;
   readonly config: PolicyGradientConfig;
-  private readonly adam: Adam;
-  private reference: TinyPolicy | undefined;
-  private ownsReference: boolean;
-  private currentVersion: number;
 
   constructor(
     policy: TinyPolicy,
     config: PolicyGradientConfigInput = {},
     options: PolicyGradientTrainerOptions = {},
   ) {
-    this.policy = policy;
-    this.config = parsePolicyGradientConfig(config);
-    this.adam = new Adam(policy.variables, {
-      lr: this.config.lr,
-      beta1: this.config.beta1,
-      beta2: this.config.beta2,
-      eps: this.config.eps,
-      weightDecay: this.config.weightDecay,
+    const parsed = options.parsed ? (config as PolicyGradientConfig) : parsePolicyGradientConfig(config);
+    const ownsReference = options.reference === undefined && parsed.klCoef > 0;
+    super(policy, parsed, {
+      reference: options.reference ?? (parsed.klCoef > 0 ? policy.clone() : undefined),
+      ownsReference,
+      version: options.version ?? 0,
     });
-    this.ownsReference = options.reference === undefined && this.config.klCoef > 0;
-    this.reference = options.reference ?? (this.config.klCoef > 0 ? policy.clone() : undefined);
-    this.currentVersion = options.version ?? 0;
+    this.config = parsed;
   }
 
   /** Select the tf backend named in the config (once per process), then build the trainer. */
@@ -88,16 +80,7 @@ export class PolicyGradientTrainer implements Trainer {
   ): Promise<PolicyGradientTrainer> {
     const parsed = parsePolicyGradientConfig(config);
     await selectBackend({ prefer: parsed.backend });
-    return new PolicyGradientTrainer(policy, parsed, options);
-  }
-
-  get version(): number {
-    return this.currentVersion;
-  }
-
-  /** Adam steps applied so far (equals version minus the starting version, unless loaded). */
-  get optimizerStep(): number {
-    return this.adam.step;
+    return new PolicyGradientTrainer(policy, parsed, { ...options, parsed: true });
   }
 
   /** A copy of the current weights (for a weight sync to another TinyPolicy via setWeights). */
@@ -113,54 +96,20 @@ export class PolicyGradientTrainer implements Trainer {
    */
   async step(batch: readonly Experience[]): Promise<TrainMetrics> {
     const packed = packExperiences(batch, this.config.lossAgg);
-    if (packed.actionTokens === 0) {
-      return {
-        loss: 0,
-        pg_loss: 0,
-        sft_loss: 0,
-        kl: 0,
-        entropy: 0,
-        clip_frac: 0,
-        ratio_mean: 0,
-        grad_norm: 0,
-        tokens: 0,
-        sequences: batch.length,
-        expert_tokens: 0,
-        expert_sequences: 0,
-        skipped: 1,
-      };
-    }
-    const vars = this.policy.variables;
+    if (packed.actionTokens === 0) return skippedMetrics(batch.length);
     const mb = this.config.microBatchSize > 0 ? this.config.microBatchSize : packed.batch;
-    let grads: tf.Tensor[] | undefined;
     const coefs = mixCoefficients(packed, this.config.expertWeight);
-    const sums = new Float64Array(7); // loss + the six parts
-    for (let start = 0; start < packed.batch; start += mb) {
-      const end = Math.min(packed.batch, start + mb);
-      const { value, grads: g, parts } = this.microStep(packed, start, end, coefs);
-      const partValues = parts.dataSync();
-      sums[0]! += value.dataSync()[0]!;
-      for (let k = 0; k < 6; k++) sums[k + 1]! += partValues[k]!;
-      value.dispose();
-      parts.dispose();
-      if (grads === undefined) grads = g;
-      else {
-        const prev = grads;
-        grads = prev.map((x, i) => tf.add(x, g[i]!));
-        for (const x of prev) x.dispose();
-        for (const x of g) x.dispose();
-      }
-    }
-    const gradNorm = applyClippedGradients(this.adam, vars, grads!, this.config.maxGradNorm);
-    this.currentVersion += 1;
+    const { loss, parts, gradNorm } = this.update(Math.ceil(packed.batch / mb), (i) =>
+      this.chunkLoss(packed, i * mb, Math.min(packed.batch, (i + 1) * mb), coefs),
+    );
     return {
-      loss: sums[0]!,
-      pg_loss: sums[1]!,
-      kl: sums[2]!,
-      entropy: sums[3]!,
-      clip_frac: sums[4]!,
-      ratio_mean: sums[5]!,
-      sft_loss: sums[6]!,
+      loss,
+      pg_loss: parts[0]!,
+      kl: parts[1]!,
+      entropy: parts[2]!,
+      clip_frac: parts[3]!,
+      ratio_mean: parts[4]!,
+      sft_loss: parts[5]!,
       grad_norm: gradNorm,
       tokens: packed.actionTokens,
       sequences: packed.activeSequences,
@@ -170,135 +119,121 @@ export class PolicyGradientTrainer implements Trainer {
     };
   }
 
-  /** Loss and gradients for rows [start, end) of a packed batch (weights are batch-global, so micro-batch gradients sum to the full one). */
-  private microStep(
-    p: PackedBatch,
-    start: number,
-    end: number,
-    coefs: MixCoefficients,
-  ): { value: tf.Scalar; grads: tf.Tensor[]; parts: tf.Tensor1D } {
-    const S = p.steps;
+  /** The loss over rows [start, end) of a packed batch (weights are batch-global, so micro-batch gradients sum to the full one). */
+  private chunkLoss(p: PackedBatch, start: number, end: number, coefs: MixCoefficients): ChunkLoss {
+    const c = this.config;
     const rows = end - start;
-    // The forward pass is time-major (slot t·rows + b); re-lay the row-major packed arrays to match.
-    const tm = <A extends Float32Array | Int32Array>(src: A, make: (n: number) => A): A => {
-      const out = make(rows * S);
-      for (let b = 0; b < rows; b++)
-        for (let t = 0; t < S; t++) out[t * rows + b] = src[(start + b) * S + t]!;
-      return out;
-    };
-    const old = tm(p.oldLogprob, (n) => new Float32Array(n));
-    const hasOld = tm(p.hasOld, (n) => new Float32Array(n));
-    const offPolicy = tm(p.offPolicy, (n) => new Float32Array(n));
-    const action = tm(p.action, (n) => new Float32Array(n));
-    const advantage = tm(p.advantage, (n) => new Float32Array(n));
-    const weight = tm(p.weight, (n) => new Float32Array(n));
-    const expert = tm(p.expert, (n) => new Float32Array(n));
-    const sftWeight = coefs.sft > 0 ? tm(p.sftWeight, (n) => new Float32Array(n)) : undefined;
-    const targetIds = tm(p.targets, (n) => new Int32Array(n));
-    const temperature = this.config.temperature;
-    const inputs = stepInputs(p.inputs.subarray(start * S, end * S), rows, S, this.policy.config.vocabSize);
-    const targets = tf.tidy(() => tf.oneHot(tf.tensor1d(targetIds, 'int32'), this.policy.config.vocabSize));
+    const tm = timeMajor(p, start, end);
+    const V = this.policy.config.vocabSize;
+    const inputs = stepInputs(p.inputs.subarray(start * p.steps, end * p.steps), rows, p.steps, V);
+    const targets = tf.tidy(() => tf.oneHot(tf.tensor1d(tm.targets, 'int32'), V)) as tf.Tensor2D;
     const logits = (w: TinyWeights, forGrad = false) => {
       const raw = sequenceLogits(w, inputs, forGrad);
-      return temperature === 1 ? raw : (tf.div(raw, temperature) as tf.Tensor2D);
+      return c.temperature === 1 ? raw : (tf.div(raw, c.temperature) as tf.Tensor2D);
     };
     const targetLogprobs = (w: TinyWeights): Float32Array =>
       tf.tidy(() => tf.sum(tf.mul(tf.logSoftmax(logits(w)), targets), 1)).dataSync() as Float32Array;
-
-    // Policy-gradient slots without a stored behaviour logprob are on-policy: their ratio is exactly 1.
-    const onPolicy = (i: number) => action[i] === 1 && expert[i] !== 1 && hasOld[i] !== 1;
-    let missing = false;
-    for (let i = 0; i < action.length; i++) if (onPolicy(i)) missing = true;
-    if (missing) {
-      const current = targetLogprobs(this.policy.weights());
-      for (let i = 0; i < action.length; i++) if (onPolicy(i)) old[i] = current[i]!;
-    }
+    fillOnPolicyLogprobs(tm, () => targetLogprobs(this.policy.weights()));
     const refLogprob =
-      this.config.klCoef > 0 && this.reference !== undefined
+      c.klCoef > 0 && this.reference !== undefined
         ? tf.tensor1d(targetLogprobs(this.reference.weights()))
         : undefined;
-    const oldT = tf.tensor1d(old);
-    const advT = tf.tensor1d(advantage);
-    const weightT = tf.tensor1d(weight);
-    const sftWeightT = sftWeight === undefined ? undefined : tf.tensor1d(sftWeight);
-    const offPolicyT = tf.tensor1d(offPolicy);
-    let parts: tf.Tensor1D | undefined;
+    const oldLogprob = tf.tensor1d(tm.old);
+    const advantage = tf.tensor1d(tm.advantage);
+    const weight = tf.tensor1d(tm.weight);
+    const offPolicy = tf.tensor1d(tm.offPolicy);
+    const sftWeight = coefs.sft > 0 ? tf.tensor1d(tm.sftWeight()) : undefined;
     const settings = {
-      clipLow: this.config.clipLow,
-      clipHigh: this.config.clipHigh ?? this.config.clipLow,
-      klCoef: this.config.klCoef,
-      entropyCoef: this.config.entropyCoef,
+      clipLow: c.clipLow,
+      clipHigh: c.clipHigh ?? c.clipLow,
+      klCoef: c.klCoef,
+      entropyCoef: c.entropyCoef,
       pgCoef: coefs.pg,
       sftCoef: coefs.sft,
-      offPolicyMode: this.config.offPolicy.mode,
-      shapingGamma: this.config.offPolicy.shapingGamma,
+      offPolicyMode: c.offPolicy.mode,
+      shapingGamma: c.offPolicy.shapingGamma,
     };
-    const weights = withTransposes(this.policy.weights());
-    try {
-      const { value, grads } = tf.variableGrads(() => {
-        const out = policyGradientLoss(
-          logits(weights, true),
-          {
-            targets: targets as tf.Tensor2D,
-            oldLogprob: oldT,
-            advantage: advT,
-            weight: weightT,
-            offPolicy: offPolicyT,
-            ...(refLogprob === undefined ? {} : { refLogprob }),
-            ...(sftWeightT === undefined ? {} : { sftWeight: sftWeightT }),
-          },
-          settings,
-        );
-        parts = tf.keep(out.parts);
-        return out.loss;
-      }, this.policy.variables as tf.Variable[]);
-      const ordered = this.policy.variables.map((v) => grads[v.name]!);
-      return { value, grads: ordered, parts: parts! };
-    } finally {
-      targets.dispose();
-      for (const x of inputs) x.dispose();
-      oldT.dispose();
-      advT.dispose();
-      weightT.dispose();
-      offPolicyT.dispose();
-      sftWeightT?.dispose();
-      refLogprob?.dispose();
-      for (const t of weights.transposed!.values()) t.dispose();
-    }
+    const inputsOf = {
+      targets,
+      oldLogprob,
+      advantage,
+      weight,
+      offPolicy,
+      ...(refLogprob === undefined ? {} : { refLogprob }),
+      ...(sftWeight === undefined ? {} : { sftWeight }),
+    };
+    return {
+      loss: (w) => policyGradientLoss(logits(w, true), inputsOf, settings),
+      dispose: () => {
+        targets.dispose();
+        for (const x of inputs) x.dispose();
+        for (const x of [oldLogprob, advantage, weight, offPolicy, sftWeight, refLogprob]) x?.dispose();
+      },
+    };
   }
+}
 
-  /** Write weights, Adam moments and step, version, config and the reference policy under `dir`. */
-  async save(dir: string): Promise<void> {
-    const { m, v } = this.adam.moments();
-    await writeTrainerCheckpoint(dir, {
-      trainer: this.name,
-      version: this.currentVersion,
-      optimizerStep: this.adam.step,
-      config: this.config,
-      policy: this.policy,
-      m,
-      v,
-      ...(this.reference === undefined ? {} : { reference: this.reference }),
-    });
-  }
+/** The metrics of a batch with no action tokens: no update. */
+function skippedMetrics(sequences: number): TrainMetrics {
+  return {
+    loss: 0,
+    pg_loss: 0,
+    sft_loss: 0,
+    kl: 0,
+    entropy: 0,
+    clip_frac: 0,
+    ratio_mean: 0,
+    grad_norm: 0,
+    tokens: 0,
+    sequences,
+    expert_tokens: 0,
+    expert_sequences: 0,
+    skipped: 1,
+  };
+}
 
-  /** Restore what `save` wrote. The policy's architecture must match the checkpoint's. */
-  async load(dir: string): Promise<void> {
-    const ckpt = await readTrainerCheckpoint(dir, this.policy.config);
-    this.policy.setWeights(ckpt.weights);
-    this.adam.restore(ckpt.optimizerStep, ckpt.m, ckpt.v);
-    this.currentVersion = ckpt.version;
-    if (ckpt.reference !== undefined) {
-      if (this.reference === undefined) {
-        this.reference = this.policy.clone();
-        this.ownsReference = true;
-      }
-      this.reference.setWeights(ckpt.reference);
-    }
-  }
+/** Rows [start, end) of a packed batch re-laid time-major (slot t·rows + b), as the forward pass lays them. */
+interface TimeMajorRows {
+  old: Float32Array;
+  hasOld: Float32Array;
+  /** 1 on a replayed row's policy-gradient slots (the loss corrects them against `old`). */
+  offPolicy: Float32Array;
+  action: Float32Array;
+  advantage: Float32Array;
+  weight: Float32Array;
+  expert: Float32Array;
+  targets: Int32Array;
+  sftWeight(): Float32Array;
+}
 
-  dispose(): void {
-    this.adam.dispose();
-    if (this.ownsReference) this.reference?.dispose();
-  }
+function timeMajor(p: PackedBatch, start: number, end: number): TimeMajorRows {
+  const S = p.steps;
+  const rows = end - start;
+  const tm = <A extends Float32Array | Int32Array>(src: A, make: (n: number) => A): A => {
+    const out = make(rows * S);
+    for (let b = 0; b < rows; b++) for (let t = 0; t < S; t++) out[t * rows + b] = src[(start + b) * S + t]!;
+    return out;
+  };
+  const f32 = (src: Float32Array) => tm(src, (n) => new Float32Array(n));
+  return {
+    old: f32(p.oldLogprob),
+    hasOld: f32(p.hasOld),
+    offPolicy: f32(p.offPolicy),
+    action: f32(p.action),
+    advantage: f32(p.advantage),
+    weight: f32(p.weight),
+    expert: f32(p.expert),
+    targets: tm(p.targets, (n) => new Int32Array(n)),
+    sftWeight: () => f32(p.sftWeight),
+  };
+}
+
+/** Policy-gradient slots without a stored behaviour logprob are on-policy: their ratio is exactly 1. */
+function fillOnPolicyLogprobs(tm: TimeMajorRows, current: () => Float32Array): void {
+  const onPolicy = (i: number) => tm.action[i] === 1 && tm.expert[i] !== 1 && tm.hasOld[i] !== 1;
+  let missing = false;
+  for (let i = 0; i < tm.action.length; i++) if (onPolicy(i)) missing = true;
+  if (!missing) return;
+  const now = current();
+  for (let i = 0; i < tm.action.length; i++) if (onPolicy(i)) tm.old[i] = now[i]!;
 }

@@ -4,13 +4,10 @@ import { Rng } from '../core/rng.ts';
 import type { GenerateRequest, Generation, RolloutModel } from '../models/rollout-model.ts';
 import { type SelectBackendOptions, selectBackend } from './backend.ts';
 import { type TinyPolicyConfig, type TinyPolicyConfigInput, TinyPolicyConfigSchema } from './config.ts';
-import { headLogits, oneHotRows, stackStep, type TinyWeights } from './gru.ts';
+import type { TinyWeights } from './gru.ts';
 import { initialValues, type ParamSpec, paramSpecs, specSize } from './params.ts';
-import { sampleToken } from './sampler.ts';
+import { promptStates, sampleFrom, sampleRows } from './policy-generate.ts';
 import { decodeTokens, EOS_ID, encodeText, PAD_ID, VOCAB_SIZE } from './vocab.ts';
-
-/** Default completion budget: arithmetic answers are at most 6 characters plus EOS. */
-export const TINY_DEFAULT_MAX_TOKENS = 8;
 
 export interface TinyPolicyOptions {
   /** Seed of the stream that seeds requests which come without their own `seed`. */
@@ -159,104 +156,10 @@ export class TinyPolicy implements RolloutModel {
     this.assertLive();
     for (const r of requests) r.signal?.throwIfAborted();
     const prompts = requests.map((r) => this.encodePrompt(r));
-    const rows: { req: number; rng: Rng; temperature: number; maxTokens: number }[] = [];
-    requests.forEach((r, i) => {
-      if (!Number.isInteger(r.n) || r.n < 0) {
-        throw new ConfigError({
-          path: `requests[${i}].n`,
-          message: `expected a non-negative integer, got ${r.n}`,
-        });
-      }
-      const temperature = r.temperature ?? 1;
-      if (!(temperature >= 0)) {
-        throw new ConfigError({
-          path: `requests[${i}].temperature`,
-          message: `expected >= 0, got ${temperature}`,
-        });
-      }
-      const maxTokens = r.maxTokens ?? TINY_DEFAULT_MAX_TOKENS;
-      if (!Number.isInteger(maxTokens) || maxTokens < 1) {
-        throw new ConfigError({
-          path: `requests[${i}].maxTokens`,
-          message: `expected an integer >= 1, got ${maxTokens}`,
-        });
-      }
-      const base = new Rng(r.seed ?? this.rng.nextUint32());
-      for (let j = 0; j < r.n; j++) rows.push({ req: i, rng: base.fork(j), temperature, maxTokens });
-    });
+    const rows = sampleRows(requests, this.rng);
     const out: Generation[][] = requests.map(() => []);
     if (rows.length === 0) return out;
-
-    const w = this.w;
-    const hidden = w.hidden;
-    const nReq = requests.length;
-    const pMax = Math.max(...prompts.map((p) => p.length));
-    // Prompt pass over the distinct requests, left-padded so every prompt ends at the last step.
-    let states: tf.Tensor2D[] = tf.tidy(() => {
-      let hs: tf.Tensor2D[] = w.layers.map(() => tf.zeros([nReq, hidden]) as tf.Tensor2D);
-      for (let t = 0; t < pMax; t++) {
-        // Fresh arrays per step: some backends keep a reference to a tensor's source array.
-        const col = new Int32Array(nReq);
-        const keep = new Uint8Array(nReq * hidden);
-        let padded = false;
-        prompts.forEach((p, r) => {
-          const k = t - (pMax - p.length);
-          col[r] = k >= 0 ? p[k]! : PAD_ID;
-          keep.fill(k >= 0 ? 1 : 0, r * hidden, (r + 1) * hidden);
-          if (k < 0) padded = true;
-        });
-        const x = oneHotRows(col, w.vocabSize);
-        hs = stackStep(
-          w,
-          x,
-          hs,
-          padded ? (tf.tensor2d(keep, [nReq, hidden], 'bool') as tf.Tensor2D) : undefined,
-        );
-      }
-      // Fan each request's final state out to its n sample rows.
-      const rowReq = tf.tensor1d(
-        Int32Array.from(rows, (row) => row.req),
-        'int32',
-      );
-      return hs.map((h) => tf.gather(h, rowReq) as tf.Tensor2D);
-    });
-
-    const nRows = rows.length;
-    const V = w.vocabSize;
-    const tokens: number[][] = rows.map(() => []);
-    const logprobs: number[][] = rows.map(() => []);
-    const done = new Uint8Array(nRows);
-    const stepMax = Math.max(...rows.map((r) => r.maxTokens));
-    try {
-      for (let step = 0; step < stepMax; step++) {
-        const logits = tf.tidy(() => headLogits(w, states[states.length - 1]!));
-        const values = logits.dataSync() as Float32Array;
-        logits.dispose();
-        const next = new Int32Array(nRows);
-        let active = 0;
-        for (let i = 0; i < nRows; i++) {
-          const row = rows[i]!;
-          if (done[i] || step >= row.maxTokens) {
-            done[i] = 1;
-            next[i] = EOS_ID;
-            continue;
-          }
-          const { token, logprob } = sampleToken(values, i * V, V, row.temperature, row.rng);
-          tokens[i]!.push(token);
-          logprobs[i]!.push(logprob);
-          next[i] = token;
-          if (token === EOS_ID) done[i] = 1;
-          else active++;
-        }
-        if (active === 0 || step === stepMax - 1) break;
-        const prev = states;
-        states = tf.tidy(() => stackStep(w, oneHotRows(next, V), prev));
-        for (const s of prev) s.dispose();
-      }
-    } finally {
-      for (const s of states) s.dispose();
-    }
-
+    const { tokens, logprobs } = sampleFrom(this.w, promptStates(this.w, prompts, rows), rows);
     rows.forEach((row, i) => {
       const toks = tokens[i]!;
       const stopped = toks.length > 0 && toks[toks.length - 1] === EOS_ID;

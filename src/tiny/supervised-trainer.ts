@@ -2,9 +2,10 @@ import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { ConfigError } from '../core/errors.ts';
 import { Adam } from './adam.ts';
-import { sequenceLogits, stepInputs, withTransposes } from './gru.ts';
+import { sequenceLogits, stepInputs } from './gru.ts';
 import { packExperiences } from './pack.ts';
 import type { TinyPolicy } from './policy.ts';
+import { updatePolicy } from './trainer-loop.ts';
 
 /** Settings of supervised (teacher-forced cross-entropy) training of the tiny policy. */
 export const SupervisedConfigSchema = z
@@ -81,34 +82,22 @@ export class SupervisedTrainer {
     const inputs = stepInputs(packed.inputs, B, S, V);
     const targets = tf.tidy(() => tf.oneHot(tf.tensor1d(targetTm, 'int32'), V));
     const weight = tf.tensor1d(weightTm);
-    const vars = this.policy.variables as tf.Variable[];
-    const weights = withTransposes(this.policy.weights());
-    try {
-      const { value, grads } = tf.variableGrads(() => {
-        const logp = tf.sum(tf.mul(tf.logSoftmax(sequenceLogits(weights, inputs, true)), targets), 1);
-        return tf.neg(tf.sum(tf.mul(logp, weight))) as tf.Scalar;
-      }, vars);
-      const loss = value.dataSync()[0]!;
-      value.dispose();
-      const ordered = vars.map((v) => grads[v.name]!);
-      const normT = tf.tidy(() => tf.sqrt(tf.addN(ordered.map((g) => tf.sum(tf.square(g))))));
-      const gradNorm = normT.dataSync()[0]!;
-      normT.dispose();
-      let applied = ordered;
-      if (this.config.maxGradNorm > 0 && gradNorm > this.config.maxGradNorm) {
-        const scale = this.config.maxGradNorm / (gradNorm + 1e-6);
-        applied = ordered.map((g) => tf.mul(g, scale));
-        for (const g of ordered) g.dispose();
-      }
-      this.adam.apply(vars, applied);
-      for (const g of applied) g.dispose();
-      return { loss, gradNorm, tokens: packed.actionTokens };
-    } finally {
-      for (const x of inputs) x.dispose();
-      targets.dispose();
-      weight.dispose();
-      for (const t of weights.transposed!.values()) t.dispose();
-    }
+    const { loss, gradNorm } = updatePolicy(this.policy, this.adam, {
+      chunks: 1,
+      chunk: () => ({
+        loss: (w) => {
+          const logp = tf.sum(tf.mul(tf.logSoftmax(sequenceLogits(w, inputs, true)), targets), 1);
+          return { loss: tf.neg(tf.sum(tf.mul(logp, weight))) as tf.Scalar };
+        },
+        dispose: () => {
+          for (const x of inputs) x.dispose();
+          targets.dispose();
+          weight.dispose();
+        },
+      }),
+      maxGradNorm: this.config.maxGradNorm,
+    });
+    return { loss, gradNorm, tokens: packed.actionTokens };
   }
 
   dispose(): void {

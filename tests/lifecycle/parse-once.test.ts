@@ -1,13 +1,22 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { parseConfig } from '../../src/core/config.ts';
+import { Registry } from '../../src/core/registry.ts';
+import type { Task } from '../../src/core/task.ts';
 import { parseRftConfig, runRft } from '../../src/lifecycle/rft-run.ts';
 import { defaultRegistries } from '../../src/lifecycle/run-registries.ts';
 import { runTaskPipeline } from '../../src/lifecycle/task-pipeline.ts';
 import { taskPipelineConfigSchema } from '../../src/lifecycle/task-pipeline-config.ts';
+import type { TaskOperatorDefinition } from '../../src/operators/registries.ts';
 import { taskOperatorRegistry } from '../../src/operators/registries.ts';
+import { nearDedupOp } from '../../src/operators/task/near-dedup.ts';
+import { NearDedupSigner } from '../../src/operators/task/near-dedup-signer.ts';
+import type { ChainSetup } from '../../src/pipeline-workers/chain-messages.ts';
+import { buildWorkerChain } from '../../src/pipeline-workers/chain-setup.ts';
+import { planRowWise } from '../../src/pipeline-workers/row-wise-plan.ts';
+import { PolicyGradientConfigSchema } from '../../src/tiny/pg-config.ts';
 import { REPO_ROOT } from '../helpers/cli.ts';
 import { smallRftRaw } from '../helpers/rft.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -56,6 +65,8 @@ describe('each params schema is parsed once per run (the door), never again by t
       lifecycle: { mode: 'sync', steps: 2, checkpointEvery: 1 },
     });
     const config = parseRftConfig(raw, undefined, reg);
+    // The trainer's own config schema is the definition's: nothing parses it again after the door.
+    const trainerParses = vi.spyOn(PolicyGradientConfigSchema, 'safeParse');
     const report = await runRft(config, {
       baseDir: REPO_ROOT,
       dbDir: join(dir, 'rft-db'),
@@ -63,6 +74,8 @@ describe('each params schema is parsed once per run (the door), never again by t
       registries: reg,
     });
     expect(report.steps).toBe(2);
+    expect(trainerParses).not.toHaveBeenCalled();
+    trainerParses.mockRestore();
     expect(report.describe.buffer).toContain('sampler c_fifo');
     expect(Object.fromEntries([...parses].filter(([k]) => k.startsWith('c_')))).toEqual({
       c_sequential: 1,
@@ -112,4 +125,67 @@ describe('each params schema is parsed once per run (the door), never again by t
     expect(parses.get('p_near_dedup')).toBe(1);
     expect(parses.get('p_length_filter')).toBe(1);
   }, 120_000);
+
+  it('a run with workers: steps and dedup params go to workers parsed, and the worker parses nothing again', async () => {
+    const registry = taskOperatorRegistry();
+    const config = parseConfig(taskPipelineConfigSchema(registry), {
+      name: 'parse-once-workers',
+      input: { path: join(dir, 'in.jsonl') },
+      mapping: { id: 'id', prompt: 'q', answer: 'a', taskset: 't' },
+      workers: 2,
+      operators: [
+        { op: 'length_filter', params: { minChars: 2 } },
+        { op: 'near_dedup', params: { threshold: 0.5 } },
+      ],
+    });
+    const plan = planRowWise(config.operators, registry);
+    // What the door parsed goes as it is: defaults filled, nothing left for the worker to fill.
+    expect(plan.workerSteps).toEqual([
+      { op: 'length_filter', params: { minChars: 2, field: 'prompt', wordSplit: 'segmenter' } },
+    ]);
+    expect(plan.workerSteps[0]).toBe(config.operators[0]);
+    expect(plan.nearDedupParams).toEqual({
+      field: 'prompt',
+      tokenizer: 'char',
+      permutations: 128,
+      bands: 16,
+      verify: true,
+      threshold: 0.5,
+      lowercase: true,
+      seed: 1,
+    });
+    // The worker's side, as chain-worker.ts runs it, on a structured clone of its setup and with
+    // every operator's params schema counted: it builds the same chain and parses nothing.
+    const setup: ChainSetup = structuredClone({
+      steps: plan.workerSteps,
+      seed: 3,
+      runId: 'w',
+      baseDir: dir,
+      mapping: config.mapping,
+      nearDedupParams: plan.nearDedupParams,
+      exactDedupParams: plan.exactDedupParams,
+    });
+    const counting = new Registry<TaskOperatorDefinition>('task operator');
+    for (const d of registry.all()) counting.register(counted(d, d.name));
+    const chain = await buildWorkerChain(setup, counting, () => undefined);
+    expect(
+      registry
+        .all()
+        .filter((d) => (parses.get(d.name) ?? 0) > 0)
+        .map((d) => d.name),
+    ).toEqual([]);
+    expect(chain.signer?.key).toBe(new NearDedupSigner(nearDedupOp.params.parse({ threshold: 0.5 })).key);
+    expect(chain.keyer).toBeNull();
+    const tasks = ['what is 1+1', 'x', 'name a prime'].map((prompt, i) => ({
+      id: `t${i}`,
+      taskset: 't',
+      prompt,
+      answer: '2',
+    })) as Task[];
+    const out = await chain.graph.process(tasks);
+    expect(out.rows.map((t) => t.id)).toEqual(['t0', 't2']);
+    expect(out.rejected.map((r) => [r.row.id, r.reason])).toEqual([
+      ['t1', 'too short: 1 chars < minChars 2'],
+    ]);
+  });
 });

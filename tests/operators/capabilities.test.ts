@@ -129,7 +129,15 @@ describe('operator capabilities (flags on each definition)', () => {
     );
     expect(plan.workerSteps.map((s) => ('op' in s ? s.op : ''))).toEqual(['strip_html', 'require_answer']);
     expect(plan.textOnly).toBe(false);
-    expect(plan.exactDedupParams).toEqual({});
+    // Parsed, defaults filled: workers take them as they are.
+    expect(plan.exactDedupParams).toEqual({
+      field: 'prompt',
+      unicode: 'NFKC',
+      lowercase: true,
+      stripPunctuation: true,
+      whitespace: 'collapse',
+      checkIds: true,
+    });
     // A user's own definition under a built-in name stays on the main thread, flags or not.
     const own = new Registry<TaskOperatorDefinition>('task operator');
     for (const d of registry.all()) own.register(d.name === 'strip_html' ? { ...d } : d);

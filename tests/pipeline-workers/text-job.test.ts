@@ -99,7 +99,7 @@ describe('text jobs: a worker sees only the texts, the main thread keeps its own
     expect(planRowWise([{ op: 'map_fields', params: { prompt: '{meta.q}' } }], registry).textOnly).toBe(
       false,
     );
-    expect(planRowWise([{ op: 'strip_html' }, { op: 'chat_template' }], registry).textOnly).toBe(false);
+    expect(planRowWise([{ op: 'strip_html' }, { op: 'require_answer' }], registry).textOnly).toBe(false);
   });
 });
 

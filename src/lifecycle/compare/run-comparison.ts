@@ -96,8 +96,35 @@ export async function loadRunComparison(
       ...(zeros.some((z) => z.size > 0) ? [0] : []),
     ]),
   ].sort((a, b) => a - b);
-  const index = new Map(steps.map((s, i) => [s, i] as const));
+  const { series, metrics } = metricSeries(folders, zeros, steps);
+  const missing: MissingMetric[] = WANTED_METRICS.filter(
+    (w) => !metrics.some((m) => w.pattern.test(m.key)),
+  ).map((w) => ({
+    key: w.key,
+    label: w.label,
+    reason: `no run's step records (metrics.jsonl) carry it${w.key === 'accuracy' ? ' (no held-out set configured)' : ''}`,
+  }));
+  const known = new Map((opts.statuses ?? []).map((s) => [s.runId, s] as const));
+  const runs = folders.map((f, i) => comparedRun(f, zeros[i]!, known.get(f.runId)));
+  return runComparisonSchema.parse({
+    runs,
+    steps,
+    metrics,
+    missing,
+    series,
+    configDiff: folders.length > 1 ? diffRunConfigs(folders.map((f) => f.config)) : [],
+  });
+}
 
+type StepZero = ReturnType<typeof stepZero>;
+
+/** Every metric some run carries, as one row per run aligned on `steps` (null where a run has no value). */
+function metricSeries(
+  folders: readonly RunFolder[],
+  zeros: readonly StepZero[],
+  steps: readonly number[],
+): { series: RunComparison['series']; metrics: ComparedMetric[] } {
+  const index = new Map(steps.map((s, i) => [s, i] as const));
   const keys = orderMetricKeys(folders.flatMap((f) => f.steps.flatMap((s) => [...s.values.keys()])));
   const series: RunComparison['series'] = {};
   const metrics: ComparedMetric[] = [];
@@ -120,38 +147,26 @@ export async function loadRunComparison(
     series[key] = byRun;
     metrics.push({ key, ...metricInfo(key), runs: carriedBy });
   }
+  return { series, metrics };
+}
 
-  const missing: MissingMetric[] = WANTED_METRICS.filter(
-    (w) => !metrics.some((m) => w.pattern.test(m.key)),
-  ).map((w) => ({
-    key: w.key,
-    label: w.label,
-    reason: `no run's step records (metrics.jsonl) carry it${w.key === 'accuracy' ? ' (no held-out set configured)' : ''}`,
-  }));
-
-  const known = new Map((opts.statuses ?? []).map((s) => [s.runId, s] as const));
-  const runs: ComparedRun[] = folders.map((f, i) => {
-    const db = known.get(f.runId);
-    const st = db ? { status: db.status, statusNote: db.statusNote } : folderStatus(f);
-    return {
-      id: f.runId,
-      dir: f.dir,
-      name: typeof f.config.name === 'string' ? f.config.name : '',
-      status: st.status,
-      ...(st.statusNote !== undefined ? { statusNote: st.statusNote } : {}),
-      configHash: f.configHash,
-      steps: f.steps.length === 0 ? 0 : Math.max(...f.steps.map((s) => s.step)),
-      plannedSteps: num(lifecycleOf(f).steps),
-      headline: headlineOf(f, zeros[i]!),
-      config: f.config,
-    };
-  });
-  return runComparisonSchema.parse({
-    runs,
-    steps,
-    metrics,
-    missing,
-    series,
-    configDiff: folders.length > 1 ? diffRunConfigs(folders.map((f) => f.config)) : [],
-  });
+/** One run's line: its status (the runs table's when known, else its folder's), steps, headline and config. */
+function comparedRun(
+  f: RunFolder,
+  zero: StepZero,
+  db: NonNullable<LoadComparisonOptions['statuses']>[number] | undefined,
+): ComparedRun {
+  const st = db ? { status: db.status, statusNote: db.statusNote } : folderStatus(f);
+  return {
+    id: f.runId,
+    dir: f.dir,
+    name: typeof f.config.name === 'string' ? f.config.name : '',
+    status: st.status,
+    ...(st.statusNote !== undefined ? { statusNote: st.statusNote } : {}),
+    configHash: f.configHash,
+    steps: f.steps.length === 0 ? 0 : Math.max(...f.steps.map((s) => s.step)),
+    plannedSteps: num(lifecycleOf(f).steps),
+    headline: headlineOf(f, zero),
+    config: f.config,
+  };
 }

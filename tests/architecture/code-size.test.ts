@@ -16,28 +16,6 @@ const ELSEWHERE = 'being split on another branch';
 
 /** `path` (a file) or `path:Class.function` → why it may be over. */
 const EXCEPTIONS: Record<string, string> = {
-  // being split on another branch (selectors, buffer, explorer, task pipeline, scale, text profile)
-  'src/buffer/buffer-sample.ts:sampleExperiences': ELSEWHERE,
-  'src/buffer/experience-encoder.ts:encodeExperienceRows': ELSEWHERE,
-  'src/buffer/experience-load.ts:loadIndex': ELSEWHERE,
-  'src/buffer/experience-slots.ts': ELSEWHERE,
-  'src/buffer/experience-storage.ts': ELSEWHERE,
-  'src/buffer/experience-table.ts': ELSEWHERE,
-  'src/buffer/experience-table.ts:decodeExperiences': ELSEWHERE,
-  'src/explorer/explorer.ts:Explorer.explore': ELSEWHERE,
-  'src/explorer/workflows/multi-turn.ts:run': ELSEWHERE,
-  'src/lifecycle/task-pipeline.ts:runTaskPipelineLeased': ELSEWHERE,
-  'src/operators/task/text-profile.ts:scanAscii': ELSEWHERE,
-  'src/scale/pipeline-coordinator.ts:queuedPipeline': ELSEWHERE,
-  'src/scale/pipeline-coordinator.ts:queuedPipeline.inputStream': ELSEWHERE,
-  'src/scale/queue-rollouts.ts:QueueRollouts.explore': ELSEWHERE,
-  'src/selectors/bots-thompson.ts:thompsonTopK': ELSEWHERE,
-  'src/selectors/bots.ts': ELSEWHERE,
-  'src/selectors/bots.ts:BotsSelector.observe': ELSEWHERE,
-  'src/selectors/shared-ability.ts': ELSEWHERE,
-  'src/selectors/shared-ability.ts:SharedAbilitySelector.scan': ELSEWHERE,
-  'src/selectors/stages/live-rounds.ts:exploreInRounds': ELSEWHERE,
-  'src/selectors/stages/staged-step.ts:stagedStep': ELSEWHERE,
   // to split on this branch (issue 38, step 4)
   'src/agents/episode.ts:runEpisode': 'to split (issue 38)',
   'src/core/config-explain.ts:explainIssue': 'to split (issue 38)',

@@ -26,7 +26,6 @@ const EXCEPTIONS: Record<string, string> = {
   'src/operators/task/decontaminate.ts:decontaminateOperator.create': 'to split (issue 38)',
   'src/operators/task/numeric-variants.ts:tryVariant': 'to split (issue 38)',
   'src/operators/task/problem-analysis.ts:analyzeProblem': 'to split (issue 38)',
-  'src/operators/task/semantic-dedup.ts:semanticDedupOperator': 'to split (issue 38)',
 };
 
 describe('code size: files ≤ 400 lines, functions ≤ 80 lines in src', () => {

@@ -24,7 +24,6 @@ const EXCEPTIONS: Record<string, string> = {
   'src/lifecycle/run/explore-step.ts:exploreStep': 'to split (issue 38)',
   'src/operators/task/decontaminate.ts:decontaminateOperator': 'to split (issue 38)',
   'src/operators/task/decontaminate.ts:decontaminateOperator.create': 'to split (issue 38)',
-  'src/operators/task/numeric-variants.ts:tryVariant': 'to split (issue 38)',
   'src/operators/task/problem-analysis.ts:analyzeProblem': 'to split (issue 38)',
 };
 

@@ -19,7 +19,6 @@ const EXCEPTIONS: Record<string, string> = {
   // to split on this branch (issue 38, step 4)
   // the RFT config's zod schema: one object literal, key by key as the YAML reads (docs/config.md is generated from it)
   'src/lifecycle/rft-config.ts:rftConfigSchema': 'one zod schema object literal',
-  'src/lifecycle/run/explore-step.ts:exploreStep': 'to split (issue 38)',
   'src/operators/task/problem-analysis.ts:analyzeProblem': 'to split (issue 38)',
 };
 

@@ -213,85 +213,11 @@ function explainIssue(
   base: PropertyKey[],
 ): Explained {
   const path = [...base, ...issue.path];
-  if (issue.code === 'unrecognized_keys') {
-    const at = schemaAt(root, value, path);
-    const valid = Object.keys(shapeOf(at.schema) ?? {});
-    // Of several unknown keys, the one that looks like a valid key misspelt is the likely cause.
-    const key =
-      issue.keys.find((k) => RENAMED_KEYS[k] !== undefined || closestNames(k, valid).length > 0) ??
-      issue.keys[0]!;
-    if (valid.includes(key) && at.schema) {
-      // zod reported another branch of a union: explain the value against the branch it fits.
-      const again = (at.schema as z.ZodType).safeParse(at.value);
-      if (!again.success) {
-        const inner = [...again.error.issues].sort((a, b) => rank(a) - rank(b))[0]!;
-        if (!(inner.code === 'unrecognized_keys' && inner.path.length === 0))
-          return explainIssue(root, value, inner, path);
-      }
-    }
-    const hint = keyHint(key, valid);
-    const more = issue.keys.length > 1 ? ` (and ${issue.keys.length - 1} more unknown key(s))` : '';
-    return { path: [...path, key], message: `unknown key '${key}'${more}`, ...(hint ? { hint } : {}) };
-  }
+  if (issue.code === 'unrecognized_keys') return explainUnknownKeys(root, value, issue, path);
   if (issue.code === 'invalid_union') {
-    const here = schemaAt(root, value, path.slice(0, path.length));
-    const v = here.value;
-    const disc = issue as unknown as { note?: string; discriminator?: string; options?: unknown[] };
-    const slot = innerDiscriminator(issue) ?? disc;
-    if (v !== null && typeof v === 'object' && !Array.isArray(v) && slot.discriminator) {
-      // `{ tpye: random }`: the discriminating key itself is misspelt.
-      const key = slot.discriminator;
-      // Only when the value is meant for the discriminated branch (not, say, a branch step).
-      const fits = shapeOf(here.schema);
-      const otherBranch =
-        fits !== undefined && !(key in fits) && Object.keys(v as object).some((k) => k in fits);
-      if (!(key in (v as object)) && !otherBranch) {
-        const keys = Object.keys(v as object);
-        const renamed = keys.find((k) => RENAMED_KEYS[k] === key);
-        if (renamed)
-          return {
-            path: [...path, renamed],
-            message: `unknown key '${renamed}'`,
-            hint: `'${renamed}' was renamed: use '${key}'`,
-          };
-        const typo = keys.find((k) => closestNames(k, [key]).length > 0);
-        if (typo)
-          return { path: [...path, typo], message: `unknown key '${typo}'`, hint: `did you mean '${key}'?` };
-        if (!keys.includes('module'))
-          return {
-            path,
-            message: `missing '${key}'`,
-            hint: `write a name, { ${key}: <name>, params: {…} } or { module: ./file.ts, export, params }`,
-          };
-      }
-    }
-    if (disc.note === 'No matching discriminator' && disc.discriminator) {
-      // Read along the value itself: a slot nested in a slot (mixed's children) has no schema path.
-      const got = valueAt(value, path);
-      const names = (disc.options ?? []).map(String);
-      const hint = nameHint(String(got), names);
-      return { path, message: `unknown ${kindAt(path)} '${String(got)}'`, ...(hint ? { hint } : {}) };
-    }
-    const branches = issue.errors;
-    // A bare name that is not registered: say so, with the nearest names.
-    const enumBranch = branches.find((b) => b.length === 1 && b[0]!.code === 'invalid_value');
-    if (typeof v === 'string' && enumBranch) {
-      const names = ((enumBranch[0] as { values?: unknown[] }).values ?? []).map(String);
-      const hint = nameHint(v, names);
-      return { path, message: `unknown ${kindAt(path)} '${v}'`, ...(hint ? { hint } : {}) };
-    }
-    // Otherwise the branch the value was meant for: the one whose problem lies deepest.
-    const depth = (b: readonly z.core.$ZodIssue[]) =>
-      Math.max(...b.map((i) => i.path.length + (i.code === 'invalid_union' ? 1 : 0)));
-    const isModule = v !== null && typeof v === 'object' && 'module' in (v as object);
-    const candidates = branches.filter((b) => b.length > 0);
-    const best = isModule
-      ? candidates.find((b) => b.some((i) => i.path[0] === 'module' || i.code === 'unrecognized_keys'))
-      : [...candidates].sort((a, b) => depth(b) - depth(a))[0];
-    if (best && best.length > 0) {
-      const inner = [...best].sort((a, b) => rank(a) - rank(b))[0]!;
-      return explainIssue(root, value, inner, path);
-    }
+    const explained =
+      misspeltDiscriminator(root, value, issue, path) ?? explainUnion(root, value, issue, path);
+    if (explained) return explained;
   }
   if (issue.code === 'invalid_type') {
     const got = schemaAt(root, value, path).value;
@@ -314,6 +240,110 @@ function explainIssue(
     return { path, message: issue.message, hint: 'see `winnow schema` for every key’s range' };
   }
   return { path, message: issue.message };
+}
+
+type UnionIssue = Extract<z.core.$ZodIssue, { code: 'invalid_union' }>;
+
+/** An unknown key: the likely misspelt one, with the nearest valid key or its new spelling. */
+function explainUnknownKeys(
+  root: z.ZodType,
+  value: unknown,
+  issue: Extract<z.core.$ZodIssue, { code: 'unrecognized_keys' }>,
+  path: PropertyKey[],
+): Explained {
+  const at = schemaAt(root, value, path);
+  const valid = Object.keys(shapeOf(at.schema) ?? {});
+  // Of several unknown keys, the one that looks like a valid key misspelt is the likely cause.
+  const key =
+    issue.keys.find((k) => RENAMED_KEYS[k] !== undefined || closestNames(k, valid).length > 0) ??
+    issue.keys[0]!;
+  if (valid.includes(key) && at.schema) {
+    // zod reported another branch of a union: explain the value against the branch it fits.
+    const again = (at.schema as z.ZodType).safeParse(at.value);
+    if (!again.success) {
+      const inner = [...again.error.issues].sort((a, b) => rank(a) - rank(b))[0]!;
+      if (!(inner.code === 'unrecognized_keys' && inner.path.length === 0))
+        return explainIssue(root, value, inner, path);
+    }
+  }
+  const hint = keyHint(key, valid);
+  const more = issue.keys.length > 1 ? ` (and ${issue.keys.length - 1} more unknown key(s))` : '';
+  return { path: [...path, key], message: `unknown key '${key}'${more}`, ...(hint ? { hint } : {}) };
+}
+
+/** `{ tpye: random }` in a plug-in slot: the discriminating key itself is misspelt, renamed or missing. */
+function misspeltDiscriminator(
+  root: z.ZodType,
+  value: unknown,
+  issue: UnionIssue,
+  path: PropertyKey[],
+): Explained | undefined {
+  const here = schemaAt(root, value, path.slice(0, path.length));
+  const v = here.value;
+  const slot = innerDiscriminator(issue) ?? (issue as unknown as { discriminator?: string });
+  if (!(v !== null && typeof v === 'object' && !Array.isArray(v) && slot.discriminator)) return undefined;
+  const key = slot.discriminator;
+  // Only when the value is meant for the discriminated branch (not, say, a branch step).
+  const fits = shapeOf(here.schema);
+  const otherBranch = fits !== undefined && !(key in fits) && Object.keys(v as object).some((k) => k in fits);
+  if (key in (v as object) || otherBranch) return undefined;
+  const keys = Object.keys(v as object);
+  const renamed = keys.find((k) => RENAMED_KEYS[k] === key);
+  if (renamed)
+    return {
+      path: [...path, renamed],
+      message: `unknown key '${renamed}'`,
+      hint: `'${renamed}' was renamed: use '${key}'`,
+    };
+  const typo = keys.find((k) => closestNames(k, [key]).length > 0);
+  if (typo)
+    return { path: [...path, typo], message: `unknown key '${typo}'`, hint: `did you mean '${key}'?` };
+  if (!keys.includes('module'))
+    return {
+      path,
+      message: `missing '${key}'`,
+      hint: `write a name, { ${key}: <name>, params: {…} } or { module: ./file.ts, export, params }`,
+    };
+  return undefined;
+}
+
+/** A union no branch accepted: an unknown name, or the problem in the branch the value was meant for. */
+function explainUnion(
+  root: z.ZodType,
+  value: unknown,
+  issue: UnionIssue,
+  path: PropertyKey[],
+): Explained | undefined {
+  const v = schemaAt(root, value, path.slice(0, path.length)).value;
+  const disc = issue as unknown as { note?: string; discriminator?: string; options?: unknown[] };
+  if (disc.note === 'No matching discriminator' && disc.discriminator) {
+    // Read along the value itself: a slot nested in a slot (mixed's children) has no schema path.
+    const got = valueAt(value, path);
+    const names = (disc.options ?? []).map(String);
+    const hint = nameHint(String(got), names);
+    return { path, message: `unknown ${kindAt(path)} '${String(got)}'`, ...(hint ? { hint } : {}) };
+  }
+  const branches = issue.errors;
+  // A bare name that is not registered: say so, with the nearest names.
+  const enumBranch = branches.find((b) => b.length === 1 && b[0]!.code === 'invalid_value');
+  if (typeof v === 'string' && enumBranch) {
+    const names = ((enumBranch[0] as { values?: unknown[] }).values ?? []).map(String);
+    const hint = nameHint(v, names);
+    return { path, message: `unknown ${kindAt(path)} '${v}'`, ...(hint ? { hint } : {}) };
+  }
+  // Otherwise the branch the value was meant for: the one whose problem lies deepest.
+  const depth = (b: readonly z.core.$ZodIssue[]) =>
+    Math.max(...b.map((i) => i.path.length + (i.code === 'invalid_union' ? 1 : 0)));
+  const isModule = v !== null && typeof v === 'object' && 'module' in (v as object);
+  const candidates = branches.filter((b) => b.length > 0);
+  const best = isModule
+    ? candidates.find((b) => b.some((i) => i.path[0] === 'module' || i.code === 'unrecognized_keys'))
+    : [...candidates].sort((a, b) => depth(b) - depth(a))[0];
+  if (best && best.length > 0) {
+    const inner = [...best].sort((a, b) => rank(a) - rank(b))[0]!;
+    return explainIssue(root, value, inner, path);
+  }
+  return undefined;
 }
 
 /** A zod type name as a noun with its article: "an object", "a number", "a list". */

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { toolStepFigures } from '../../agents/tool-figures.ts';
 import type { Experience } from '../../core/experience.ts';
+import type { RolloutFailure } from '../../core/explore-result.ts';
 import type { RejectedInput } from '../../core/rejected.ts';
 import { rejectedPayload } from '../../core/rejected.ts';
 import { groupIdOf } from '../../core/rollout-ids.ts';
@@ -59,20 +60,7 @@ export async function exploreStep(run: RunState, atStep: number): Promise<Explor
   await hooks.emit('beforeSelect', { step: atStep, batchTasks: wanted });
   const version = run.explorerVersion;
   // Stages that screen or filter groups (speed, dapo_ds) select, roll out and feed back in rounds.
-  const rounds = roundsSelector(parts.selector);
-  let staged: LiveRoundsResult | undefined;
-  if (rounds) {
-    await parts.serve?.(version);
-    // A refilling reward_std_filter wants its targetGroups groups (filter-refill.ts).
-    const o = {
-      want: filterRefillOf(config)?.targetGroups ?? wanted,
-      groupSize: config.explorer.repeat,
-      step: atStep,
-    };
-    staged = await exploreInRounds(rounds, o, run.taskById, (ts, round) =>
-      parts.explorer.explore(ts, atStep, version, round),
-    );
-  }
+  const staged = await exploreStaged(run, atStep, wanted, version);
   const ids = staged ? staged.tasks.map((t) => t.id) : parts.selector.select(wanted, { step: atStep });
   const chosen: Task[] = ids.map((id) => run.taskById.get(id)!).filter(Boolean);
   const selected = await hooks.emit('afterSelect', { step: atStep, rows: chosen });
@@ -92,17 +80,7 @@ export async function exploreStep(run: RunState, atStep: number): Promise<Explor
   rejectedNow.push(...tokenChecked.rejected);
   if (reused.length > 0)
     explored.experiences = orderLike(selected.payload.rows, [...reused, ...explored.experiences]);
-  for (const f of explored.failures) {
-    const task = run.taskById.get(f.taskId);
-    rejectedNow.push({
-      step: `rollout:${f.kind}`,
-      reason: `${f.reason} (after ${f.attempts} attempt(s))`,
-      rowId: f.groupId,
-      file: task?.source?.file ?? '',
-      row: task?.source?.row ?? -1,
-      payload: rejectedPayload({ taskId: f.taskId, groupId: f.groupId }),
-    });
-  }
+  rejectedNow.push(...failureRows(run, explored.failures));
   const rolled = await hooks.emit('afterRollout', {
     step: atStep,
     rows: explored.experiences,
@@ -112,49 +90,17 @@ export async function exploreStep(run: RunState, atStep: number): Promise<Explor
   const rollouts = rolled.payload.rows;
 
   // Feedback first: the selector learns from every group, including the ones filters drop below.
-  const groups = collectTaskRewards(rollouts);
-  const feedback = staged
-    ? { groups: staged.numbers.fullGroups + staged.numbers.screenedOut }
-    : parts.selector.feedback(
-        groups.map((g) => ({ taskId: g.taskId, rewards: g.rewards })),
-        { step: atStep },
-      );
-  const mixed = groups.filter((g) => {
-    const r = g.rewards.filter((x) => Number.isFinite(x));
-    return r.length > 1 && r.some((x) => x !== r[0]);
-  }).length;
-  await hooks.emit('afterFeedback', { step: atStep, groups: feedback.groups, mixedGroups: mixed });
+  const { groups, mixed } = await feedBack(run, atStep, staged, rollouts);
 
   run.examples.add(pickExamples(atStep, rollouts));
 
-  run.operatorSteps.reset();
-  const processed = await parts.experienceGraph.process(rollouts);
-  // Each operator's own numbers and warnings for this step: step record, hooks and run log.
-  const operators = run.operatorSteps.take();
-  for (const w of operators.warnings.first) run.log(`warning: step ${atStep}: experience operator ${w}`);
-  if (operators.warnings.count > operators.warnings.first.length)
-    run.log(
-      `warning: step ${atStep}: ${operators.warnings.count - operators.warnings.first.length} more operator warning(s)`,
-    );
-  for (const r of processed.rejected) {
-    rejectedNow.push({
-      step: `exp:${r.step}`,
-      reason: r.reason,
-      rowId: r.row.id,
-      payload: rejectedPayload({ ...r.row, tokens: undefined, logprobs: undefined, actionMask: undefined }),
-    });
-  }
+  const { processed, operators } = await experienceOperators(run, atStep, rollouts, rejectedNow);
   const afterOps = await hooks.emit('afterExperienceOps', { step: atStep, rows: processed.rows, operators });
   rejectedNow.push(...run.vetoes(afterOps.rejected));
   await run.recordRejected(rejectedNow);
 
   run.count('rollouts', rollouts.length);
-  // Judgements a reward gave up on (the math verifier's time, size and cost limits) score 0: counted, never hidden.
-  for (const e of rollouts) {
-    if (e.info.reason === 'timeout') run.count('rewardTimeouts', 1);
-    else if (e.info.reason === 'too_large') run.count('rewardTooLarge', 1);
-    else if (e.info.reason === 'too_costly') run.count('rewardTooCostly', 1);
-  }
+  countGivenUp(run, rollouts);
   run.count('failedGroups', explored.failures.length);
   if (staged) run.count('rolloutsSpent', staged.numbers.rolloutsSpent);
   const difficulties = selected.payload.rows
@@ -205,4 +151,105 @@ function droppedRows(run: RunState, staged: LiveRoundsResult): RejectedInput[] {
       payload: rejectedPayload({ taskId: d.taskId, groupId: d.groupId, rewards: d.rewards }),
     };
   });
+}
+
+/**
+ * Stages that screen or filter groups (speed, dapo_ds) select, roll out and feed back in rounds;
+ * undefined when the selector has no such stage.
+ */
+async function exploreStaged(
+  run: RunState,
+  atStep: number,
+  wanted: number,
+  version: number,
+): Promise<LiveRoundsResult | undefined> {
+  const { parts, config } = run;
+  const rounds = roundsSelector(parts.selector);
+  if (!rounds) return undefined;
+  await parts.serve?.(version);
+  // A refilling reward_std_filter wants its targetGroups groups (filter-refill.ts).
+  const o = {
+    want: filterRefillOf(config)?.targetGroups ?? wanted,
+    groupSize: config.explorer.repeat,
+    step: atStep,
+  };
+  return exploreInRounds(rounds, o, run.taskById, (ts, round) =>
+    parts.explorer.explore(ts, atStep, version, round),
+  );
+}
+
+/** Groups whose rollout failed, as rejected rows naming the task's source. */
+function failureRows(run: RunState, failures: readonly RolloutFailure[]): RejectedInput[] {
+  return failures.map((f) => {
+    const task = run.taskById.get(f.taskId);
+    return {
+      step: `rollout:${f.kind}`,
+      reason: `${f.reason} (after ${f.attempts} attempt(s))`,
+      rowId: f.groupId,
+      file: task?.source?.file ?? '',
+      row: task?.source?.row ?? -1,
+      payload: rejectedPayload({ taskId: f.taskId, groupId: f.groupId }),
+    };
+  });
+}
+
+/** Feedback to the selector (from every group, before filters drop any), then the afterFeedback hook. */
+async function feedBack(
+  run: RunState,
+  atStep: number,
+  staged: LiveRoundsResult | undefined,
+  rollouts: Experience[],
+) {
+  const groups = collectTaskRewards(rollouts);
+  const feedback = staged
+    ? { groups: staged.numbers.fullGroups + staged.numbers.screenedOut }
+    : run.parts.selector.feedback(
+        groups.map((g) => ({ taskId: g.taskId, rewards: g.rewards })),
+        { step: atStep },
+      );
+  const mixed = groups.filter((g) => {
+    const r = g.rewards.filter((x) => Number.isFinite(x));
+    return r.length > 1 && r.some((x) => x !== r[0]);
+  }).length;
+  await run.hooks.emit('afterFeedback', { step: atStep, groups: feedback.groups, mixedGroups: mixed });
+  return { groups, mixed };
+}
+
+/**
+ * The experience operators over the step's rollouts; their warnings go to the run log and their
+ * drops onto `rejectedNow`.
+ */
+async function experienceOperators(
+  run: RunState,
+  atStep: number,
+  rollouts: Experience[],
+  rejectedNow: RejectedInput[],
+) {
+  run.operatorSteps.reset();
+  const processed = await run.parts.experienceGraph.process(rollouts);
+  // Each operator's own numbers and warnings for this step: step record, hooks and run log.
+  const operators = run.operatorSteps.take();
+  for (const w of operators.warnings.first) run.log(`warning: step ${atStep}: experience operator ${w}`);
+  if (operators.warnings.count > operators.warnings.first.length)
+    run.log(
+      `warning: step ${atStep}: ${operators.warnings.count - operators.warnings.first.length} more operator warning(s)`,
+    );
+  for (const r of processed.rejected) {
+    rejectedNow.push({
+      step: `exp:${r.step}`,
+      reason: r.reason,
+      rowId: r.row.id,
+      payload: rejectedPayload({ ...r.row, tokens: undefined, logprobs: undefined, actionMask: undefined }),
+    });
+  }
+  return { processed, operators };
+}
+
+/** Judgements a reward gave up on (the math verifier's time, size and cost limits) score 0: counted, never hidden. */
+function countGivenUp(run: RunState, rollouts: readonly Experience[]): void {
+  for (const e of rollouts) {
+    if (e.info.reason === 'timeout') run.count('rewardTimeouts', 1);
+    else if (e.info.reason === 'too_large') run.count('rewardTooLarge', 1);
+    else if (e.info.reason === 'too_costly') run.count('rewardTooCostly', 1);
+  }
 }

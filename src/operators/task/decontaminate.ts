@@ -164,6 +164,103 @@ export interface DecontaminateResources {
 }
 
 /**
+ * Validate, then act: a missing reference file or table, or an index without a store, fails the
+ * build, before any table is written.
+ */
+function validateReferences(
+  p: DecontaminateParams,
+  resources: DecontaminateResources,
+  baseDir: string,
+): void {
+  p.references.forEach((ref, i) => {
+    if ('table' in ref) {
+      if (resources.tables === undefined || resources.dbDir === undefined)
+        throw new ConfigError({
+          path: `params.references[${i}].table`,
+          message: `reading table '${ref.table}' needs a run with a database`,
+          hint: 'run it in a task pipeline, or export the table to a file',
+        });
+      const db = ref.db === undefined ? resources.dbDir : resolve(baseDir, ref.db);
+      if (!resources.tables.has(db, ref.table))
+        throw new ConfigError({
+          path: `params.references[${i}].table`,
+          message: `no table '${ref.table}' in the database ${db}`,
+          hint: 'winnow runs --db <folder> lists what a database holds',
+        });
+      return;
+    }
+    const file = resolve(baseDir, ref.file);
+    if (!existsSync(file))
+      throw new ConfigError({
+        path: `params.references[${i}].file`,
+        message: `reference file ${file} does not exist`,
+        hint: "check the path; relative paths resolve against the config file's folder",
+      });
+  });
+  if (p.index && (resources.index ?? null) === null)
+    throw new ConfigError({
+      path: 'index',
+      message: `dedup index '${p.index.name}' needs a run with a database`,
+      hint: 'run it in a task pipeline, or leave out index',
+    });
+}
+
+/** The (still empty) reference set the params ask for, with its MinHash hasher when MinHash is on. */
+function referenceSet(p: DecontaminateParams): { hasher: MinHasher | null; set: ReferenceSet } {
+  const m = p.minhash;
+  const hasher = m
+    ? new MinHasher({
+        tokenizer: m.tokenizer,
+        ngram: m.ngram ?? DEFAULT_NGRAM[m.tokenizer],
+        permutations: m.permutations,
+        seed: m.seed,
+        lowercase: true,
+      })
+    : null;
+  const set = new ReferenceSet({
+    exact: p.exact,
+    ngram: p.ngram === false ? null : p.ngram,
+    minhash: m && hasher ? { hasher, bands: m.bands, threshold: m.threshold } : null,
+  });
+  return { hasher, set };
+}
+
+/**
+ * Each task against the reference set, in order: a hit is dropped naming the reference row, an
+ * empty text is kept (nothing to compare), the rest are kept and handed to `record`.
+ */
+function screen(
+  batch: readonly Task[],
+  field: DecontaminateParams['field'],
+  set: ReferenceSet,
+  record: ((task: Task, text: string, exact: ReturnType<typeof dedupKeyHash>) => void) | null,
+): { rows: Task[]; dropped: Drop<Task>[]; byMethod: Record<Collision['method'], number>; empty: number } {
+  const rows: Task[] = [];
+  const dropped: Drop<Task>[] = [];
+  const byMethod = { exact: 0, ngram: 0, minhash: 0 };
+  let empty = 0;
+  for (const task of batch) {
+    const text = readText(task, field);
+    if (text.trim() === '') {
+      // Nothing to compare: an empty text cannot be contaminated (length filters handle it).
+      empty++;
+      rows.push(task);
+      continue;
+    }
+    const exact = dedupKeyHash(text);
+    const hit = set.match(text, exact);
+    if (hit) {
+      byMethod[hit.method]++;
+      dropped.push({ row: task, reason: describe(hit) });
+      continue;
+    }
+    rows.push(task);
+    record?.(task, text, exact);
+  }
+  return { rows, dropped, byMethod, empty };
+}
+
+/**
  * The decontaminate operator over a run's resources. Without an index store, `index` is a config
  * error. The task pipeline builds it with its LanceDB store (lifecycle/run-resources.ts); the
  * registry holds the resource-less one.
@@ -180,53 +277,8 @@ export function decontaminateOperator(
       'Drop tasks that overlap reference sets (exact, word n-gram, MinHash) or a persisted dedup index; each drop names the reference row.',
     params: Params,
     create(p) {
-      // Validate, then act: a missing reference file fails the build, before any table is written.
-      p.references.forEach((ref, i) => {
-        if ('table' in ref) {
-          if (resources.tables === undefined || resources.dbDir === undefined)
-            throw new ConfigError({
-              path: `params.references[${i}].table`,
-              message: `reading table '${ref.table}' needs a run with a database`,
-              hint: 'run it in a task pipeline, or export the table to a file',
-            });
-          const db = ref.db === undefined ? resources.dbDir : resolve(baseDir, ref.db);
-          if (!resources.tables.has(db, ref.table))
-            throw new ConfigError({
-              path: `params.references[${i}].table`,
-              message: `no table '${ref.table}' in the database ${db}`,
-              hint: 'winnow runs --db <folder> lists what a database holds',
-            });
-          return;
-        }
-        const file = resolve(baseDir, ref.file);
-        if (!existsSync(file))
-          throw new ConfigError({
-            path: `params.references[${i}].file`,
-            message: `reference file ${file} does not exist`,
-            hint: "check the path; relative paths resolve against the config file's folder",
-          });
-      });
-      if (p.index && store === null)
-        throw new ConfigError({
-          path: 'index',
-          message: `dedup index '${p.index.name}' needs a run with a database`,
-          hint: 'run it in a task pipeline, or leave out index',
-        });
-      const m = p.minhash;
-      const hasher = m
-        ? new MinHasher({
-            tokenizer: m.tokenizer,
-            ngram: m.ngram ?? DEFAULT_NGRAM[m.tokenizer],
-            permutations: m.permutations,
-            seed: m.seed,
-            lowercase: true,
-          })
-        : null;
-      const set = new ReferenceSet({
-        exact: p.exact,
-        ngram: p.ngram === false ? null : p.ngram,
-        minhash: m && hasher ? { hasher, bands: m.bands, threshold: m.threshold } : null,
-      });
+      validateReferences(p, resources, baseDir);
+      const { hasher, set } = referenceSet(p);
       let loaded: Promise<{ skipped: number; warnings: string[] }> | null = null;
       const kept: DedupIndexEntry[] = [];
       const sig = new Uint32Array(hasher?.permutations ?? 0);
@@ -246,38 +298,21 @@ export function decontaminateOperator(
         kind: 'dedup',
         async process(batch, ctx) {
           const skipped = await load(ctx);
-          const rows: Task[] = [];
-          const dropped: Drop<Task>[] = [];
-          const byMethod = { exact: 0, ngram: 0, minhash: 0 };
-          let empty = 0;
-          for (const task of batch) {
-            const text = readText(task, p.field);
-            if (text.trim() === '') {
-              // Nothing to compare: an empty text cannot be contaminated (length filters handle it).
-              empty++;
-              rows.push(task);
-              continue;
-            }
-            const exact = dedupKeyHash(text);
-            const hit = set.match(text, exact);
-            if (hit) {
-              byMethod[hit.method]++;
-              dropped.push({ row: task, reason: describe(hit) });
-              continue;
-            }
-            rows.push(task);
-            if (p.index?.record && store) {
-              if (hasher) hasher.signature(text, sig, 0);
-              kept.push({
-                key: exact.key,
-                check: exact.check,
-                signature: Array.from(sig),
-                taskset: p.index.taskset ?? task.taskset,
-                taskId: task.id,
-                runId: ctx.runId,
-              });
-            }
-          }
+          const record =
+            p.index?.record && store
+              ? (task: Task, text: string, exact: ReturnType<typeof dedupKeyHash>) => {
+                  if (hasher) hasher.signature(text, sig, 0);
+                  kept.push({
+                    key: exact.key,
+                    check: exact.check,
+                    signature: Array.from(sig),
+                    taskset: p.index?.taskset ?? task.taskset,
+                    taskId: task.id,
+                    runId: ctx.runId,
+                  });
+                }
+              : null;
+          const { rows, dropped, byMethod, empty } = screen(batch, p.field, set, record);
           return {
             rows,
             dropped,

@@ -81,7 +81,7 @@ function isNice(original: Rational, next: Rational): boolean {
   return places !== null && places <= Math.max(2, decimalPlaces(original) ?? 2);
 }
 
-function splice(text: string, edits: Array<{ start: number; end: number; text: string }>): string {
+function splice(text: string, edits: ReadonlyArray<{ start: number; end: number; text: string }>): string {
   let out = '';
   let at = 0;
   for (const e of [...edits].sort((a, b) => a.start - b.start)) {
@@ -91,16 +91,15 @@ function splice(text: string, edits: Array<{ start: number; end: number; text: s
   return out + text.slice(at);
 }
 
-/**
- * One attempt at a variant: change `keys` (perturbable input values), re-run the chain, rewrite.
- * Returns the variant or why this attempt failed.
- */
-export function tryVariant(
+type Edit = { start: number; end: number; text: string };
+
+/** New values for `keys` (perturbable input values), each distinct from the others and from `avoid`. */
+function pickNewInputs(
   a: ProblemAnalysis,
   keys: readonly string[],
   rng: Rng,
   opts: VariantOptions & { fine?: boolean },
-): Variant | string {
+): Map<string, Rational> {
   const avoid = new Set(a.avoidValues);
   const newInputs = new Map<string, Rational>();
   for (const k of keys) {
@@ -111,8 +110,11 @@ export function tryVariant(
     avoid.add(key(next));
     newInputs.set(k, next);
   }
-  if (newInputs.size === 0) return `no new value for ${keys.join(', ')}`;
+  return newInputs;
+}
 
+/** Every annotation's result re-run with the new inputs, in order, or why one is unusable. */
+function recompute(a: ProblemAnalysis, newInputs: ReadonlyMap<string, Rational>): Rational[] | string {
   const results: Rational[] = [];
   for (let i = 0; i < a.annotations.length; i++) {
     const { ann, lits, sources } = a.annotations[i]!;
@@ -135,19 +137,34 @@ export function tryVariant(
   // A changed input that equals a new result would make the variant's prose ambiguous.
   for (const v of newInputs.values())
     if (results.some((r) => equals(r, v))) return `new value ${toDecimalString(v)} equals a new result`;
+  return results;
+}
 
-  const qEdits: Array<{ start: number; end: number; text: string }> = [];
+/** The question's changed numbers, rewritten in their original style. */
+function questionEdits(
+  a: ProblemAnalysis,
+  newInputs: ReadonlyMap<string, Rational>,
+): { edits: Edit[]; changes: Array<[string, string]> } {
+  const edits: Edit[] = [];
   const changes: Array<[string, string]> = [];
   for (const t of a.questionTokens) {
     if (t.opaque) continue;
     const next = newInputs.get(key(t.value));
     if (next === undefined) continue;
     const text = formatLike(next, styleOf(t.text, t.value))!;
-    qEdits.push({ start: t.start, end: t.end, text });
+    edits.push({ start: t.start, end: t.end, text });
     changes.push([t.text, text]);
   }
+  return { edits, changes };
+}
 
-  const sEdits: Array<{ start: number; end: number; text: string }> = [];
+/** The solution prose's numbers that follow a changed input or result, or why one cannot be rewritten. */
+function proseEdits(
+  a: ProblemAnalysis,
+  newInputs: ReadonlyMap<string, Rational>,
+  results: Rational[],
+): Edit[] | string {
+  const edits: Edit[] = [];
   for (const t of a.solutionTokens) {
     let next: Rational | undefined;
     if (t.display !== null) next = results[t.display];
@@ -163,11 +180,21 @@ export function tryVariant(
     if (t.opaque) return `'${t.text}' in the solution would go stale`;
     const text = formatLike(next, styleOf(t.text, t.value));
     if (text === null) return 'non-terminating value in the solution text';
-    sEdits.push({ start: t.start, end: t.end, text });
+    edits.push({ start: t.start, end: t.end, text });
   }
+  return edits;
+}
+
+/** Each `<<expr=result>>` annotation rewritten with its new literals and result. */
+function annotationEdits(
+  a: ProblemAnalysis,
+  newInputs: ReadonlyMap<string, Rational>,
+  results: Rational[],
+): Edit[] {
+  const edits: Edit[] = [];
   for (let i = 0; i < a.annotations.length; i++) {
     const { ann, lits, sources } = a.annotations[i]!;
-    const litEdits: Array<{ start: number; end: number; text: string }> = [];
+    const litEdits: Edit[] = [];
     lits.forEach((lit, j) => {
       const src = sources[j]!;
       const next =
@@ -184,21 +211,40 @@ export function tryVariant(
       });
     });
     const resultText = formatLike(results[i]!, styleOf(ann.resultText, ann.result))!;
-    sEdits.push({ start: ann.start, end: ann.end, text: `<<${splice(ann.expr, litEdits)}=${resultText}>>` });
+    edits.push({ start: ann.start, end: ann.end, text: `<<${splice(ann.expr, litEdits)}=${resultText}>>` });
   }
-  const final = results[results.length - 1]!;
-  sEdits.push({
-    start: a.finalSpan.start,
-    end: a.finalSpan.end,
-    text: formatLike(final, a.finalSpan.style)!,
-  });
+  return edits;
+}
 
-  const question = splice(a.question, qEdits);
+/**
+ * One attempt at a variant: change `keys` (perturbable input values), re-run the chain, rewrite.
+ * Returns the variant or why this attempt failed.
+ */
+export function tryVariant(
+  a: ProblemAnalysis,
+  keys: readonly string[],
+  rng: Rng,
+  opts: VariantOptions & { fine?: boolean },
+): Variant | string {
+  const newInputs = pickNewInputs(a, keys, rng, opts);
+  if (newInputs.size === 0) return `no new value for ${keys.join(', ')}`;
+  const results = recompute(a, newInputs);
+  if (typeof results === 'string') return results;
+  const q = questionEdits(a, newInputs);
+  const prose = proseEdits(a, newInputs, results);
+  if (typeof prose === 'string') return prose;
+  const final = results[results.length - 1]!;
+  const sEdits: Edit[] = [
+    ...prose,
+    ...annotationEdits(a, newInputs, results),
+    { start: a.finalSpan.start, end: a.finalSpan.end, text: formatLike(final, a.finalSpan.style)! },
+  ];
+  const question = splice(a.question, q.edits);
   const solution = splice(a.solution, sEdits);
   if (question === a.question) return 'question unchanged';
   const check = verifyAugmentedSolution(solution);
   if (!check.ok) return `rewritten solution fails verification: ${check.reason}`;
-  return { question, solution, answer: toDecimalString(final)!, changes };
+  return { question, solution, answer: toDecimalString(final)!, changes: q.changes };
 }
 
 /**

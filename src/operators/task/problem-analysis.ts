@@ -129,10 +129,15 @@ export interface ProblemAnalysis {
   readonly avoidValues: ReadonlySet<string>;
 }
 
-export function analyzeProblem(
-  question: string,
-  solution: string,
-): ProblemAnalysis | { reason: NotAugmentable; detail: string } {
+/** Why a problem cannot be augmented (a reason, and the detail in words). */
+export type Refusal = { reason: NotAugmentable; detail: string };
+type Traced = { ann: Annotation; lits: Literal[]; sources: LiteralSource[] };
+type NumberWords = ReturnType<typeof numberWordValues>;
+
+const isRefusal = (x: object): x is Refusal => 'reason' in x && 'detail' in x;
+
+/** The solution's annotations, each checked to be exact and non-negative. */
+function checkedAnnotations(solution: string): Annotation[] | Refusal {
   let anns: Annotation[];
   try {
     anns = parseAnnotations(solution);
@@ -161,7 +166,14 @@ export function analyzeProblem(
         detail: `annotation ${i + 1} <<${a.expr}=${a.resultText}>> is negative`,
       };
   }
+  return anns;
+}
 
+/** The `#### <answer>` line: where it starts, and the answer's span (it must equal the last result). */
+function finalAnswer(
+  solution: string,
+  anns: readonly Annotation[],
+): { hashes: number; finalSpan: ProblemAnalysis['finalSpan'] } | Refusal {
   const hashes = solution.lastIndexOf('####');
   if (hashes < 0) return { reason: 'no_final_answer', detail: "no '#### <answer>' line" };
   const lineEnd = solution.indexOf('\n', hashes);
@@ -178,12 +190,14 @@ export function analyzeProblem(
       detail: `final answer ${finalText} is not the last annotation's result ${last.resultText}`,
     };
   const finalStart = hashes + 4 + m![1]!.length;
-  const finalSpan = {
-    start: finalStart,
-    end: finalStart + finalText.length,
-    style: styleOf(finalText, final),
+  return {
+    hashes,
+    finalSpan: { start: finalStart, end: finalStart + finalText.length, style: styleOf(finalText, final) },
   };
+}
 
+/** An equation the prose computes outside the annotations (before the `####` line), if any. */
+function unannotatedMath(solution: string, anns: readonly Annotation[], hashes: number): Refusal | null {
   let prose = '';
   let at = 0;
   for (const a of anns) {
@@ -192,14 +206,18 @@ export function analyzeProblem(
   }
   prose += solution.slice(at, hashes);
   const unannotated = UNANNOTATED_EQUATION.exec(prose);
-  if (unannotated)
-    return {
-      reason: 'unannotated_math',
-      detail: `the solution computes outside annotations near '${prose.slice(Math.max(0, unannotated.index - 20), unannotated.index + 6).trim()}'`,
-    };
+  if (!unannotated) return null;
+  return {
+    reason: 'unannotated_math',
+    detail: `the solution computes outside annotations near '${prose.slice(Math.max(0, unannotated.index - 20), unannotated.index + 6).trim()}'`,
+  };
+}
 
-  const questionTokens = findNumberTokens(question, 'question');
-  const questionValues = new Set(questionTokens.map((t) => key(t.value)));
+/** The question's changeable values (counted, with their decimals) and the values tied to an ordinal or opaque token. */
+function questionInputs(
+  question: string,
+  questionTokens: readonly NumberToken[],
+): { inputs: Map<string, InputValue>; opaqueValues: Set<string> } {
   const opaqueValues = new Set(questionTokens.filter((t) => t.opaque).map((t) => key(t.value)));
   // "the first 3 tests and his 4th": an ordinal ties the counts next to it.
   for (const t of questionTokens)
@@ -207,7 +225,6 @@ export function analyzeProblem(
       opaqueValues.add(key(sub(t.value, rational(1n))));
       opaqueValues.add(key(add(t.value, rational(1n))));
     }
-  const words = numberWordValues(`${question}\n${solution}`);
   const inputs = new Map<string, InputValue>();
   for (const t of questionTokens) {
     if (t.opaque) continue;
@@ -218,8 +235,20 @@ export function analyzeProblem(
       cur.places = Math.max(cur.places, t.places);
     } else inputs.set(k, { value: t.value, places: t.places, count: 1, uses: 0 });
   }
+  return { inputs, opaqueValues };
+}
 
-  const annotations: Array<{ ann: Annotation; lits: Literal[]; sources: LiteralSource[] }> = [];
+/**
+ * Each annotation literal traced to a question number, an earlier result or a known constant
+ * (counting the inputs' uses); refused when a literal is ambiguous or untraced.
+ */
+function traceAnnotations(
+  anns: readonly Annotation[],
+  inputs: Map<string, InputValue>,
+  questionValues: ReadonlySet<string>,
+  words: NumberWords,
+): { annotations: Traced[]; constants: Rational[] } | Refusal {
+  const annotations: Traced[] = [];
   const constants: Rational[] = [];
   for (let i = 0; i < anns.length; i++) {
     const ann = anns[i]!;
@@ -261,7 +290,18 @@ export function analyzeProblem(
     }
     annotations.push({ ann, lits, sources });
   }
+  return { annotations, constants };
+}
 
+/** The input keys that may change, in order; refused when a question number goes unused or none may change. */
+function perturbableInputs(
+  question: string,
+  questionTokens: readonly NumberToken[],
+  inputs: ReadonlyMap<string, InputValue>,
+  constants: readonly Rational[],
+  words: NumberWords,
+  opaqueValues: ReadonlySet<string>,
+): string[] | Refusal {
   const one = rational(1n);
   const hundred = rational(100n);
   const percentForms = (v: Rational) => {
@@ -291,7 +331,16 @@ export function analyzeProblem(
   }
   if (perturbable.length === 0)
     return { reason: 'no_inputs', detail: 'no question number can be changed safely' };
+  return perturbable;
+}
 
+/** The solution's number tokens outside annotations and the final answer, with what each may stand for. */
+function proseTokens(
+  solution: string,
+  anns: readonly Annotation[],
+  finalSpan: ProblemAnalysis['finalSpan'],
+  inputs: ReadonlyMap<string, InputValue>,
+): ProseToken[] {
   const solutionTokens: ProseToken[] = [];
   for (const t of findNumberTokens(solution, 'solution')) {
     if (anns.some((a) => t.start < a.end && t.end > a.start)) continue;
@@ -311,6 +360,27 @@ export function analyzeProblem(
     });
     solutionTokens.push({ ...t, display: null, sources });
   }
+  return solutionTokens;
+}
+
+export function analyzeProblem(question: string, solution: string): ProblemAnalysis | Refusal {
+  const anns = checkedAnnotations(solution);
+  if (isRefusal(anns)) return anns;
+  const answer = finalAnswer(solution, anns);
+  if (isRefusal(answer)) return answer;
+  const { hashes, finalSpan } = answer;
+  const untraced = unannotatedMath(solution, anns, hashes);
+  if (untraced) return untraced;
+  const questionTokens = findNumberTokens(question, 'question');
+  const questionValues = new Set(questionTokens.map((t) => key(t.value)));
+  const { inputs, opaqueValues } = questionInputs(question, questionTokens);
+  const words = numberWordValues(`${question}\n${solution}`);
+  const traced = traceAnnotations(anns, inputs, questionValues, words);
+  if (isRefusal(traced)) return traced;
+  const { annotations, constants } = traced;
+  const perturbable = perturbableInputs(question, questionTokens, inputs, constants, words, opaqueValues);
+  if (isRefusal(perturbable)) return perturbable;
+  const solutionTokens = proseTokens(solution, anns, finalSpan, inputs);
   const avoidValues = new Set(questionValues);
   for (const a of anns) avoidValues.add(key(a.result));
   for (const c of constants) avoidValues.add(key(c));

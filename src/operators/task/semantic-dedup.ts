@@ -55,6 +55,75 @@ function describe(n: SemanticNeighbor, threshold: number, table: string | null):
   return `semantic duplicate: cosine similarity ${n.similarity.toFixed(4)} ≥ ${threshold} with ${n.taskset}/${n.taskId} (${where})`;
 }
 
+/** A task with its embedding, waiting to be compared. */
+interface Candidate {
+  task: Task;
+  vector: Float32Array;
+}
+
+/**
+ * The batch's tasks with a usable vector; those without one (missing, or a dimension other than
+ * the first vector's) are dropped. `dim` is 0 until the run's first vector fixes it.
+ */
+function splitByEmbedding(
+  batch: readonly Task[],
+  path: ReturnType<typeof embeddingPath>,
+  dimBefore: number,
+): { candidates: Candidate[]; dropped: Drop<Task>[]; dim: number } {
+  let dim = dimBefore;
+  const dropped: Drop<Task>[] = [];
+  const candidates: Candidate[] = [];
+  for (const task of batch) {
+    const v = readEmbedding(task, path);
+    if (!(v instanceof Float32Array)) {
+      dropped.push({ row: task, reason: v.missing });
+      continue;
+    }
+    if (dim === 0) dim = v.length;
+    if (v.length !== dim) {
+      dropped.push({ row: task, reason: `embedding has ${v.length} values, earlier tasks ${dim}` });
+      continue;
+    }
+    candidates.push({ task, vector: v });
+  }
+  return { candidates, dropped, dim };
+}
+
+/**
+ * Keep or drop each candidate in order: its nearest neighbour is the closer of the store's answer
+ * and this batch's earlier kept rows; at or above the threshold it is dropped (appended to `dropped`).
+ */
+function judge(
+  candidates: readonly Candidate[],
+  nearest: ReadonlyArray<SemanticNeighbor | null | undefined>,
+  threshold: number,
+  table: string | null,
+  runId: string,
+  dropped: Drop<Task>[],
+): { rows: Task[]; kept: SemanticIndexEntry[]; fromRun: number; fromIndex: number } {
+  const rows: Task[] = [];
+  const kept: SemanticIndexEntry[] = [];
+  let fromRun = 0;
+  let fromIndex = 0;
+  candidates.forEach((c, i) => {
+    let best = nearest[i] ?? null;
+    for (const k of kept) {
+      const sim = cosine(c.vector, k.vector);
+      if (best === null || sim > best.similarity)
+        best = { taskset: k.taskset, taskId: k.taskId, runId: k.runId, from: 'run', similarity: sim };
+    }
+    if (best !== null && best.similarity >= threshold) {
+      if (best.from === 'run') fromRun++;
+      else fromIndex++;
+      dropped.push({ row: c.task, reason: describe(best, threshold, table) });
+      return;
+    }
+    rows.push(c.task);
+    kept.push({ taskset: c.task.taskset, taskId: c.task.id, runId, vector: c.vector });
+  });
+  return { rows, kept, fromRun, fromIndex };
+}
+
 /** What a run lends the operator: the vector store (LanceDB in task pipelines). */
 export interface SemanticDedupResources {
   store?: SemanticIndexStore;
@@ -91,23 +160,10 @@ export function semanticDedupOperator(
         name: 'semantic_dedup',
         kind: 'dedup',
         async process(batch, ctx) {
-          const rows: Task[] = [];
-          const dropped: Drop<Task>[] = [];
-          const candidates: Array<{ task: Task; vector: Float32Array }> = [];
-          for (const task of batch) {
-            const v = readEmbedding(task, path);
-            if (!(v instanceof Float32Array)) {
-              dropped.push({ row: task, reason: v.missing });
-              continue;
-            }
-            if (dim === 0) dim = v.length;
-            if (v.length !== dim) {
-              dropped.push({ row: task, reason: `embedding has ${v.length} values, earlier tasks ${dim}` });
-              continue;
-            }
-            candidates.push({ task, vector: v });
-          }
-          if (candidates.length === 0) return { rows, dropped };
+          const split = splitByEmbedding(batch, path, dim);
+          dim = split.dim;
+          const { candidates, dropped } = split;
+          if (candidates.length === 0) return { rows: [], dropped };
           search ??= store.open({
             table,
             check: p.index?.check ?? false,
@@ -120,25 +176,14 @@ export function semanticDedupOperator(
           const ann = s.stats().annIndexes > 0 ? 1 : 0;
           // Earlier batches and the persisted index through the store; this batch's earlier rows here.
           const nearest = await s.nearest(candidates.map((c) => c.vector));
-          const kept: SemanticIndexEntry[] = [];
-          let fromRun = 0;
-          let fromIndex = 0;
-          candidates.forEach((c, i) => {
-            let best = nearest[i] ?? null;
-            for (const k of kept) {
-              const sim = cosine(c.vector, k.vector);
-              if (best === null || sim > best.similarity)
-                best = { taskset: k.taskset, taskId: k.taskId, runId: k.runId, from: 'run', similarity: sim };
-            }
-            if (best !== null && best.similarity >= p.threshold) {
-              if (best.from === 'run') fromRun++;
-              else fromIndex++;
-              dropped.push({ row: c.task, reason: describe(best, p.threshold, table) });
-              return;
-            }
-            rows.push(c.task);
-            kept.push({ taskset: c.task.taskset, taskId: c.task.id, runId: ctx.runId, vector: c.vector });
-          });
+          const { rows, kept, fromRun, fromIndex } = judge(
+            candidates,
+            nearest,
+            p.threshold,
+            table,
+            ctx.runId,
+            dropped,
+          );
           await s.add(kept);
           return {
             rows,

@@ -14,6 +14,7 @@ const LAYERS = [
   ['verify', 'io', 'models'], // answer checking, readers and writers, model calls
   ['agents'], // tool environments and episodes
   ['operators'], // task and experience operators
+  ['store'], // LanceDB tables other than the experience buffer, and the Arrow/Lance plumbing they share
   ['buffer', 'pipeline-workers', 'engine', 'selectors'], // the experience buffer, operator workers, the column engine, task selection
   ['explorer', 'export'], // rollouts and rewards; export formats
   ['trainer'], // trainers (export, external)

@@ -22,9 +22,9 @@
 // not included), the main JS thread's share, and the cores it kept busy (CPU ÷ wall): a write run
 // near the machine's core count is bound by CPU, not by waiting for commits.
 import { performance } from 'node:perf_hooks';
-import { connect } from '../src/buffer/connection.ts';
 import { ExperienceBuffer } from '../src/buffer/experience-buffer.ts';
-import { encodeExperiences } from '../src/buffer/experience-table.ts';
+import { encodeExperiences } from '../src/buffer/storage/experience-table.ts';
+import { connect } from '../src/store/connection.ts';
 import { batch } from './buffer-data.ts';
 import { type SpanTimes, timedSpan } from './timed-span.ts';
 

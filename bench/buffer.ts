@@ -5,7 +5,7 @@
 //      rows already encoded as Arrow (the floor: no validation, no dedup, no bookkeeping);
 //   2. sampling: batches of 256 from a 1M-row buffer, per sampler (sample = choose + lease
 //      commit + payload fetch checked against the index by id and seq), each with the row store
-//      (src/buffer/payload-rows.ts) and, as the same-run baseline, taking every payload from LanceDB; vs raw `query().where(id IN (…256 ids)).limit(256)` (fetching
+//      (src/buffer/storage/payload-rows.ts) and, as the same-run baseline, taking every payload from LanceDB; vs raw `query().where(id IN (…256 ids)).limit(256)` (fetching
 //      chosen rows by key the plain way) and raw `takeRowIds` of 256 random rows (the fetch floor).
 // Targets (issue #15): write with ≥ 2,048 per call ≥ 0.8× raw add, 256 per call ≥ 0.5×; sample(256)
 // from 1M rows p50 ≤ 10 ms and p95 ≤ 25 ms for every sampler.
@@ -14,13 +14,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { closeAllConnections } from '../src/buffer/connection.ts';
 import { ExperienceBuffer } from '../src/buffer/experience-buffer.ts';
 import type { ExperienceBufferConfigInput } from '../src/buffer/experience-config.ts';
-import { sqlIn } from '../src/buffer/sql.ts';
 import { parseCommand } from '../src/cli/command-spec.ts';
 import { formatTable } from '../src/cli/table.ts';
 import { Rng } from '../src/core/rng.ts';
+import { closeAllConnections } from '../src/store/connection.ts';
+import { sqlIn } from '../src/store/sql.ts';
 import { BUFFER_BENCH_SPEC } from './bench-specs.ts';
 import { batch, TOKENS } from './buffer-data.ts';
 import { emptyUpkeep, type UpkeepBenchResult, upkeepBench } from './buffer-upkeep.ts';
@@ -176,7 +176,7 @@ export async function bufferBenchMain(argv: string[]): Promise<number> {
     log('samples and writes beside background compactions, then beside background folds…');
     const steps = 40;
     const base = { table: 'big', steps, seed };
-    // Both places background upkeep can run (src/buffer/upkeep-runner.ts), one after the other on
+    // Both places background upkeep can run (src/buffer/storage/upkeep-runner.ts), one after the other on
     // the same table: the default, a process of its own, then inline (the buffer's process).
     const modes = ['process', 'inline'] as const;
     const runs: Record<(typeof modes)[number], { uc: UpkeepBenchResult; uf: UpkeepBenchResult }> = {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseCommand } from '../src/cli/command-spec.ts';
 import { formatTable } from '../src/cli/table.ts';
-import type { RftConfig } from '../src/lifecycle/rft-config.ts';
+import type { RftConfig } from '../src/lifecycle/run/rft-config.ts';
 import { REPLAY_BENCH_SPEC } from './bench-specs.ts';
 import { type Curve, fmt, meanSd, runCurve } from './rft-curves.ts';
 

@@ -1,8 +1,8 @@
 // Shared by bench/learning and bench/replay: run an RFT pipeline with config overrides and keep
 // its held-out accuracy curve, rollout count and wall time.
 import { dirname, join } from 'node:path';
-import type { RftConfig } from '../src/lifecycle/rft-config.ts';
-import { loadRftConfig, runRft } from '../src/lifecycle/rft-run.ts';
+import type { RftConfig } from '../src/lifecycle/run/rft-config.ts';
+import { loadRftConfig, runRft } from '../src/lifecycle/run/rft-run.ts';
 import type { StepRecord } from '../src/lifecycle/run/step-record.ts';
 
 export interface Curve {

@@ -8,12 +8,12 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect } from '../src/buffer/connection.ts';
-import { TaskStore } from '../src/buffer/task-store.ts';
 import { parseCommand } from '../src/cli/command-spec.ts';
 import { formatTable } from '../src/cli/table.ts';
 import type { Task } from '../src/core/task.ts';
 import { columnKinds } from '../src/inspect/where-filter.ts';
+import { connect } from '../src/store/connection.ts';
+import { TaskStore } from '../src/store/task-store.ts';
 import { pageColumns, whereSql } from '../src/studio/rows-query.ts';
 import { startStudioServer } from '../src/studio/studio-server.ts';
 import { buildIndex } from '../src/studio/tables-api.ts';

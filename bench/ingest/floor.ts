@@ -6,10 +6,10 @@
 // does can be cheaper.
 import { performance } from 'node:perf_hooks';
 import * as arrow from 'apache-arrow';
-import { connect } from '../../src/buffer/connection.ts';
 import type { RawRecord } from '../../src/io/raw-record.ts';
 import { readDataset } from '../../src/io/reader.ts';
-import { DEFAULT_COMMIT_ROWS } from '../../src/lifecycle/task-pipeline-config.ts';
+import { DEFAULT_COMMIT_ROWS } from '../../src/lifecycle/pipeline/task-pipeline-config.ts';
+import { connect } from '../../src/store/connection.ts';
 
 const COMMIT_ROWS = DEFAULT_COMMIT_ROWS;
 

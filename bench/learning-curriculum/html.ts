@@ -1,6 +1,6 @@
 // The curriculum bench as one offline HTML page: mean held-out accuracy curves per selector (all
 // levels, and per level), and the summary table.
-import { escapeHtml, lineChart, REPORT_CSS, type Series } from '../../src/lifecycle/charts.ts';
+import { escapeHtml, lineChart, REPORT_CSS, type Series } from '../../src/lifecycle/report/charts.ts';
 import { seriesColor } from '../selection/html.ts';
 import { CURVE_SHARES, type CurriculumResult, meanCurve, textReport } from './report.ts';
 

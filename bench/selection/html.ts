@@ -1,6 +1,6 @@
 // The simulator leaderboard as one offline HTML page: per scenario, mean held-out accuracy against
 // steps and against rollouts spent (every rollout a method pays for), then the tables.
-import { escapeHtml, lineChart, REPORT_CSS, type Series } from '../../src/lifecycle/charts.ts';
+import { escapeHtml, lineChart, REPORT_CSS, type Series } from '../../src/lifecycle/report/charts.ts';
 import { formatSelectionTable } from './format.ts';
 import type { ScenarioResult, SelectionBenchResult } from './runner.ts';
 

@@ -13,7 +13,7 @@ export interface ResolvedPart<D> {
 
 /**
  * A buffer's plug-in parts, resolved: the sampler, and the remover (null: the one the sampler
- * names, with its default params). A run resolves them at its door (src/lifecycle/run-buffer.ts);
+ * names, with its default params). A run resolves them at its door (src/lifecycle/run/run-buffer.ts);
  * `ExperienceBuffer.open` resolves them from a raw config.
  */
 export interface BufferParts {

@@ -2,16 +2,16 @@ import { WinnowError } from '../core/errors.ts';
 import type { Experience } from '../core/experience.ts';
 import type { RejectedInput } from '../core/rejected.ts';
 import { hashSeed, Rng } from '../core/rng.ts';
+import type { RejectedStore } from '../store/rejected-store.ts';
 import type { ExperienceBufferConfig } from './experience-config.ts';
-import type { JournalEntry } from './experience-journal.ts';
 import type { SampleOptions, SampleResult, SkippedExperience } from './experience-results.ts';
-import type { ExperienceSlots } from './experience-slots.ts';
-import type { ExperienceStorage } from './experience-storage.ts';
+import type { ExperienceSlots } from './index/experience-slots.ts';
+import type { UseState } from './index/use-state.ts';
 import type { ReplayRatioLimiter } from './rate-limiter.ts';
-import type { RejectedStore } from './rejected-store.ts';
 import type { CandidateView, Sampler, Selection } from './samplers/sampler.ts';
-import type { TableUpkeep } from './table-upkeep.ts';
-import type { UseState } from './use-state.ts';
+import type { JournalEntry } from './storage/experience-journal.ts';
+import type { ExperienceStorage } from './storage/experience-storage.ts';
+import type { TableUpkeep } from './storage/table-upkeep.ts';
 
 /** The buffer's parts one `sample` call reads and updates. */
 export interface SampleParts {

@@ -1,10 +1,10 @@
 import { WinnowError } from '../core/errors.ts';
-import type { JournalEntry } from './experience-journal.ts';
 import type { AckResult, RecoverResult } from './experience-results.ts';
-import type { ExperienceSlots } from './experience-slots.ts';
-import type { ExperienceStorage } from './experience-storage.ts';
-import type { TableUpkeep } from './table-upkeep.ts';
-import type { UseState } from './use-state.ts';
+import type { ExperienceSlots } from './index/experience-slots.ts';
+import type { UseState } from './index/use-state.ts';
+import type { JournalEntry } from './storage/experience-journal.ts';
+import type { ExperienceStorage } from './storage/experience-storage.ts';
+import type { TableUpkeep } from './storage/table-upkeep.ts';
 
 /** The buffer's parts that settling leases (`ack`, `recover`) reads and updates. */
 export interface SettleParts {

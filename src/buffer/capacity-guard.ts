@@ -1,9 +1,9 @@
+import type { RejectedStore } from '../store/rejected-store.ts';
 import type { EvictedExperience } from './experience-results.ts';
-import type { ExperienceSlots } from './experience-slots.ts';
-import type { ExperienceStorage } from './experience-storage.ts';
-import type { RejectedStore } from './rejected-store.ts';
+import type { ExperienceSlots } from './index/experience-slots.ts';
+import type { UseState } from './index/use-state.ts';
 import type { Remover } from './removers/remover.ts';
-import type { UseState } from './use-state.ts';
+import type { ExperienceStorage } from './storage/experience-storage.ts';
 
 /**
  * Keeps the buffer within `capacity`: rows that can never be delivered again go first (oldest

@@ -1,19 +1,16 @@
 import { WinnowError } from '../core/errors.ts';
 import type { Experience, ExperienceInput } from '../core/experience.ts';
 import type { Registry } from '../core/registry.ts';
+import { RejectedStore } from '../store/rejected-store.ts';
 import { type BufferParts, createBufferParts, resolveBufferParts } from './buffer-parts.ts';
 import { type SampleParts, sampleExperiences } from './buffer-sample.ts';
 import { ackLeases, recoverLeases, type SettleParts } from './buffer-settle.ts';
 import { CapacityGuard } from './capacity-guard.ts';
-import type { CheckedWrite } from './checked-write.ts';
-import { CommitWindow } from './commit-window.ts';
 import {
   type ExperienceBufferConfig,
   type ExperienceBufferConfigInput,
   parseBufferConfig,
 } from './experience-config.ts';
-import { decodeExperiences } from './experience-decode.ts';
-import { loadIndex, type Reconciled } from './experience-load.ts';
 import type {
   AckResult,
   BufferStats,
@@ -23,20 +20,27 @@ import type {
   SampleResult,
   WriteResult,
 } from './experience-results.ts';
-import { ExperienceSlots } from './experience-slots.ts';
-import { ExperienceStorage } from './experience-storage.ts';
-import { startGroupCommit } from './group-commit.ts';
+import { ExperienceSlots } from './index/experience-slots.ts';
+import { UseState } from './index/use-state.ts';
 import { ReplayRatioLimiter } from './rate-limiter.ts';
-import { RejectedStore } from './rejected-store.ts';
 import type { Remover, RemoverDefinition } from './removers/remover.ts';
 import type { Sampler, SamplerDefinition } from './samplers/sampler.ts';
-import { TableUpkeep } from './table-upkeep.ts';
-import { UseState } from './use-state.ts';
-import { DEFAULT_MAX_QUEUED_ROWS, type QueuedWrite, type WriteBehindOptions } from './write-behind.ts';
-import { WriteGroups } from './write-groups.ts';
+import type { CheckedWrite } from './storage/checked-write.ts';
+import { CommitWindow } from './storage/commit-window.ts';
+import { decodeExperiences } from './storage/experience-decode.ts';
+import { loadIndex, type Reconciled } from './storage/experience-load.ts';
+import { ExperienceStorage } from './storage/experience-storage.ts';
+import { startGroupCommit } from './storage/group-commit.ts';
+import { TableUpkeep } from './storage/table-upkeep.ts';
+import {
+  DEFAULT_MAX_QUEUED_ROWS,
+  type QueuedWrite,
+  type WriteBehindOptions,
+} from './storage/write-behind.ts';
+import { WriteGroups } from './storage/write-groups.ts';
 
 export type * from './experience-results.ts';
-export type { QueuedWrite, WriteBehindOptions } from './write-behind.ts';
+export type { QueuedWrite, WriteBehindOptions } from './storage/write-behind.ts';
 
 export interface OpenBufferOptions {
   /** Where sampler names are looked up (default: the built-ins; the config layer adds user modules). */

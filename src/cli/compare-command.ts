@@ -4,9 +4,9 @@ import { writeFileAtomicSync } from '../core/atomic-file.ts';
 import { resolveDbDir, resolveRunsDir } from '../core/places.ts';
 import { UsageError } from '../core/usage-error.ts';
 import { type RunView, readRuns } from '../inspect/run-views.ts';
-import { renderComparisonHtml } from '../lifecycle/compare/compare-html.ts';
-import { loadRunComparison } from '../lifecycle/compare/run-comparison.ts';
-import { resolveRunRefs } from '../lifecycle/compare/run-refs.ts';
+import { renderComparisonHtml } from '../lifecycle/report/compare/compare-html.ts';
+import { loadRunComparison } from '../lifecycle/report/compare/run-comparison.ts';
+import { resolveRunRefs } from '../lifecycle/report/compare/run-refs.ts';
 import { parseCommand } from './command-spec.ts';
 import { COMPARE_SPEC } from './specs/compare.ts';
 

@@ -1,11 +1,6 @@
 import { resolve } from 'node:path';
 import type * as arrow from 'apache-arrow';
-import { emptyLocalTable, localArrowTable } from '../buffer/arrow-codec.ts';
-import { type BadCell, badRows } from '../buffer/bad-cell.ts';
-import { connect } from '../buffer/connection.ts';
-import { decodeExperiences } from '../buffer/experience-decode.ts';
-import { sqlIn } from '../buffer/sql.ts';
-import { decodeTaskRows } from '../buffer/task-table.ts';
+import { decodeExperiences } from '../buffer/storage/experience-decode.ts';
 import { DataQualityError } from '../core/errors.ts';
 import { UsageError } from '../core/usage-error.ts';
 import type {
@@ -29,6 +24,11 @@ import {
   rowFilter,
 } from '../inspect/table-target.ts';
 import { writeJsonl } from '../io/jsonl-writer.ts';
+import { emptyLocalTable, localArrowTable } from '../store/arrow-codec.ts';
+import { type BadCell, badRows } from '../store/bad-cell.ts';
+import { connect } from '../store/connection.ts';
+import { sqlIn } from '../store/sql.ts';
+import { decodeTaskRows } from '../store/task-table.ts';
 import { readPreferenceLabels } from '../studio/preference-labels.ts';
 import { parseCommand } from './command-spec.ts';
 import { warnBadRows } from './inspect-command.ts';

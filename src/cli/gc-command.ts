@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
-import { connect } from '../buffer/connection.ts';
-import { type RunRecord, RunTable } from '../buffer/run-table.ts';
-import { sqlString } from '../buffer/sql.ts';
 import { closestNames } from '../core/suggest.ts';
 import { UsageError } from '../core/usage-error.ts';
 import { viewRun } from '../inspect/run-views.ts';
 import { readableDbDir } from '../inspect/table-target.ts';
-import { runPlaces } from '../lifecycle/run-plan.ts';
-import { describeRemoval, type RemovedRun, removeRun } from '../lifecycle/run-removal.ts';
+import { runPlaces } from '../lifecycle/run/run-plan.ts';
+import { describeRemoval, type RemovedRun, removeRun } from '../lifecycle/run/run-removal.ts';
+import { connect } from '../store/connection.ts';
+import { type RunRecord, RunTable } from '../store/run-table.ts';
+import { sqlString } from '../store/sql.ts';
 import { parseCommand } from './command-spec.ts';
 import { statusText } from './runs-command.ts';
 import { GC_SPEC } from './specs/gc.ts';

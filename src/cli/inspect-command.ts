@@ -1,9 +1,5 @@
 import type * as arrow from 'apache-arrow';
 import * as aq from 'arquero';
-import { type BadCell, badRows, describeBadRow, parseJsonCell } from '../buffer/bad-cell.ts';
-import { connect } from '../buffer/connection.ts';
-import { decodeTaskRows } from '../buffer/task-table.ts';
-import { plainNested } from '../buffer/typed-columns.ts';
 import { UsageError } from '../core/usage-error.ts';
 import {
   checkoutChecked,
@@ -15,6 +11,10 @@ import {
   rowFilter,
 } from '../inspect/table-target.ts';
 import { reasonClass } from '../operators/step-metrics.ts';
+import { type BadCell, badRows, describeBadRow, parseJsonCell } from '../store/bad-cell.ts';
+import { connect } from '../store/connection.ts';
+import { decodeTaskRows } from '../store/task-table.ts';
+import { plainNested } from '../store/typed-columns.ts';
 import { parseCommand } from './command-spec.ts';
 import { showSimilar } from './inspect-similar.ts';
 import { inspectSpec } from './specs/inspect.ts';

@@ -1,7 +1,7 @@
 import type { Table } from '@lancedb/lancedb';
 import type * as arrow from 'apache-arrow';
-import { sqlString } from '../buffer/sql.ts';
 import { UsageError } from '../core/usage-error.ts';
+import { sqlString } from '../store/sql.ts';
 import { formatTable } from './table.ts';
 
 /**

@@ -1,9 +1,9 @@
 import type * as arrow from 'apache-arrow';
-import { localArrowTable, plainValue } from '../buffer/arrow-codec.ts';
-import { connect } from '../buffer/connection.ts';
 import { openExisting } from '../inspect/table-target.ts';
 import { MISSING } from '../io/field-path.ts';
 import { readDataset } from '../io/reader.ts';
+import { localArrowTable, plainValue } from '../store/arrow-codec.ts';
+import { connect } from '../store/connection.ts';
 
 /**
  * The rows `winnow judge` re-scores, in input order, as batches of plain objects: from a dataset

@@ -3,9 +3,9 @@ import { WinnowError } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
 import { UsageError } from '../core/usage-error.ts';
 import { findRun } from '../inspect/table-target.ts';
-import type { RftConfig } from '../lifecycle/rft-config.ts';
-import { readStoredRunConfig, runPlaces } from '../lifecycle/run-plan.ts';
-import { loadTaskSource } from '../lifecycle/task-source.ts';
+import { loadTaskSource } from '../lifecycle/pipeline/task-source.ts';
+import type { RftConfig } from '../lifecycle/run/rft-config.ts';
+import { readStoredRunConfig, runPlaces } from '../lifecycle/run/run-plan.ts';
 import { lanceRows, type RowSourceInfo } from './judge-rows.ts';
 
 /**

@@ -1,13 +1,13 @@
 import { dirname, resolve } from 'node:path';
-import type { RunRecord } from '../buffer/run-table.ts';
-import { applyStorageOptions } from '../buffer/storage-options.ts';
 import { readYamlFile } from '../core/config.ts';
 import { ConfigError, errorMessage, WinnowError } from '../core/errors.ts';
 import { UsageError } from '../core/usage-error.ts';
-import type { RftConfig } from '../lifecycle/rft-config.ts';
-import { runTaskPipelineFile } from '../lifecycle/task-pipeline.ts';
+import { runTaskPipelineFile } from '../lifecycle/pipeline/task-pipeline.ts';
+import type { RftConfig } from '../lifecycle/run/rft-config.ts';
 import { taskOperatorRegistry } from '../operators/registries.ts';
 import { isDataJuicerRecipe } from '../recipes/data-juicer-recipe.ts';
+import type { RunRecord } from '../store/run-table.ts';
+import { applyStorageOptions } from '../store/storage-options.ts';
 import { type OptionValues, parseCommand, refuseInapplicable } from './command-spec.ts';
 import { Progress } from './progress.ts';
 import { runRecipeCommand } from './recipe-command.ts';
@@ -162,7 +162,7 @@ async function runRftCommand(
   const pct = (v: number | undefined) =>
     v === undefined || !Number.isFinite(v) ? '—' : `${(v * 100).toFixed(1)}%`;
   // Loaded on demand: the RFT stack costs start-up time that task pipelines do not need.
-  const { parseRftConfig, runRft } = await import('../lifecycle/rft-run.ts');
+  const { parseRftConfig, runRft } = await import('../lifecycle/run/rft-run.ts');
   const abs = resolve(file);
   const config = parseRftConfig(raw, abs);
   // --queue: the run coordinates workers (loaded on demand, like the RFT stack).

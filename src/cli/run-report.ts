@@ -1,6 +1,6 @@
-import type { RftReport } from '../lifecycle/rft-run-started.ts';
-import { tokenBudgetLines, tokenBudgetOf, usageLine, usageOf } from '../lifecycle/run-usage.ts';
-import type { TaskPipelineReport } from '../lifecycle/task-pipeline.ts';
+import type { TaskPipelineReport } from '../lifecycle/pipeline/task-pipeline.ts';
+import type { RftReport } from '../lifecycle/run/rft-run-started.ts';
+import { tokenBudgetLines, tokenBudgetOf, usageLine, usageOf } from '../lifecycle/run/run-usage.ts';
 import { formatTable } from './table.ts';
 
 // The end-of-run summaries `winnow run` prints (task pipelines and RFT runs); recipes print the same.

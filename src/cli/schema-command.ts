@@ -3,8 +3,8 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { closestNames } from '../core/suggest.ts';
 import { UsageError } from '../core/usage-error.ts';
-import { rftConfigSchema } from '../lifecycle/rft-config.ts';
-import { taskPipelineConfigSchema } from '../lifecycle/task-pipeline-config.ts';
+import { taskPipelineConfigSchema } from '../lifecycle/pipeline/task-pipeline-config.ts';
+import { rftConfigSchema } from '../lifecycle/run/rft-config.ts';
 import { parseCommand } from './command-spec.ts';
 import { SCHEMA_SPEC } from './specs/schema.ts';
 

@@ -1,6 +1,6 @@
 import * as arrow from 'apache-arrow';
-import { plainNested } from '../buffer/typed-columns.ts';
 import { DataError } from '../core/errors.ts';
+import { plainNested } from '../store/typed-columns.ts';
 import { chatType, timestampMs, valueFor } from './arrow-build.ts';
 import { featuresType, nestedField } from './arrow-infer.ts';
 import type { ExportFormat, ExportOptions, ExportResult, ExportSource } from './export-format.ts';

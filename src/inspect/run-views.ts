@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
-import { type RunRecord, RunTable } from '../buffer/run-table.ts';
-import type { RunUsage } from '../lifecycle/run-usage.ts';
+import type { RunUsage } from '../lifecycle/run/run-usage.ts';
+import { type RunRecord, RunTable } from '../store/run-table.ts';
 
 // The runs table read for people: `winnow runs`, `winnow compare`, `winnow gc` and the Studio's
 // run pages all see a run through `viewRun`.

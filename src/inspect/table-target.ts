@@ -1,14 +1,14 @@
 import { existsSync, statSync } from 'node:fs';
 import type { Table } from '@lancedb/lancedb';
-import { connect } from '../buffer/connection.ts';
-import { type RunRecord, RunTable } from '../buffer/run-table.ts';
-import { sqlString } from '../buffer/sql.ts';
 import { engineErrorLine, storageFaultOf } from '../core/engine-error.ts';
 import { WinnowError } from '../core/errors.ts';
 import { resolveDbDir } from '../core/places.ts';
 import { closestNames } from '../core/suggest.ts';
 import { UsageError } from '../core/usage-error.ts';
-import { runPlaces } from '../lifecycle/run-plan.ts';
+import { runPlaces } from '../lifecycle/run/run-plan.ts';
+import { connect } from '../store/connection.ts';
+import { type RunRecord, RunTable } from '../store/run-table.ts';
+import { sqlString } from '../store/sql.ts';
 import { columnKinds, whereToSql } from './where-filter.ts';
 
 /**

@@ -10,8 +10,8 @@ import {
 } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { isDatabaseUri } from '../buffer/connection.ts';
 import { describeHolder, LeaseHeldError, type LeaseSubject } from '../core/lease.ts';
+import { isDatabaseUri } from '../store/connection.ts';
 
 /** The folder under a local database that holds the single-process runs' lease files. */
 export const LEASE_DIR = '.winnow-leases';

@@ -14,8 +14,11 @@ import {
   runTaskPipeline,
   type TaskPipelineEvents,
   type TaskPipelineReport,
-} from '../lifecycle/task-pipeline.ts';
-import { type TaskPipelineConfig, taskPipelineConfigSchema } from '../lifecycle/task-pipeline-config.ts';
+} from '../lifecycle/pipeline/task-pipeline.ts';
+import {
+  type TaskPipelineConfig,
+  taskPipelineConfigSchema,
+} from '../lifecycle/pipeline/task-pipeline-config.ts';
 import type { OperatorDefinition } from '../operators/operator.ts';
 import { recipeRowIds } from './recipe-row-ids.ts';
 import { type TranslatedRecipe, translateRecipe } from './translate-recipe.ts';

@@ -1,9 +1,9 @@
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { ConfigError } from '../core/errors.ts';
-import type { RftConfig } from '../lifecycle/rft-config.ts';
-import type { RftParts } from '../lifecycle/rft-parts.ts';
-import type { CoordinatedRunInfo } from '../lifecycle/rft-run.ts';
+import type { RftConfig } from '../lifecycle/run/rft-config.ts';
+import type { RftParts } from '../lifecycle/run/rft-parts.ts';
+import type { CoordinatedRunInfo } from '../lifecycle/run/rft-run.ts';
 import { RunLease } from './lease.ts';
 import { QueueLoss } from './queue-loss.ts';
 import { QueueRollouts } from './queue-rollouts.ts';

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
-import { databaseKey } from '../buffer/connection.ts';
 import { describeHolder, LeaseHeldError, LeaseLostError, type LeaseSubject } from '../core/lease.ts';
+import { databaseKey } from '../store/connection.ts';
 
 export { LeaseHeldError, LeaseLostError, type LeaseSubject } from '../core/lease.ts';
 

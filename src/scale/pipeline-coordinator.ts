@@ -1,9 +1,9 @@
 import { type Job, Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { ConfigError } from '../core/errors.ts';
-import { chainChecksIds } from '../lifecycle/task-pipeline-ids.ts';
-import type { StreamContext } from '../lifecycle/task-pipeline-stream.ts';
-import type { PipelineRunInfo, RunTaskPipelineOptions } from '../lifecycle/task-pipeline-types.ts';
+import { chainChecksIds } from '../lifecycle/pipeline/task-pipeline-ids.ts';
+import type { StreamContext } from '../lifecycle/pipeline/task-pipeline-stream.ts';
+import type { PipelineRunInfo, RunTaskPipelineOptions } from '../lifecycle/pipeline/task-pipeline-types.ts';
 import { taskOperatorRegistry } from '../operators/registries.ts';
 import { addStepCounts, type StepMetrics } from '../operators/step-metrics.ts';
 import { planRowWise } from '../pipeline-workers/row-wise-plan.ts';

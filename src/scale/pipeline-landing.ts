@@ -1,14 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import * as arrow from 'apache-arrow';
 import type { Redis } from 'ioredis';
-import { decodeTasks } from '../buffer/task-table.ts';
 import type { Task } from '../core/task.ts';
-import type { StreamContext } from '../lifecycle/task-pipeline-stream.ts';
-import type { LandedMeasures } from '../lifecycle/task-report/collector.ts';
+import type { LandedMeasures } from '../lifecycle/pipeline/report/collector.ts';
+import type { StreamContext } from '../lifecycle/pipeline/task-pipeline-stream.ts';
 import { addStepCounts, countReason as count, type StepMetrics } from '../operators/step-metrics.ts';
 import { ExactDedupIndex } from '../operators/task/exact-dedup-index.ts';
 import { prepareExactKey } from '../operators/task/exact-dedup-prepared.ts';
 import { readText, type TextField } from '../operators/task/text-fields.ts';
+import { decodeTasks } from '../store/task-table.ts';
 import { type RowRange, takeRanges } from './arrow-take.ts';
 import type { ShardBatch, ShardResult } from './pipeline-job.ts';
 

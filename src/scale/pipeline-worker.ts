@@ -1,17 +1,17 @@
 import { performance } from 'node:perf_hooks';
 import type { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { TaskRowsEncoder } from '../buffer/task-encoder.ts';
 import type { Task } from '../core/task.ts';
 import { tableToIpcStream } from '../io/arrow-ipc.ts';
 import { mapRecords } from '../io/map-records.ts';
 import { type CompiledMapping, compileMapping } from '../io/mapping.ts';
-import type { TaskPipelineConfig } from '../lifecycle/task-pipeline-config.ts';
-import { measureLanded } from '../lifecycle/task-report/collector.ts';
+import { measureLanded } from '../lifecycle/pipeline/report/collector.ts';
+import type { TaskPipelineConfig } from '../lifecycle/pipeline/task-pipeline-config.ts';
 import type { GraphNode } from '../operators/graph.ts';
 import { OperatorGraph } from '../operators/graph.ts';
 import { exactDedupOp } from '../operators/task/exact-dedup.ts';
 import { ExactDedupKeyer } from '../operators/task/exact-dedup-prepared.ts';
+import { TaskRowsEncoder } from '../store/task-encoder.ts';
 import {
   PIPELINE_QUEUE,
   PipelineContextSchema,
@@ -145,7 +145,7 @@ export class PipelineWorker {
     const { buildGraph } = await import('../operators/graph-spec.ts');
     const { taskOperatorRegistry } = await import('../operators/registries.ts');
     const { planRowWise } = await import('../pipeline-workers/row-wise-plan.ts');
-    const { withRunResources } = await import('../lifecycle/run-resources.ts');
+    const { withRunResources } = await import('../lifecycle/run/run-resources.ts');
     const registry = taskOperatorRegistry();
     const plan = planRowWise(config.operators, registry);
     const resources = withRunResources(registry, { dbDir: ctx.dbDir, baseDir: ctx.baseDir });

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { WinnowError } from '../core/errors.ts';
-import type { RftConfig } from '../lifecycle/rft-config.ts';
-import type { RftParts } from '../lifecycle/rft-parts.ts';
+import type { RftConfig } from '../lifecycle/run/rft-config.ts';
+import type { RftParts } from '../lifecycle/run/rft-parts.ts';
 import type { WeightsRef } from './rollout-job.ts';
 
 /** Kept this long in Redis: a resumed coordinator publishes again anyway. */

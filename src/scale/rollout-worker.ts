@@ -1,7 +1,7 @@
 import type { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Explorer } from '../explorer/explorer.ts';
-import type { RftConfig } from '../lifecycle/rft-config.ts';
+import type { RftConfig } from '../lifecycle/run/rft-config.ts';
 import {
   ContextBuilds,
   type QueueWorkerOptions,
@@ -91,9 +91,9 @@ export class RolloutWorker {
     const ctx = RunContextSchema.parse(decodeWire(text));
     // The database may be an object store: its storage options travel in the config (credentials: this machine's environment).
     const storage = (ctx.config as { storageOptions?: Record<string, string> }).storageOptions;
-    if (storage) (await import('../buffer/connection.ts')).setStorageOptions(storage, ctx.dbDir);
+    if (storage) (await import('../store/connection.ts')).setStorageOptions(storage, ctx.dbDir);
     // Loaded on the first job, not at start: a worker is ready (and replaceable) in a fraction of the time.
-    const { prepareRft } = await import('../lifecycle/rft-build.ts');
+    const { prepareRft } = await import('../lifecycle/run/rft-build.ts');
     const prepared = await prepareRft(ctx.config as unknown as RftConfig, {
       baseDir: ctx.baseDir,
       ...(ctx.configFile ? { configFile: ctx.configFile } : {}),

@@ -1,8 +1,8 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { z } from 'zod';
-import type { RunRecord } from '../buffer/run-table.ts';
 import { errorMessage } from '../core/errors.ts';
+import type { RunRecord } from '../store/run-table.ts';
 import { connectionOf, parseQueueUrl, type QueueUrl } from './queue-url.ts';
 import { ROLLOUT_QUEUE, rolloutJobPrefix } from './rollout-job.ts';
 

@@ -1,5 +1,5 @@
 import * as arrow from 'apache-arrow';
-import { numericVector } from '../buffer/experience-arrow.ts';
+import { numericVector } from '../buffer/storage/experience-arrow.ts';
 import type { Experience } from '../core/experience.ts';
 import { tableToIpcStream } from '../io/arrow-ipc.ts';
 import { TRAIN_BATCH_SCHEMA, trainBatchRow, trainBatchTable } from '../trainer/external/batch.ts';

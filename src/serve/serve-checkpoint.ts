@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import type { SelectorStateStore } from '../buffer/selector-state-store.ts';
-import { sqlString } from '../buffer/sql.ts';
 import type { JsonValue } from '../core/task.ts';
-import { type CheckpointState, CheckpointStore } from '../lifecycle/checkpoints.ts';
-import type { RunBuffer } from '../lifecycle/rft-parts.ts';
+import { type CheckpointState, CheckpointStore } from '../lifecycle/run/checkpoint-files.ts';
+import type { RunBuffer } from '../lifecycle/run/rft-parts.ts';
 import type { Selector, SelectorState } from '../selectors/types.ts';
+import type { SelectorStateStore } from '../store/selector-state-store.ts';
+import { sqlString } from '../store/sql.ts';
 import { RequestLog } from './request-log.ts';
 
 /** The numbers a serve run carries between requests (and across restarts). */
@@ -44,7 +44,7 @@ const KEEP_SELECTOR_STATES = 3;
 const PRUNE_EVERY = 50;
 
 /**
- * A serve run's checkpoints: the run loop's state file (src/lifecycle/checkpoints.ts) in
+ * A serve run's checkpoints: the run loop's state file (src/lifecycle/run/checkpoint-files.ts) in
  * `<runDir>/serve/checkpoints/step-<revision>/`, with the selector state also in the database
  * (table `selector_states`, as the run loop keeps it). The `step` of a serve checkpoint is its
  * revision, so every mutating request gets its own folder and `latest.json` only ever moves

@@ -1,11 +1,11 @@
-import type { RejectedStore } from '../buffer/rejected-store.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { Experience } from '../core/experience.ts';
 import { rejectedPayload } from '../core/rejected.ts';
 import type { Task } from '../core/task.ts';
-import type { RunBuffer } from '../lifecycle/rft-parts.ts';
+import type { RunBuffer } from '../lifecycle/run/rft-parts.ts';
 import type { OperatorGraph } from '../operators/graph.ts';
 import type { Selector, TaskFeedback } from '../selectors/types.ts';
+import type { RejectedStore } from '../store/rejected-store.ts';
 import { intakeExperiences } from './experience-intake.ts';
 import { badRequest, HttpError } from './http-error.ts';
 import { RequestLog } from './request-log.ts';

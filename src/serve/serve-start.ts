@@ -1,17 +1,17 @@
 import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
-import { RejectedStore } from '../buffer/rejected-store.ts';
-import type { RunRecorder } from '../buffer/run-table.ts';
-import { SelectorStateStore } from '../buffer/selector-state-store.ts';
 import { readYamlFile } from '../core/config.ts';
 import { ConfigError, errorMessage, WinnowError } from '../core/errors.ts';
 import { FileLease } from '../lifecycle/file-lease.ts';
-import type { RftConfig } from '../lifecycle/rft-config.ts';
-import type { RunBuffer } from '../lifecycle/rft-parts.ts';
-import { parseRftConfig } from '../lifecycle/rft-run.ts';
-import { runStarter } from '../lifecycle/run-plan.ts';
-import { defaultRegistries, type RunRegistries } from '../lifecycle/run-registries.ts';
-import { type BuiltRun, buildRunParts, recordRunStart } from '../lifecycle/run-start.ts';
+import type { RftConfig } from '../lifecycle/run/rft-config.ts';
+import type { RunBuffer } from '../lifecycle/run/rft-parts.ts';
+import { parseRftConfig } from '../lifecycle/run/rft-run.ts';
+import { runStarter } from '../lifecycle/run/run-plan.ts';
+import { defaultRegistries, type RunRegistries } from '../lifecycle/run/run-registries.ts';
+import { type BuiltRun, buildRunParts, recordRunStart } from '../lifecycle/run/run-start.ts';
+import { RejectedStore } from '../store/rejected-store.ts';
+import type { RunRecorder } from '../store/run-table.ts';
+import { SelectorStateStore } from '../store/selector-state-store.ts';
 import { checkBinding } from './bind-policy.ts';
 import { DEFAULT_MAX_BODY_BYTES, ServeHttpServer } from './http-server.ts';
 import { Router } from './router.ts';
@@ -59,7 +59,7 @@ function selectorName(slot: RftConfig['selector']): string {
 }
 
 /**
- * `winnow serve`: validate, then act — the start `winnow run` makes (src/lifecycle/run-start.ts):
+ * `winnow serve`: validate, then act — the start `winnow run` makes (src/lifecycle/run/run-start.ts):
  * the config is parsed against the same schema, the run planned (id, folder, tables, --resume
  * checks) and every part built, and the port bound, before anything is written. Then the run
  * folder, its stored config and run record are written, the buffer opened, the latest checkpoint

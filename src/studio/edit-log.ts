@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Connection, Table } from '@lancedb/lancedb';
 import * as arrow from 'apache-arrow';
 import { z } from 'zod';
-import { type ColumnSpec, decodeRows, encodeRows, schemaOf } from '../buffer/arrow-codec.ts';
-import { openOrCreateTable } from '../buffer/connection.ts';
-import { sqlString } from '../buffer/sql.ts';
+import { type ColumnSpec, decodeRows, encodeRows, schemaOf } from '../store/arrow-codec.ts';
+import { openOrCreateTable } from '../store/connection.ts';
+import { sqlString } from '../store/sql.ts';
 
 /**
  * The `studio_edits` table: one row per human change made in the Studio (who, when, before/after,

@@ -1,7 +1,7 @@
 import type { Table } from '@lancedb/lancedb';
 import { z } from 'zod';
-import { sqlString } from '../buffer/sql.ts';
 import { HttpError } from '../serve/http-error.ts';
+import { sqlString } from '../store/sql.ts';
 import { EditLog, type EditRecord } from './edit-log.ts';
 import { addPreferenceLabel, removePreferenceLabel } from './preference-labels.ts';
 import {

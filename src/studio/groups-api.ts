@@ -1,7 +1,7 @@
 import type { Table } from '@lancedb/lancedb';
-import { sqlString } from '../buffer/sql.ts';
 import { columnKinds } from '../inspect/where-filter.ts';
 import { HttpError } from '../serve/http-error.ts';
+import { sqlString } from '../store/sql.ts';
 import { rewardEtag } from './experience-edits.ts';
 import { jsonCell } from './json-cells.ts';
 import { readPreferenceLabels } from './preference-labels.ts';

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Connection } from '@lancedb/lancedb';
 import * as arrow from 'apache-arrow';
 import { z } from 'zod';
-import { type ColumnSpec, decodeRows, encodeRows, schemaOf } from '../buffer/arrow-codec.ts';
-import { connect, openOrCreateTable } from '../buffer/connection.ts';
-import { sqlString } from '../buffer/sql.ts';
+import { type ColumnSpec, decodeRows, encodeRows, schemaOf } from '../store/arrow-codec.ts';
+import { connect, openOrCreateTable } from '../store/connection.ts';
+import { sqlString } from '../store/sql.ts';
 
 /**
  * The `studio_preferences` table: preference pairs a person marked in the Studio (in one experience

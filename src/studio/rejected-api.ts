@@ -1,6 +1,6 @@
-import { sqlString } from '../buffer/sql.ts';
 import { readRuns } from '../inspect/run-views.ts';
 import { reasonClass } from '../operators/step-metrics.ts';
+import { sqlString } from '../store/sql.ts';
 import { jsonCell } from './json-cells.ts';
 import { openStudioTable, type StudioContext } from './studio-context.ts';
 

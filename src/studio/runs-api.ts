@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { readRuns } from '../inspect/run-views.ts';
-import { loadRunComparison, RunFolderError } from '../lifecycle/compare/run-comparison.ts';
+import { loadRunComparison, RunFolderError } from '../lifecycle/report/compare/run-comparison.ts';
 import { HttpError } from '../serve/http-error.ts';
 import type { StudioContext } from './studio-context.ts';
 
@@ -12,7 +12,7 @@ export async function listRuns(ctx: StudioContext) {
 
 /**
  * The comparison of two or more runs — metric series over steps and the config diff — from the
- * shared loader (src/lifecycle/compare/), the same data `winnow compare` writes into its HTML file.
+ * shared loader (src/lifecycle/report/compare/), the same data `winnow compare` writes into its HTML file.
  * Runs are named by id: their folder is the one the runs table records, else `<runs>/<id>`.
  */
 export async function compareRuns(ctx: StudioContext, ids: readonly string[]) {

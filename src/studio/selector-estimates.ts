@@ -1,8 +1,8 @@
 import type { Connection } from '@lancedb/lancedb';
 import type { z } from 'zod';
-import { sqlString } from '../buffer/sql.ts';
 import { digestIds } from '../selectors/task-view.ts';
 import { SelectorStateSchema } from '../selectors/types.ts';
+import { sqlString } from '../store/sql.ts';
 
 /** The selector's own estimate for one task at one saved step. */
 export interface EstimatePoint {

@@ -1,9 +1,9 @@
 import { createReadStream, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { RunTable } from '../buffer/run-table.ts';
-import { sqlString } from '../buffer/sql.ts';
 import { HttpError } from '../serve/http-error.ts';
+import { RunTable } from '../store/run-table.ts';
+import { sqlString } from '../store/sql.ts';
 import { openStudioTable, type StudioContext } from './studio-context.ts';
 
 /** The `files` a run record's summary lists (task pipelines record the dataset files they read). */

@@ -1,7 +1,7 @@
 import type { Connection, Table } from '@lancedb/lancedb';
-import { connect } from '../buffer/connection.ts';
 import { closestNames } from '../core/suggest.ts';
 import { HttpError } from '../serve/http-error.ts';
+import { connect } from '../store/connection.ts';
 
 /** What every Studio handler works against: the database, the run folders and who is editing. */
 export interface StudioContext {

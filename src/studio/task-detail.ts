@@ -1,7 +1,7 @@
 import type { Table } from '@lancedb/lancedb';
 import type * as arrow from 'apache-arrow';
-import { sqlString } from '../buffer/sql.ts';
 import { readRuns } from '../inspect/run-views.ts';
+import { sqlString } from '../store/sql.ts';
 import { listEdits } from './edits-api.ts';
 import { jsonCell } from './json-cells.ts';
 import { checkoutVersion } from './rows-query.ts';

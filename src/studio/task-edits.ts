@@ -1,12 +1,12 @@
 import type { Table } from '@lancedb/lancedb';
 import { z } from 'zod';
-import { encodeRows } from '../buffer/arrow-codec.ts';
-import { RejectedStore } from '../buffer/rejected-store.ts';
-import { sqlString } from '../buffer/sql.ts';
-import { decodeTaskRows, storedTask, TASK_COLUMNS } from '../buffer/task-table.ts';
-import { fitColumns } from '../buffer/typed-columns.ts';
 import { JsonObjectSchema, type Task, TaskSchema } from '../core/task.ts';
 import { HttpError } from '../serve/http-error.ts';
+import { encodeRows } from '../store/arrow-codec.ts';
+import { RejectedStore } from '../store/rejected-store.ts';
+import { sqlString } from '../store/sql.ts';
+import { decodeTaskRows, storedTask, TASK_COLUMNS } from '../store/task-table.ts';
+import { fitColumns } from '../store/typed-columns.ts';
 import { EditLog, type EditRecord } from './edit-log.ts';
 import {
   checkWritable,

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { errorMessage } from '../core/errors.ts';
 import { readRuns } from '../inspect/run-views.ts';
-import { RUN_CONFIG_FILE } from '../lifecycle/run-plan.ts';
+import { RUN_CONFIG_FILE } from '../lifecycle/run/run-plan.ts';
 import { TokenizerSpecSchema } from '../models/tokenizer.ts';
 import { loadTokenizer } from '../models/tokenizer-load.ts';
 import { TINY_VOCAB } from '../tiny/vocab.ts';

@@ -1,8 +1,8 @@
 import { closeSync, existsSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { isDatabaseUri } from '../buffer/connection.ts';
 import { HttpError } from '../serve/http-error.ts';
+import { isDatabaseUri } from '../store/connection.ts';
 
 /**
  * Studio writes run one at a time: in this process (a chain), and across Studios on one local

@@ -3,7 +3,7 @@ import { ConfigError } from '../core/errors.ts';
 import { Rng } from '../core/rng.ts';
 import type { GenerateRequest } from '../models/rollout-model.ts';
 import { headLogits, oneHotRows, stackStep, type TinyWeights } from './gru.ts';
-import { sampleToken } from './sampler.ts';
+import { sampleToken } from './token-sampler.ts';
 import { EOS_ID, PAD_ID } from './vocab.ts';
 
 /** Default completion budget: arithmetic answers are at most 6 characters plus EOS. */

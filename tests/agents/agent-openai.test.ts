@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readTrajectory } from '../../src/agents/trajectory.ts';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
-import { runRft } from '../../src/lifecycle/rft-run.ts';
+import { runRft } from '../../src/lifecycle/run/rft-run.ts';
 import { FakeServer } from '../explorer/openai/fake-server.ts';
 import { smallRftConfig } from '../helpers/rft.ts';
 import { tempDir } from '../helpers/tmp.ts';

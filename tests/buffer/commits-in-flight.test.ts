@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { CommitWindow } from '../../src/buffer/commit-window.ts';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
-import type { ExperienceSlots } from '../../src/buffer/experience-slots.ts';
-import { WRITE_GROUP_ROWS } from '../../src/buffer/write-groups.ts';
+import type { ExperienceSlots } from '../../src/buffer/index/experience-slots.ts';
+import { CommitWindow } from '../../src/buffer/storage/commit-window.ts';
+import { WRITE_GROUP_ROWS } from '../../src/buffer/storage/write-groups.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { exp, freshDb } from './experience-fixtures/make.ts';
 

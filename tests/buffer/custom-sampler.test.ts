@@ -8,7 +8,7 @@ import {
   ONCE,
   type SamplerDefinition,
 } from '../../src/buffer/samplers/sampler.ts';
-import { ExperienceSampler } from '../../src/buffer/sampling/sampler.ts';
+import { ExperienceSampler } from '../../src/buffer/strategies/experience-sampler.ts';
 import { Registry } from '../../src/core/registry.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { exp, freshDb } from './experience-fixtures/make.ts';

@@ -1,8 +1,8 @@
 import * as lancedb from '@lancedb/lancedb';
 import { describe, expect, it } from 'vitest';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
-import { RejectedStore } from '../../src/buffer/rejected-store.ts';
 import { ConfigError, DataError, WinnowError } from '../../src/core/errors.ts';
+import { RejectedStore } from '../../src/store/rejected-store.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { exp, freshDb, grouped } from './experience-fixtures/make.ts';
 

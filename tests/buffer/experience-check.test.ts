@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkExperience } from '../../src/buffer/experience-check.ts';
+import { checkExperience } from '../../src/buffer/storage/experience-check.ts';
 import { DataError } from '../../src/core/errors.ts';
 import { ExperienceSchema } from '../../src/core/experience.ts';
 import { exp } from './experience-fixtures/make.ts';

@@ -1,14 +1,21 @@
 import * as arrow from 'apache-arrow';
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { columnValues } from '../../src/buffer/arrow-codec.ts';
-import { encodeWrite, keptRuns } from '../../src/buffer/encoded-write.ts';
-import { encodeRowsFast } from '../../src/buffer/experience-arrow.ts';
-import { checkExperience } from '../../src/buffer/experience-check.ts';
-import { encodeExperienceRows, isTypedExperienceLayout } from '../../src/buffer/experience-encoder.ts';
-import { EXPERIENCE_COLUMNS, EXPERIENCE_SCHEMA, payloadFlags } from '../../src/buffer/experience-table.ts';
-import { fitColumns } from '../../src/buffer/typed-columns.ts';
+import { encodeWrite, keptRuns } from '../../src/buffer/storage/encoded-write.ts';
+import { encodeRowsFast } from '../../src/buffer/storage/experience-arrow.ts';
+import { checkExperience } from '../../src/buffer/storage/experience-check.ts';
+import {
+  encodeExperienceRows,
+  isTypedExperienceLayout,
+} from '../../src/buffer/storage/experience-encoder.ts';
+import {
+  EXPERIENCE_COLUMNS,
+  EXPERIENCE_SCHEMA,
+  payloadFlags,
+} from '../../src/buffer/storage/experience-table.ts';
 import type { Experience, ExperienceInput } from '../../src/core/experience.ts';
+import { columnValues } from '../../src/store/arrow-codec.ts';
+import { fitColumns } from '../../src/store/typed-columns.ts';
 
 /** The reference: the column-at-a-time encoder over new (unnumbered) StoredExperience rows. */
 const reference = (rows: Experience[]) =>

@@ -1,12 +1,12 @@
 import * as lancedb from '@lancedb/lancedb';
 import { describe, expect, it } from 'vitest';
-import type { BadCell } from '../../src/buffer/bad-cell.ts';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
-import { decodeExperiences } from '../../src/buffer/experience-decode.ts';
-import { encodeExperiences, type StoredExperience } from '../../src/buffer/experience-table.ts';
-import { RejectedStore } from '../../src/buffer/rejected-store.ts';
+import { decodeExperiences } from '../../src/buffer/storage/experience-decode.ts';
+import { encodeExperiences, type StoredExperience } from '../../src/buffer/storage/experience-table.ts';
 import { WinnowError } from '../../src/core/errors.ts';
 import type { Experience } from '../../src/core/experience.ts';
+import type { BadCell } from '../../src/store/bad-cell.ts';
+import { RejectedStore } from '../../src/store/rejected-store.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { exp, freshDb } from './experience-fixtures/make.ts';
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
 import { checkReplayRatio, ReplayRatioLimiter, ReplayRatioSchema } from '../../src/buffer/rate-limiter.ts';
-import { ExperienceSampler } from '../../src/buffer/sampling/sampler.ts';
+import { ExperienceSampler } from '../../src/buffer/strategies/experience-sampler.ts';
 import { ConfigError } from '../../src/core/errors.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { exp, freshDb } from './experience-fixtures/make.ts';

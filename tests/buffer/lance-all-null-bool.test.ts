@@ -2,10 +2,10 @@ import { join } from 'node:path';
 import type { Table as LanceTable } from '@lancedb/lancedb';
 import * as arrow from 'apache-arrow';
 import { afterAll, describe, expect, it } from 'vitest';
-import { localArrowTable } from '../../src/buffer/arrow-codec.ts';
-import { connect } from '../../src/buffer/connection.ts';
-import { appendArrow, appendsDirectly } from '../../src/buffer/lance-append.ts';
-import { UpkeepRunner } from '../../src/buffer/upkeep-runner.ts';
+import { UpkeepRunner } from '../../src/buffer/storage/upkeep-runner.ts';
+import { localArrowTable } from '../../src/store/arrow-codec.ts';
+import { connect } from '../../src/store/connection.ts';
+import { appendArrow, appendsDirectly } from '../../src/store/lance-append.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 /**

@@ -2,8 +2,8 @@ import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
-import type { JournalEntry } from '../../src/buffer/experience-journal.ts';
-import { LEASE_LOG_FILE, LeaseLog } from '../../src/buffer/lease-log.ts';
+import type { JournalEntry } from '../../src/buffer/storage/experience-journal.ts';
+import { LEASE_LOG_FILE, LeaseLog } from '../../src/buffer/storage/lease-log.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { exp, freshDb } from './experience-fixtures/make.ts';
 

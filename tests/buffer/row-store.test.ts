@@ -11,8 +11,8 @@ import {
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
-import { encodeExperiences } from '../../src/buffer/experience-table.ts';
-import { PayloadRows, ROW_STORE_DATA, ROW_STORE_INDEX } from '../../src/buffer/payload-rows.ts';
+import { encodeExperiences } from '../../src/buffer/storage/experience-table.ts';
+import { PayloadRows, ROW_STORE_DATA, ROW_STORE_INDEX } from '../../src/buffer/storage/payload-rows.ts';
 import type { Experience } from '../../src/core/experience.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { exp, freshDb } from './experience-fixtures/make.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
-import { SMALL_TABLE_FOLD_EVERY } from '../../src/buffer/table-upkeep.ts';
+import { SMALL_TABLE_FOLD_EVERY } from '../../src/buffer/storage/table-upkeep.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { exp, freshDb } from './experience-fixtures/make.ts';
 

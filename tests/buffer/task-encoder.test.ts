@@ -1,9 +1,9 @@
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { columnValues, encodeRows } from '../../src/buffer/arrow-codec.ts';
-import { encodeTasks, TaskRowsEncoder } from '../../src/buffer/task-encoder.ts';
-import { storedTask, TASK_COLUMNS, taskContentHash } from '../../src/buffer/task-table.ts';
 import type { Task } from '../../src/core/task.ts';
+import { columnValues, encodeRows } from '../../src/store/arrow-codec.ts';
+import { encodeTasks, TaskRowsEncoder } from '../../src/store/task-encoder.ts';
+import { storedTask, TASK_COLUMNS, taskContentHash } from '../../src/store/task-table.ts';
 
 /** The reference: the generic encoder over StoredTask rows. */
 const reference = (tasks: Task[], runId: string, at: number) =>

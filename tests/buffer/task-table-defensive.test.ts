@@ -2,19 +2,19 @@ import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import * as arrow from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import type { BadCell } from '../../src/buffer/bad-cell.ts';
-import { decodeExperiences } from '../../src/buffer/experience-decode.ts';
+import { decodeExperiences } from '../../src/buffer/storage/experience-decode.ts';
 import {
   EXPERIENCE_COLUMNS,
   EXPERIENCE_SCHEMA,
   encodeExperiences,
   type StoredExperience,
-} from '../../src/buffer/experience-table.ts';
-import { TaskStore } from '../../src/buffer/task-store.ts';
-import { fitColumns } from '../../src/buffer/typed-columns.ts';
+} from '../../src/buffer/storage/experience-table.ts';
 import { DataError } from '../../src/core/errors.ts';
 import type { Task } from '../../src/core/task.ts';
-import { loadTaskSource } from '../../src/lifecycle/task-source.ts';
+import { loadTaskSource } from '../../src/lifecycle/pipeline/task-source.ts';
+import type { BadCell } from '../../src/store/bad-cell.ts';
+import { TaskStore } from '../../src/store/task-store.ts';
+import { fitColumns } from '../../src/store/typed-columns.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { exp } from './experience-fixtures/make.ts';
 

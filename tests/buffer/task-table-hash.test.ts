@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { storedTask, TASK_COLUMNS, taskContentHash } from '../../src/buffer/task-table.ts';
 import type { Task } from '../../src/core/task.ts';
+import { storedTask, TASK_COLUMNS, taskContentHash } from '../../src/store/task-table.ts';
 
 const TASKS: Task[] = [
   { id: 'a', taskset: 'gsm8k', prompt: 'What is 2 + 2?', answer: '4', features: {}, meta: {} },

@@ -3,13 +3,13 @@ import * as lancedb from '@lancedb/lancedb';
 import * as arrow from 'apache-arrow';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { columnValues } from '../../src/buffer/arrow-codec.ts';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
-import { RunTable } from '../../src/buffer/run-table.ts';
-import { TaskStore } from '../../src/buffer/task-store.ts';
-import { TASK_COLUMNS } from '../../src/buffer/task-table.ts';
-import { fitColumns, hasLegacyLayout, timeLiteral, timeReader } from '../../src/buffer/typed-columns.ts';
 import type { JsonValue, Task } from '../../src/core/task.ts';
+import { columnValues } from '../../src/store/arrow-codec.ts';
+import { RunTable } from '../../src/store/run-table.ts';
+import { TaskStore } from '../../src/store/task-store.ts';
+import { TASK_COLUMNS } from '../../src/store/task-table.ts';
+import { fitColumns, hasLegacyLayout, timeLiteral, timeReader } from '../../src/store/typed-columns.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { exp } from './experience-fixtures/make.ts';
 

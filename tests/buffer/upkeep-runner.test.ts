@@ -1,8 +1,8 @@
 import * as lancedb from '@lancedb/lancedb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
-import type { StoredExperience } from '../../src/buffer/experience-table.ts';
-import { UpkeepRunner, upkeepMode } from '../../src/buffer/upkeep-runner.ts';
+import type { StoredExperience } from '../../src/buffer/storage/experience-table.ts';
+import { UpkeepRunner, upkeepMode } from '../../src/buffer/storage/upkeep-runner.ts';
 import type { Experience } from '../../src/core/experience.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { exp, freshDb } from './experience-fixtures/make.ts';

@@ -3,9 +3,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { closeAllConnections } from '../../src/buffer/connection.ts';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
 import { Rng } from '../../src/core/rng.ts';
+import { closeAllConnections } from '../../src/store/connection.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { WRITE_BEHIND_ROWS, WRITE_BEHIND_TABLE } from './experience-fixtures/write-behind-child.ts';
 

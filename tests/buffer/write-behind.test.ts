@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
-import { appendsDirectly } from '../../src/buffer/lance-append.ts';
-import { MAX_GROUP_ROWS, WRITE_GROUP_ROWS } from '../../src/buffer/write-groups.ts';
+import { MAX_GROUP_ROWS, WRITE_GROUP_ROWS } from '../../src/buffer/storage/write-groups.ts';
 import { DataError } from '../../src/core/errors.ts';
+import { appendsDirectly } from '../../src/store/lance-append.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { exp, freshDb } from './experience-fixtures/make.ts';
 
@@ -134,7 +134,7 @@ describe('ExperienceBuffer.writeBehind (opt-in)', () => {
   it('the installed LanceDB takes the direct append path (lance-append.ts), which refuses a batch of another schema', async () => {
     const buf = await ExperienceBuffer.open(freshDb(root), { sampler: { type: 'fifo' } });
     expect(appendsDirectly(buf.table)).toBe(true);
-    const { appendArrow } = await import('../../src/buffer/lance-append.ts');
+    const { appendArrow } = await import('../../src/store/lance-append.ts');
     const arrow = await import('apache-arrow');
     const other = arrow.tableFromArrays({ x: Int32Array.from([1, 2]) });
     await expect(appendArrow(buf.table, other)).rejects.toThrow();

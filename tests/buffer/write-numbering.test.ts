@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type CheckedWrite, numberGroup } from '../../src/buffer/checked-write.ts';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
 import { samplerRegistry } from '../../src/buffer/samplers/registry.ts';
 import { defineSampler, ONCE, type Sampler } from '../../src/buffer/samplers/sampler.ts';
-import { writeFacts } from '../../src/buffer/write-facts.ts';
+import { type CheckedWrite, numberGroup } from '../../src/buffer/storage/checked-write.ts';
+import { writeFacts } from '../../src/buffer/storage/write-facts.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { exp, freshDb } from './experience-fixtures/make.ts';
 

@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TaskStore } from '../../src/buffer/task-store.ts';
 import { readDataset } from '../../src/io/reader.ts';
 import { taskOperatorRegistry } from '../../src/operators/registries.ts';
+import { TaskStore } from '../../src/store/task-store.ts';
 import { REPO_ROOT, winnow, winnowInProcess } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
 

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../../src/buffer/connection.ts';
-import { LanceSemanticIndexStore } from '../../src/buffer/semantic-dedup-index.ts';
-import { TaskStore } from '../../src/buffer/task-store.ts';
 import type { Task } from '../../src/core/task.ts';
+import { connect } from '../../src/store/connection.ts';
+import { LanceSemanticIndexStore } from '../../src/store/semantic-dedup-index.ts';
+import { TaskStore } from '../../src/store/task-store.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { captureMain } from './capture.ts';
 

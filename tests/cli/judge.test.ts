@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { describe, expect, it } from 'vitest';
-import { EXPERIENCE_SCHEMA, encodeExperiences } from '../../src/buffer/experience-table.ts';
+import { EXPERIENCE_SCHEMA, encodeExperiences } from '../../src/buffer/storage/experience-table.ts';
 import { writeParquet } from '../../src/io/parquet-writer.ts';
 import { readDataset } from '../../src/io/reader.ts';
 import { verifyMath } from '../../src/verify/index.ts';

@@ -3,13 +3,13 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../../src/buffer/connection.ts';
-import { RejectedStore } from '../../src/buffer/rejected-store.ts';
-import { type RunRecord, RunTable } from '../../src/buffer/run-table.ts';
 import { GC_SPEC } from '../../src/cli/specs/gc.ts';
 import { RUNS_SPEC } from '../../src/cli/specs/runs.ts';
 import { SCHEMA_SPEC } from '../../src/cli/specs/schema.ts';
 import { taskOperatorRegistry } from '../../src/operators/registries.ts';
+import { connect } from '../../src/store/connection.ts';
+import { RejectedStore } from '../../src/store/rejected-store.ts';
+import { type RunRecord, RunTable } from '../../src/store/run-table.ts';
 import { winnow, winnowInProcess } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
 

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RejectedStore } from '../../src/buffer/rejected-store.ts';
-import { TaskStore } from '../../src/buffer/task-store.ts';
+import { RejectedStore } from '../../src/store/rejected-store.ts';
+import { TaskStore } from '../../src/store/task-store.ts';
 import { winnow } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
 

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TaskStore } from '../../src/buffer/task-store.ts';
 import type { Task } from '../../src/core/task.ts';
 import { UsageError } from '../../src/core/usage-error.ts';
 import { type ColumnKind, columnKinds, whereToSql } from '../../src/inspect/where-filter.ts';
+import { TaskStore } from '../../src/store/task-store.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadRunComparison } from '../../src/lifecycle/compare/run-comparison.ts';
-import { runRft } from '../../src/lifecycle/rft-run.ts';
+import { loadRunComparison } from '../../src/lifecycle/report/compare/run-comparison.ts';
+import { runRft } from '../../src/lifecycle/run/rft-run.ts';
 import { captureMain } from '../cli/capture.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { readMetrics, scriptedConfig, scriptedRegistries } from '../lifecycle/evaluation-scripted.ts';

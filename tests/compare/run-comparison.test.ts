@@ -5,7 +5,7 @@ import {
   loadRunComparison,
   RunFolderError,
   runComparisonSchema,
-} from '../../src/lifecycle/compare/run-comparison.ts';
+} from '../../src/lifecycle/report/compare/run-comparison.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { storedConfig, twoRuns, writeRunFolder } from './run-folders.ts';
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TaskStore } from '../../src/buffer/task-store.ts';
 import { verifyAugmentedSolution } from '../../src/operators/task/index.ts';
+import { TaskStore } from '../../src/store/task-store.ts';
 import { winnow } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
 

@@ -1,15 +1,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RejectedStore } from '../../src/buffer/rejected-store.ts';
-import { TaskStore } from '../../src/buffer/task-store.ts';
 import { formatTaskReport, tokenBudgetLine } from '../../src/cli/run-report.ts';
 import type { Task } from '../../src/core/task.ts';
 import { readRuns } from '../../src/inspect/run-views.ts';
-import { loadTaskPipeline, runTaskPipeline } from '../../src/lifecycle/task-pipeline.ts';
+import { loadTaskPipeline, runTaskPipeline } from '../../src/lifecycle/pipeline/task-pipeline.ts';
 import { taskOperatorRegistry } from '../../src/operators/registries.ts';
 import { chatTemplateOp } from '../../src/operators/task/chat-template.ts';
 import { tokenLengthFilterOp } from '../../src/operators/task/token-length-filter.ts';
+import { RejectedStore } from '../../src/store/rejected-store.ts';
+import { TaskStore } from '../../src/store/task-store.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { makeCtx, task } from '../operators/task/helpers.ts';
 

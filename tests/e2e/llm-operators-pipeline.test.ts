@@ -1,14 +1,14 @@
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RejectedStore } from '../../src/buffer/rejected-store.ts';
-import { TaskStore } from '../../src/buffer/task-store.ts';
 import { formatTaskReport } from '../../src/cli/run-report.ts';
 import { headline } from '../../src/cli/runs-command.ts';
 import { readRuns } from '../../src/inspect/run-views.ts';
-import { usageLine, usageOf } from '../../src/lifecycle/run-usage.ts';
-import { runTaskPipelineFile } from '../../src/lifecycle/task-pipeline.ts';
+import { runTaskPipelineFile } from '../../src/lifecycle/pipeline/task-pipeline.ts';
+import { usageLine, usageOf } from '../../src/lifecycle/run/run-usage.ts';
 import { taskOperatorRegistry } from '../../src/operators/registries.ts';
+import { RejectedStore } from '../../src/store/rejected-store.ts';
+import { TaskStore } from '../../src/store/task-store.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { writeYaml } from '../lifecycle/rft-files.ts';
 import { ScriptedLlmServer } from '../operators/task/scripted-llm-server.ts';

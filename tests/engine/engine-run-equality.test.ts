@@ -1,13 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RejectedStore } from '../../src/buffer/rejected-store.ts';
-import { TaskStore } from '../../src/buffer/task-store.ts';
 import { Rng } from '../../src/core/rng.ts';
 import type { Task } from '../../src/core/task.ts';
-import { runTaskPipeline } from '../../src/lifecycle/task-pipeline.ts';
-import { TaskPipelineConfigSchema } from '../../src/lifecycle/task-pipeline-config.ts';
+import { runTaskPipeline } from '../../src/lifecycle/pipeline/task-pipeline.ts';
+import { TaskPipelineConfigSchema } from '../../src/lifecycle/pipeline/task-pipeline-config.ts';
 import { taskOperatorRegistry } from '../../src/operators/registries.ts';
+import { RejectedStore } from '../../src/store/rejected-store.ts';
+import { TaskStore } from '../../src/store/task-store.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 // A whole run on the engine's path (engine: duckdb) against the row path (engine: rows, the

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TaskStore } from '../../src/buffer/task-store.ts';
+import { TaskStore } from '../../src/store/task-store.ts';
 import { captureMain } from '../cli/capture.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { plainRows, readParquetFile, schemaText } from './arrow-text.ts';

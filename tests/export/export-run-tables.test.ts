@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../../src/buffer/connection.ts';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
-import { TaskStore } from '../../src/buffer/task-store.ts';
-import { runRft } from '../../src/lifecycle/rft-run.ts';
+import { runRft } from '../../src/lifecycle/run/rft-run.ts';
+import { connect } from '../../src/store/connection.ts';
+import { TaskStore } from '../../src/store/task-store.ts';
 import { captureMain } from '../cli/capture.ts';
 import { REPO_ROOT } from '../helpers/cli.ts';
 import { missingPython, runPython } from '../helpers/python.ts';

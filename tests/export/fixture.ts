@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
-import { TaskStore } from '../../src/buffer/task-store.ts';
 import type { Experience } from '../../src/core/experience.ts';
 import type { Task } from '../../src/core/task.ts';
+import { TaskStore } from '../../src/store/task-store.ts';
 
 /**
  * A small fixture for the export tests: three tasks (a plain prompt with nested meta, a chat with

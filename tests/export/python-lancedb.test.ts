@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
-import { TaskStore } from '../../src/buffer/task-store.ts';
+import { TaskStore } from '../../src/store/task-store.ts';
 import { exp } from '../buffer/experience-fixtures/make.ts';
 import { missingPython, runPython } from '../helpers/python.ts';
 import { tempDir } from '../helpers/tmp.ts';

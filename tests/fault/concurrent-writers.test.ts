@@ -3,8 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { connect } from '../../src/buffer/connection.ts';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
+import { connect } from '../../src/store/connection.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 /**

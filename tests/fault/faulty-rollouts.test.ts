@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RejectedStore } from '../../src/buffer/rejected-store.ts';
 import type { Rejected } from '../../src/core/rejected.ts';
 import type { StepRecord } from '../../src/lifecycle/run/step-record.ts';
+import { RejectedStore } from '../../src/store/rejected-store.ts';
 import { REPO_ROOT } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { fileLines, spawnWinnow, tableRows } from './harness.ts';

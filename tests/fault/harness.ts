@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { connect } from '../../src/buffer/connection.ts';
+import { connect } from '../../src/store/connection.ts';
 import { REPO_ROOT, WINNOW_BIN } from '../helpers/cli.ts';
 
 export interface KillPlan {

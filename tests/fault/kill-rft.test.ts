@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RejectedStore } from '../../src/buffer/rejected-store.ts';
-import { SelectorStateStore } from '../../src/buffer/selector-state-store.ts';
 import { Rng } from '../../src/core/rng.ts';
+import { RejectedStore } from '../../src/store/rejected-store.ts';
+import { SelectorStateStore } from '../../src/store/selector-state-store.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { type KillPlan, spawnWinnow, tableRows } from './harness.ts';
 import { writeRftYaml } from './rft-files.ts';

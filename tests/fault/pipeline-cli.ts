@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RejectedStore } from '../../src/buffer/rejected-store.ts';
-import { RunTable } from '../../src/buffer/run-table.ts';
-import { TaskStore } from '../../src/buffer/task-store.ts';
 import type { Rejected } from '../../src/core/rejected.ts';
 import type { Task } from '../../src/core/task.ts';
+import { RejectedStore } from '../../src/store/rejected-store.ts';
+import { RunTable } from '../../src/store/run-table.ts';
+import { TaskStore } from '../../src/store/task-store.ts';
 import { type Spawned, spawnWinnow } from './harness.ts';
 
 export interface PipelineOutcome extends Spawned {

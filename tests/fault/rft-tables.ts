@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
-import { RunTable } from '../../src/buffer/run-table.ts';
 import type { StepRecord } from '../../src/lifecycle/run/step-record.ts';
+import { RunTable } from '../../src/store/run-table.ts';
 import { fileLines, tableRows } from './harness.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { RftConfigSchema } from '../../src/lifecycle/rft-config.ts';
+import { RftConfigSchema } from '../../src/lifecycle/run/rft-config.ts';
 
 const mapping = {
   taskset: 'arithmetic',

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TaskStore } from '../../src/buffer/task-store.ts';
-import { runRft } from '../../src/lifecycle/rft-run.ts';
+import { runRft } from '../../src/lifecycle/run/rft-run.ts';
+import { TaskStore } from '../../src/store/task-store.ts';
 import { REPO_ROOT } from '../helpers/cli.ts';
 import { smallRftConfig } from '../helpers/rft.ts';
 import { tempDir } from '../helpers/tmp.ts';

@@ -5,7 +5,7 @@ import {
   formatValue,
   niceAxis,
   stepTicks,
-} from '../../src/lifecycle/report-sections/line-chart.ts';
+} from '../../src/lifecycle/report/sections/line-chart.ts';
 
 /** Whether `step` is 1, 2 or 5 × 10^k. */
 function isNiceStep(step: number): boolean {

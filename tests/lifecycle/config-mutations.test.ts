@@ -4,7 +4,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.ts';
 import { formatPath } from '../../src/core/config.ts';
 import { schemaAt } from '../../src/core/config-explain.ts';
-import { RftConfigSchema } from '../../src/lifecycle/rft-config.ts';
+import { RftConfigSchema } from '../../src/lifecycle/run/rft-config.ts';
 import { winnow } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { shippedPipeline, treeHashes, writeYaml } from './rft-files.ts';

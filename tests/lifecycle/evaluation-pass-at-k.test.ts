@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { passAtK, scoreSet } from '../../src/lifecycle/evaluation/pass-at-k.ts';
+import { passAtK, scoreSet } from '../../src/lifecycle/run/evaluation/pass-at-k.ts';
 
 /** C(n, k) by the multiplicative formula (exact for the small numbers used here). */
 function choose(n: number, k: number): number {

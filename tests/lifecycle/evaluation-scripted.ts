@@ -2,9 +2,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { defineModel } from '../../src/explorer/models/model-definition.ts';
-import type { RftConfig } from '../../src/lifecycle/rft-config.ts';
-import { parseRftConfig } from '../../src/lifecycle/rft-run.ts';
-import { defaultRegistries, type RunRegistries } from '../../src/lifecycle/run-registries.ts';
+import type { RftConfig } from '../../src/lifecycle/run/rft-config.ts';
+import { parseRftConfig } from '../../src/lifecycle/run/rft-run.ts';
+import { defaultRegistries, type RunRegistries } from '../../src/lifecycle/run/run-registries.ts';
 import type { GenerateRequest, Generation } from '../../src/models/rollout-model.ts';
 import { defineTrainer } from '../../src/trainer/trainer-definition.ts';
 

@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RunTable } from '../../src/buffer/run-table.ts';
 import { formatRftReport } from '../../src/cli/run-report.ts';
 import { ConfigError } from '../../src/core/errors.ts';
 import { Hooks } from '../../src/lifecycle/hooks.ts';
-import type { RftEvents } from '../../src/lifecycle/rft-events.ts';
-import { parseRftConfig, runRft } from '../../src/lifecycle/rft-run.ts';
+import type { RftEvents } from '../../src/lifecycle/run/rft-events.ts';
+import { parseRftConfig, runRft } from '../../src/lifecycle/run/rft-run.ts';
+import { RunTable } from '../../src/store/run-table.ts';
 import { REPO_ROOT } from '../helpers/cli.ts';
 import { smallRftRaw } from '../helpers/rft.ts';
 import { tempDir } from '../helpers/tmp.ts';

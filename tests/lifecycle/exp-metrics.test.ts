@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Hooks } from '../../src/lifecycle/hooks.ts';
-import type { RftEvents } from '../../src/lifecycle/rft-events.ts';
-import { runRft } from '../../src/lifecycle/rft-run.ts';
 import { ExperienceOpsReportSchema } from '../../src/lifecycle/run/operator-report.ts';
+import type { RftEvents } from '../../src/lifecycle/run/rft-events.ts';
+import { runRft } from '../../src/lifecycle/run/rft-run.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { readMetrics, scriptedConfig, scriptedRegistries } from './evaluation-scripted.ts';
 

@@ -1,8 +1,8 @@
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { chartScriptSource, lineChart, type Series } from '../../src/lifecycle/charts.ts';
-import { renderReport } from '../../src/lifecycle/report-html.ts';
-import type { ReportInput } from '../../src/lifecycle/report-input.ts';
+import { chartScriptSource, lineChart, type Series } from '../../src/lifecycle/report/charts.ts';
+import { renderReport } from '../../src/lifecycle/report/report-html.ts';
+import type { ReportInput } from '../../src/lifecycle/report/report-input.ts';
 import type { StepRecord } from '../../src/lifecycle/run/step-record.ts';
 
 function rec(step: number, extra: Record<string, number>): StepRecord {

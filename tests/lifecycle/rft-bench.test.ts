@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/core/errors.ts';
-import type { RftConfig } from '../../src/lifecycle/rft-config.ts';
+import type { RftConfig } from '../../src/lifecycle/run/rft-config.ts';
 import type { RftRunResult } from '../../src/lifecycle/run/types.ts';
 import { smallRftConfig } from '../helpers/rft.ts';
 import { tempDir } from '../helpers/tmp.ts';

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RejectedStore } from '../../src/buffer/rejected-store.ts';
 import { Hooks } from '../../src/lifecycle/hooks.ts';
-import type { RftEvents } from '../../src/lifecycle/rft-events.ts';
-import { runRft } from '../../src/lifecycle/rft-run.ts';
+import type { RftEvents } from '../../src/lifecycle/run/rft-events.ts';
+import { runRft } from '../../src/lifecycle/run/rft-run.ts';
+import { RejectedStore } from '../../src/store/rejected-store.ts';
 import { REPO_ROOT } from '../helpers/cli.ts';
 import { smallRftConfig } from '../helpers/rft.ts';
 import { tempDir } from '../helpers/tmp.ts';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runRft } from '../../src/lifecycle/rft-run.ts';
+import { runRft } from '../../src/lifecycle/run/rft-run.ts';
 import { REPO_ROOT } from '../helpers/cli.ts';
 import { smallRftConfig } from '../helpers/rft.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -106,7 +106,7 @@ describe('starting over', () => {
       buffer: { table: 'rejected' },
       lifecycle: { mode: 'sync', steps: 1, checkpointEvery: 1 },
     });
-    const { RejectedStore } = await import('../../src/buffer/rejected-store.ts');
+    const { RejectedStore } = await import('../../src/store/rejected-store.ts');
     const rej = await RejectedStore.open(db);
     rej.add([{ step: 'x', reason: 'kept', runId: 'other' }]);
     await rej.flush();

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Experience } from '../../src/core/experience.ts';
 import { Hooks } from '../../src/lifecycle/hooks.ts';
-import type { RftConfig } from '../../src/lifecycle/rft-config.ts';
-import type { RftEvents } from '../../src/lifecycle/rft-events.ts';
 import type { ExperienceOpsReport } from '../../src/lifecycle/run/operator-report.ts';
+import type { RftConfig } from '../../src/lifecycle/run/rft-config.ts';
+import type { RftEvents } from '../../src/lifecycle/run/rft-events.ts';
 import { smallRftConfig } from '../helpers/rft.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { placeIn, runLoop } from './run-loop-harness.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RowsEstimate } from '../../src/lifecycle/rows-estimate.ts';
+import { RowsEstimate } from '../../src/lifecycle/pipeline/rows-estimate.ts';
 
 describe('RowsEstimate', () => {
   it('scales the first chunk’s lines per byte to the whole input, and keeps that estimate', () => {

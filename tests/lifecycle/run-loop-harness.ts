@@ -1,13 +1,13 @@
 import { join } from 'node:path';
-import { RejectedStore } from '../../src/buffer/rejected-store.ts';
-import { SelectorStateStore } from '../../src/buffer/selector-state-store.ts';
 import type { Hooks } from '../../src/lifecycle/hooks.ts';
-import { buildRftParts } from '../../src/lifecycle/rft-build.ts';
-import type { RftConfig } from '../../src/lifecycle/rft-config.ts';
-import type { RftEvents } from '../../src/lifecycle/rft-events.ts';
-import type { RftParts } from '../../src/lifecycle/rft-parts.ts';
+import { buildRftParts } from '../../src/lifecycle/run/rft-build.ts';
+import type { RftConfig } from '../../src/lifecycle/run/rft-config.ts';
+import type { RftEvents } from '../../src/lifecycle/run/rft-events.ts';
+import type { RftParts } from '../../src/lifecycle/run/rft-parts.ts';
 import { runRftLoop } from '../../src/lifecycle/run/run-loop.ts';
 import type { RftRunResult } from '../../src/lifecycle/run/types.ts';
+import { RejectedStore } from '../../src/store/rejected-store.ts';
+import { SelectorStateStore } from '../../src/store/selector-state-store.ts';
 import { REPO_ROOT } from '../helpers/cli.ts';
 
 /** A run's folders under a test's temp dir: its own database and run folder. */

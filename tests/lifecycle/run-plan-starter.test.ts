@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RunTable } from '../../src/buffer/run-table.ts';
-import { planRun, runStarter } from '../../src/lifecycle/run-plan.ts';
+import { planRun, runStarter } from '../../src/lifecycle/run/run-plan.ts';
+import { RunTable } from '../../src/store/run-table.ts';
 import { REPO_ROOT } from '../helpers/cli.ts';
 import { smallRftConfig } from '../helpers/rft.ts';
 import { tempDir } from '../helpers/tmp.ts';

@@ -4,11 +4,14 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { TaskStore } from '../../src/buffer/task-store.ts';
 import { ConfigError } from '../../src/core/errors.ts';
-import { loadTaskPipeline, runTaskPipelineFile } from '../../src/lifecycle/task-pipeline.ts';
-import { TaskInputSchema, taskPipelineConfigSchema } from '../../src/lifecycle/task-pipeline-config.ts';
+import { loadTaskPipeline, runTaskPipelineFile } from '../../src/lifecycle/pipeline/task-pipeline.ts';
+import {
+  TaskInputSchema,
+  taskPipelineConfigSchema,
+} from '../../src/lifecycle/pipeline/task-pipeline-config.ts';
 import { taskOperatorRegistry } from '../../src/operators/registries.ts';
+import { TaskStore } from '../../src/store/task-store.ts';
 import { REPO_ROOT } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
 

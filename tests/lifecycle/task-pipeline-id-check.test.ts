@@ -1,15 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RejectedStore } from '../../src/buffer/rejected-store.ts';
-import { TaskStore } from '../../src/buffer/task-store.ts';
 import type { Task } from '../../src/core/task.ts';
 import { Hooks } from '../../src/lifecycle/hooks.ts';
-import { runTaskPipeline } from '../../src/lifecycle/task-pipeline.ts';
-import { TaskPipelineConfigSchema } from '../../src/lifecycle/task-pipeline-config.ts';
-import { chainChecksIds } from '../../src/lifecycle/task-pipeline-ids.ts';
-import type { TaskPipelineEvents } from '../../src/lifecycle/task-pipeline-types.ts';
+import { runTaskPipeline } from '../../src/lifecycle/pipeline/task-pipeline.ts';
+import { TaskPipelineConfigSchema } from '../../src/lifecycle/pipeline/task-pipeline-config.ts';
+import { chainChecksIds } from '../../src/lifecycle/pipeline/task-pipeline-ids.ts';
+import type { TaskPipelineEvents } from '../../src/lifecycle/pipeline/task-pipeline-types.ts';
 import { taskOperatorRegistry } from '../../src/operators/registries.ts';
+import { RejectedStore } from '../../src/store/rejected-store.ts';
+import { TaskStore } from '../../src/store/task-store.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const dir = tempDir('winnow-id-check-');

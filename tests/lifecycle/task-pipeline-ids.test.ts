@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../src/core/rng.ts';
 import type { Task } from '../../src/core/task.ts';
-import { LandedIds } from '../../src/lifecycle/task-pipeline-ids.ts';
+import { LandedIds } from '../../src/lifecycle/pipeline/task-pipeline-ids.ts';
 
 const task = (id: string, source?: { file: string; row: number }): Task => ({
   id,

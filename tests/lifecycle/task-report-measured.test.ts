@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../src/core/task.ts';
-import { measureLanded, TaskReportCollector } from '../../src/lifecycle/task-report/collector.ts';
+import { measureLanded, TaskReportCollector } from '../../src/lifecycle/pipeline/report/collector.ts';
 
 // A queued run's workers measure the rows they clean (measureLanded) and the coordinator counts the
 // ones it keeps (landedMeasured): the report must be the one `landed` gives for those tasks.

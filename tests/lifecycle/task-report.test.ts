@@ -1,20 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../src/core/task.ts';
-import type { TaskPipelineReport } from '../../src/lifecycle/task-pipeline.ts';
 import {
   MAX_REASON_GROUPS,
   OTHER_REASONS,
   type RejectedRowInput,
   TaskReportCollector,
   textLength,
-} from '../../src/lifecycle/task-report/collector.ts';
+} from '../../src/lifecycle/pipeline/report/collector.ts';
 import {
   LENGTH_BINS,
   lengthBin,
   lengthBinRange,
   SCORE_BINS,
-} from '../../src/lifecycle/task-report/histogram.ts';
-import { renderTaskReport } from '../../src/lifecycle/task-report/render.ts';
+} from '../../src/lifecycle/pipeline/report/histogram.ts';
+import { renderTaskReport } from '../../src/lifecycle/pipeline/report/render.ts';
+import type { TaskPipelineReport } from '../../src/lifecycle/pipeline/task-pipeline.ts';
 import { emptyMetrics, reasonClass, type StepMetrics } from '../../src/operators/step-metrics.ts';
 import { countChars, countWords } from '../../src/operators/task/text-stats.ts';
 

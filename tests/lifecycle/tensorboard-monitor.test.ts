@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { monitorRegistry } from '../../src/lifecycle/monitors/builtin.ts';
-import { tensorboardMonitor } from '../../src/lifecycle/monitors/tensorboard.ts';
-import { crc32c, maskedCrc32c } from '../../src/lifecycle/monitors/tensorboard-events.ts';
-import { runRft } from '../../src/lifecycle/rft-run.ts';
+import { monitorRegistry } from '../../src/lifecycle/run/monitors/builtin.ts';
+import { tensorboardMonitor } from '../../src/lifecycle/run/monitors/tensorboard.ts';
+import { crc32c, maskedCrc32c } from '../../src/lifecycle/run/monitors/tensorboard-events.ts';
+import { runRft } from '../../src/lifecycle/run/rft-run.ts';
 import type { StepRecord } from '../../src/lifecycle/run/step-record.ts';
 import { missingPython, runPython } from '../helpers/python.ts';
 import { tempDir } from '../helpers/tmp.ts';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runRft } from '../../src/lifecycle/rft-run.ts';
+import { runRft } from '../../src/lifecycle/run/rft-run.ts';
 import { REPO_ROOT } from '../helpers/cli.ts';
 import { smallRftConfig } from '../helpers/rft.ts';
 import { tempDir } from '../helpers/tmp.ts';

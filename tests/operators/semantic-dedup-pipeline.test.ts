@@ -1,12 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { connect } from '../../src/buffer/connection.ts';
-import { RejectedStore } from '../../src/buffer/rejected-store.ts';
-import { LanceSemanticIndexStore } from '../../src/buffer/semantic-dedup-index.ts';
-import { TaskStore } from '../../src/buffer/task-store.ts';
-import { runTaskPipelineFile } from '../../src/lifecycle/task-pipeline.ts';
+import { runTaskPipelineFile } from '../../src/lifecycle/pipeline/task-pipeline.ts';
 import { taskOperatorRegistry } from '../../src/operators/registries.ts';
+import { connect } from '../../src/store/connection.ts';
+import { RejectedStore } from '../../src/store/rejected-store.ts';
+import { LanceSemanticIndexStore } from '../../src/store/semantic-dedup-index.ts';
+import { TaskStore } from '../../src/store/task-store.ts';
 import { tinyEmbedderDir } from '../helpers/tiny-embedder.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { writeYaml } from '../lifecycle/rft-files.ts';

@@ -1,7 +1,5 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { connect } from '../../src/buffer/connection.ts';
-import { LanceSemanticIndexStore } from '../../src/buffer/semantic-dedup-index.ts';
 import { ConfigError } from '../../src/core/errors.ts';
 import { Rng } from '../../src/core/rng.ts';
 import type { Task } from '../../src/core/task.ts';
@@ -10,6 +8,8 @@ import {
   MemorySemanticIndexStore,
   type SemanticIndexStore,
 } from '../../src/operators/task/semantic-dedup-index.ts';
+import { connect } from '../../src/store/connection.ts';
+import { LanceSemanticIndexStore } from '../../src/store/semantic-dedup-index.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const dir = tempDir('winnow-semantic-');

@@ -1,7 +1,7 @@
 import * as lancedb from '@lancedb/lancedb';
 import { describe, expect, it } from 'vitest';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
-import { BACKGROUND_UPKEEP_ROWS } from '../../src/buffer/table-upkeep.ts';
+import { BACKGROUND_UPKEEP_ROWS } from '../../src/buffer/storage/table-upkeep.ts';
 import { exp, freshDb } from '../buffer/experience-fixtures/make.ts';
 import { tempDir } from '../helpers/tmp.ts';
 

@@ -1,12 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RejectedStore } from '../../src/buffer/rejected-store.ts';
-import { TaskStore } from '../../src/buffer/task-store.ts';
 import { Rng } from '../../src/core/rng.ts';
 import type { Task } from '../../src/core/task.ts';
-import { runTaskPipeline } from '../../src/lifecycle/task-pipeline.ts';
-import { TaskPipelineConfigSchema } from '../../src/lifecycle/task-pipeline-config.ts';
+import { runTaskPipeline } from '../../src/lifecycle/pipeline/task-pipeline.ts';
+import { TaskPipelineConfigSchema } from '../../src/lifecycle/pipeline/task-pipeline-config.ts';
 import { OperatorGraph } from '../../src/operators/graph.ts';
 import { buildGraph } from '../../src/operators/graph-spec.ts';
 import { taskOperatorRegistry } from '../../src/operators/registries.ts';
@@ -14,6 +12,8 @@ import { keptProfile, scanAscii } from '../../src/operators/task/text-profile.ts
 import { planRowWise } from '../../src/pipeline-workers/row-wise-plan.ts';
 import { applyTextReply, fromTextJob, toTextJob, toTextReply } from '../../src/pipeline-workers/text-job.ts';
 import { textOnlyRegistry } from '../../src/pipeline-workers/text-only-registry.ts';
+import { RejectedStore } from '../../src/store/rejected-store.ts';
+import { TaskStore } from '../../src/store/task-store.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 // Text-only steps on every text a task can have: the prompt, chat messages, the answer.

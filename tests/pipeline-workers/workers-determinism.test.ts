@@ -1,15 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RejectedStore } from '../../src/buffer/rejected-store.ts';
-import { TaskStore } from '../../src/buffer/task-store.ts';
 import { Rng } from '../../src/core/rng.ts';
 import type { Task } from '../../src/core/task.ts';
 import { Hooks } from '../../src/lifecycle/hooks.ts';
-import { runTaskPipeline, type TaskPipelineEvents } from '../../src/lifecycle/task-pipeline.ts';
-import { TaskPipelineConfigSchema } from '../../src/lifecycle/task-pipeline-config.ts';
+import { runTaskPipeline, type TaskPipelineEvents } from '../../src/lifecycle/pipeline/task-pipeline.ts';
+import { TaskPipelineConfigSchema } from '../../src/lifecycle/pipeline/task-pipeline-config.ts';
 import { taskOperatorRegistry } from '../../src/operators/registries.ts';
 import { autoWorkers } from '../../src/pipeline-workers/row-stage.ts';
+import { RejectedStore } from '../../src/store/rejected-store.ts';
+import { TaskStore } from '../../src/store/task-store.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 // One file with every kind of row a run records: unreadable lines, rows the mapping rejects,

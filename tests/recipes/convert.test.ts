@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseConfig } from '../../src/core/config.ts';
-import { taskPipelineConfigSchema } from '../../src/lifecycle/task-pipeline-config.ts';
+import { taskPipelineConfigSchema } from '../../src/lifecycle/pipeline/task-pipeline-config.ts';
 import { winnow } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
 

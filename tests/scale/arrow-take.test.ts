@@ -1,11 +1,11 @@
 import * as arrow from 'apache-arrow';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TaskRowsEncoder } from '../../src/buffer/task-encoder.ts';
-import { decodeTasks } from '../../src/buffer/task-table.ts';
 import type { Task } from '../../src/core/task.ts';
 import { tableToIpcStream } from '../../src/io/arrow-ipc.ts';
 import { type RowRange, takeRanges } from '../../src/scale/arrow-take.ts';
+import { TaskRowsEncoder } from '../../src/store/task-encoder.ts';
+import { decodeTasks } from '../../src/store/task-table.ts';
 
 // The coordinator keeps a shard's rows by copying runs of them out of the worker's Arrow: the
 // result must decode to exactly the kept tasks, whatever the columns hold (nulls, messages, maps).

@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnswerServer } from '../../bench/scale-answer-server.ts';
 import { startRedis, type TestRedis, warnIfNoRedis } from '../../bench/scale-redis.ts';
 import { startS3, type TestS3, warnIfNoS3 } from '../../bench/scale-s3.ts';
-import { closeAllConnections, setStorageOptions } from '../../src/buffer/connection.ts';
-import { RejectedStore } from '../../src/buffer/rejected-store.ts';
-import { TaskStore } from '../../src/buffer/task-store.ts';
 import { Rng } from '../../src/core/rng.ts';
+import { closeAllConnections, setStorageOptions } from '../../src/store/connection.ts';
+import { RejectedStore } from '../../src/store/rejected-store.ts';
+import { TaskStore } from '../../src/store/task-store.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import {
   type Proc,

@@ -4,7 +4,7 @@ import { connect } from '@lancedb/lancedb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnswerServer } from '../../bench/scale-answer-server.ts';
 import { startRedis, type TestRedis, warnIfNoRedis } from '../../bench/scale-redis.ts';
-import { RunTable } from '../../src/buffer/run-table.ts';
+import { RunTable } from '../../src/store/run-table.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import {
   type Proc,

@@ -4,8 +4,8 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnswerServer } from '../../bench/scale-answer-server.ts';
 import { startRedis, type TestRedis, warnIfNoRedis } from '../../bench/scale-redis.ts';
-import type { RunRecord } from '../../src/buffer/run-table.ts';
 import { removeQueuedRunJobs } from '../../src/scale/run-jobs.ts';
+import type { RunRecord } from '../../src/store/run-table.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import {
   type Proc,

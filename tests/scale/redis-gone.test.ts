@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnswerServer } from '../../bench/scale-answer-server.ts';
 import { startRedis, type TestRedis, warnIfNoRedis } from '../../bench/scale-redis.ts';
-import { RunTable } from '../../src/buffer/run-table.ts';
+import { RunTable } from '../../src/store/run-table.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { type Proc, startWinnow, startWorker, stopAll, waitFor, writeConfig } from './scale-run-harness.ts';
 

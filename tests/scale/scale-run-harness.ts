@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 // The project's connect: a database URI (s3://…) opens with this process's storage options.
-import { connect } from '../../src/buffer/connection.ts';
+import { connect } from '../../src/store/connection.ts';
 import { REPO_ROOT, WINNOW_BIN } from '../helpers/cli.ts';
 import { scaled } from '../helpers/slowdown.ts';
 

@@ -3,9 +3,9 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { parseStorageOptionFlags, storageOptionsOf } from '../../src/buffer/storage-options.ts';
 import { ConfigError } from '../../src/core/errors.ts';
-import { parseRftConfig } from '../../src/lifecycle/rft-run.ts';
+import { parseRftConfig } from '../../src/lifecycle/run/rft-run.ts';
+import { parseStorageOptionFlags, storageOptionsOf } from '../../src/store/storage-options.ts';
 import { REPO_ROOT, winnow } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
 

@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { prepareRft } from '../../src/lifecycle/rft-build.ts';
-import { RftConfigSchema } from '../../src/lifecycle/rft-config.ts';
-import { runTaskPipelineFile } from '../../src/lifecycle/task-pipeline.ts';
+import { runTaskPipelineFile } from '../../src/lifecycle/pipeline/task-pipeline.ts';
+import { prepareRft } from '../../src/lifecycle/run/rft-build.ts';
+import { RftConfigSchema } from '../../src/lifecycle/run/rft-config.ts';
 import { taskOperatorRegistry } from '../../src/operators/registries.ts';
 import { smallRftRaw } from '../helpers/rft.ts';
 import { tinyEmbedderDir } from '../helpers/tiny-embedder.ts';

@@ -124,7 +124,7 @@ describe('winnow serve: a start that fails after binding the port', () => {
       again.listen(port, '127.0.0.1', done);
     });
     await new Promise<void>((done) => again.close(() => done()));
-    const { RunTable } = await import('../../src/buffer/run-table.ts');
+    const { RunTable } = await import('../../src/store/run-table.ts');
     expect((await (await RunTable.open(join(d, 'db'))).get('serve-test-1'))?.status).toBe('failed');
   }, 60_000);
 });

@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SelectorStateStore } from '../../src/buffer/selector-state-store.ts';
 import { createSelector } from '../../src/selectors/registry.ts';
 import { taskViewFromTasks } from '../../src/selectors/task-view.ts';
+import { SelectorStateStore } from '../../src/store/selector-state-store.ts';
 import { REPO_ROOT } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { BOTS_PARAMS, fakeReward, referenceTasks, serveConfig, startCliServer } from './helpers.ts';

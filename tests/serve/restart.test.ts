@@ -1,8 +1,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RunTable } from '../../src/buffer/run-table.ts';
 import { type ServeRun, startServe } from '../../src/serve/serve-start.ts';
+import { RunTable } from '../../src/store/run-table.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { call, fakeReward, serveConfig } from './helpers.ts';
 

@@ -1,9 +1,9 @@
 import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RejectedStore } from '../../src/buffer/rejected-store.ts';
 import { createSelector } from '../../src/selectors/registry.ts';
 import { taskViewFromTasks } from '../../src/selectors/task-view.ts';
 import { type ServeRun, startServe } from '../../src/serve/serve-start.ts';
+import { RejectedStore } from '../../src/store/rejected-store.ts';
 import { TRAIN_BATCH_SCHEMA } from '../../src/trainer/external/batch.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { BOTS_PARAMS, call, referenceTasks, serveConfig } from './helpers.ts';

@@ -163,7 +163,7 @@ describe('studio API: tables, pages, edits, undo', () => {
     });
     expect(r.status).toBe(200);
     expect((await call(base, '/api/task?table=tasks&id=t09')).status).toBe(404);
-    const { TaskStore } = await import('../../src/buffer/task-store.ts');
+    const { TaskStore } = await import('../../src/store/task-store.ts');
     const ids = (await (await TaskStore.open(`${dir}/db`)).read()).map((x) => x.id);
     expect(ids).not.toContain('t09');
     expect(ids.length).toBe(59);

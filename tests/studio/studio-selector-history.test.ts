@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SelectorStateStore } from '../../src/buffer/selector-state-store.ts';
 import { BotsSelector } from '../../src/selectors/bots.ts';
 import { encodeArray } from '../../src/selectors/state-codec.ts';
 import { digestIds, taskViewFromTasks } from '../../src/selectors/task-view.ts';
+import { SelectorStateStore } from '../../src/store/selector-state-store.ts';
 import type { StudioServer } from '../../src/studio/studio-server.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { call, makeStudioDb, startFixtureStudio, studioTasks } from './fixture.ts';

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RunTable } from '../../src/buffer/run-table.ts';
+import { RunTable } from '../../src/store/run-table.ts';
 import type { StudioContext } from '../../src/studio/studio-context.ts';
 import type { StudioServer } from '../../src/studio/studio-server.ts';
 import { tokenDecoderFor } from '../../src/studio/token-texts.ts';

@@ -5,7 +5,7 @@ import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, DataError } from '../../src/core/errors.ts';
 import type { Experience } from '../../src/core/experience.ts';
-import { defaultRegistries } from '../../src/lifecycle/run-registries.ts';
+import { defaultRegistries } from '../../src/lifecycle/run/run-registries.ts';
 import { DpoTrainer } from '../../src/tiny/dpo-trainer.ts';
 import { TinyPolicy } from '../../src/tiny/policy.ts';
 import { PolicyGradientTrainer } from '../../src/tiny/policy-gradient-trainer.ts';

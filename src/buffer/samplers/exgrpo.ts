@@ -59,7 +59,7 @@ interface Question {
  *   high (75, 100%); solved (100%) and unsolved (0) questions are not replayed.
  * - Questions are drawn without replacement with weight N(bucket centre; 0.5, σ) — medium first —
  *   or, with σ = 0, strictly medium, then low, then high (ties: the most recent question first).
- * - From each drawn question, its lowest-entropy correct trajectory (src/buffer/sequence-stats.ts).
+ * - From each drawn question, its lowest-entropy correct trajectory (src/buffer/index/sequence-stats.ts).
  * - Each batch mixes fresh (on-policy) rollouts with replayed ones at `replayShare` (the paper's ρ).
  *
  * Departures: accuracy is the share over the task's last `accuracyWindow` stored rollouts rather

@@ -36,7 +36,7 @@ export interface RowFacts {
   groupId: string;
   exploreStep: number;
   /**
-   * Sequence entropy estimate: mean −log π_behaviour over the action tokens (src/buffer/sequence-stats.ts);
+   * Sequence entropy estimate: mean −log π_behaviour over the action tokens (src/buffer/index/sequence-stats.ts);
    * NaN without log-probs, and after a reopen unless the sampler sets `needsEntropy`.
    */
   entropy: number;

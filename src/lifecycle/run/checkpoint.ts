@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsonValue } from '../../core/task.ts';
 import type { SelectorState } from '../../selectors/types.ts';
-import type { CheckpointState } from '../checkpoints.ts';
+import type { CheckpointState } from './checkpoint-files.ts';
 import { crashPoint } from './crash-points.ts';
 import type { RunState } from './run-state.ts';
 import type { StepRecord } from './step-record.ts';

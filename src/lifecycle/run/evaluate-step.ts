@@ -1,4 +1,4 @@
-import { evaluateSets } from '../evaluation/evaluate-sets.ts';
+import { evaluateSets } from './evaluation/evaluate-sets.ts';
 import type { RunState } from './run-state.ts';
 
 /** Whether the evaluation sets are due after explorer step `step` (every N steps, and the last). */

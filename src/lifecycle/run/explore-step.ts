@@ -9,7 +9,7 @@ import type { Task } from '../../core/task.ts';
 import { collectTaskRewards } from '../../operators/experience/pass-rate.ts';
 import { exploreInRounds, type LiveRoundsResult } from '../../selectors/stages/live-rounds.ts';
 import { roundsSelector } from '../../selectors/stages/staged-selector.ts';
-import { pickExamples } from '../evaluation/rollout-examples.ts';
+import { pickExamples } from './evaluation/rollout-examples.ts';
 import { filterRefillOf } from './filter-refill.ts';
 import type { RunState } from './run-state.ts';
 import type { ExploreNumbers } from './step-record.ts';

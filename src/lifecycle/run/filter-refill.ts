@@ -3,7 +3,7 @@ import type { JsonValue } from '../../core/task.ts';
 import { std } from '../../operators/experience/stats.ts';
 import type { PreRolloutStage, StageState } from '../../selectors/stages/types.ts';
 import { isMixed } from '../../selectors/stages/types.ts';
-import type { RftConfig } from '../rft-config.ts';
+import type { RftConfig } from './rft-config.ts';
 
 /**
  * `reward_std_filter` with `refill: true` is dynamic sampling as `dapo_ds` does it: the step

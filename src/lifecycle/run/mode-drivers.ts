@@ -1,11 +1,11 @@
 import { ConfigError } from '../../core/errors.ts';
-import type { RftConfig } from '../rft-config.ts';
 import type { ModeDriver } from './driver.ts';
 import { asyncDriver } from './drivers/async.ts';
 import { benchDriver } from './drivers/bench.ts';
 import { exploreDriver } from './drivers/explore.ts';
 import { syncDriver } from './drivers/sync.ts';
 import { trainDriver } from './drivers/train.ts';
+import type { RftConfig } from './rft-config.ts';
 
 type Mode = RftConfig['lifecycle']['mode'];
 

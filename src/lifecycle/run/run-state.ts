@@ -5,22 +5,22 @@ import type { Experience } from '../../core/experience.ts';
 import type { RejectedInput } from '../../core/rejected.ts';
 import { rejectedPayload } from '../../core/rejected.ts';
 import type { Task } from '../../core/task.ts';
-import { CheckpointStore } from '../checkpoints.ts';
-import { INITIAL_PREFIX, initialEvaluation } from '../evaluation/evaluate-sets.ts';
-import { RolloutExampleLog } from '../evaluation/rollout-examples.ts';
 import { Hooks } from '../hooks.ts';
-import type { RftConfig } from '../rft-config.ts';
-import type { RftEvents } from '../rft-events.ts';
-import type { RftParts } from '../rft-parts.ts';
 import { restoreLatestCheckpoint, saveCheckpoint } from './checkpoint.ts';
+import { CheckpointStore } from './checkpoint-files.ts';
 import { crashPoint } from './crash-points.ts';
 import { evalSetsDue, evaluateSetsAt } from './evaluate-step.ts';
+import { INITIAL_PREFIX, initialEvaluation } from './evaluation/evaluate-sets.ts';
+import { RolloutExampleLog } from './evaluation/rollout-examples.ts';
 import {
   EXP_WARNINGS_KEY,
   type OperatorStepRecorder,
   operatorMetricKeys,
   operatorRecorder,
 } from './operator-report.ts';
+import type { RftConfig } from './rft-config.ts';
+import type { RftEvents } from './rft-events.ts';
+import type { RftParts } from './rft-parts.ts';
 import type { ExploreNumbers, StepRecord } from './step-record.ts';
 import { writingTable } from './table-write.ts';
 import type { TrainedStep } from './train-step.ts';

@@ -2,7 +2,7 @@ import { WinnowError } from '../../core/errors.ts';
 
 /**
  * A write to one of the run's tables failed in the engine (a full disk, say). It carries the
- * table's name so the run's fatal-error line can name it (src/lifecycle/rft-failure.ts); the
+ * table's name so the run's fatal-error line can name it (src/lifecycle/run/rft-failure.ts); the
  * engine's own message rarely does.
  */
 export class TableWriteFailure extends Error {

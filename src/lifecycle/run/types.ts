@@ -1,11 +1,11 @@
-import type { RejectedStore } from '../../buffer/rejected-store.ts';
-import type { SelectorStateStore } from '../../buffer/selector-state-store.ts';
 import type { RejectedInput } from '../../core/rejected.ts';
-import type { RolloutExample } from '../evaluation/rollout-examples.ts';
+import type { RejectedStore } from '../../store/rejected-store.ts';
+import type { SelectorStateStore } from '../../store/selector-state-store.ts';
 import type { Hooks } from '../hooks.ts';
-import type { RftConfig } from '../rft-config.ts';
-import type { RftEvents } from '../rft-events.ts';
-import type { RftParts } from '../rft-parts.ts';
+import type { RolloutExample } from './evaluation/rollout-examples.ts';
+import type { RftConfig } from './rft-config.ts';
+import type { RftEvents } from './rft-events.ts';
+import type { RftParts } from './rft-parts.ts';
 import type { StepRecord } from './step-record.ts';
 
 export interface RftRunOptions {

@@ -2,7 +2,7 @@
  * A persistent dedup index as operators see it: named indexes of exact keys and MinHash
  * signatures, each entry naming the task it came from. Operators never open storage themselves
  * (they do not import the buffer); the lifecycle passes a store (the LanceDB one lives in
- * src/buffer/dedup-index.ts), and tests pass the in-memory one below.
+ * src/store/dedup-index.ts), and tests pass the in-memory one below.
  */
 export interface DedupIndexEntry {
   /** 53-bit hash of the exact dedup key, with its 32-bit check (see dedup-key.ts). */

@@ -3,7 +3,7 @@ import type { Task } from '../../core/task.ts';
 /**
  * Task tables in a LanceDB database, as the decontaminate operator reads them for a reference
  * set. Operators do not import the buffer; the task pipeline lends the LanceDB implementation
- * (src/buffer/reference-tables.ts).
+ * (src/store/reference-tables.ts).
  */
 export interface ReferenceTaskTables {
   /** Whether database folder `dbDir` holds a table `table` (checked when the graph is built, before anything is written). */

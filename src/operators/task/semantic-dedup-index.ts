@@ -1,7 +1,7 @@
 /**
  * The vector search semantic_dedup asks for, as operators see it. Operators never open storage
  * (they do not import the buffer): a task pipeline lends the LanceDB implementation
- * (src/buffer/semantic-dedup-index.ts); the in-memory one below serves runs without a database and tests.
+ * (src/store/semantic-dedup-index.ts); the in-memory one below serves runs without a database and tests.
  */
 
 /** A kept row a query collided with. */

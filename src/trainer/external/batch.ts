@@ -1,6 +1,6 @@
 import { Field, Float32, Float64, Int8, Int32, List, Schema, type Table, Utf8 } from 'apache-arrow';
 import { z } from 'zod';
-import { actionLogprobs, behaviourLogprob } from '../../buffer/sequence-stats.ts';
+import { actionLogprobs, behaviourLogprob } from '../../buffer/index/sequence-stats.ts';
 import { DataError } from '../../core/errors.ts';
 import type { Experience } from '../../core/experience.ts';
 import { alignTokenArrays } from '../../core/token-alignment.ts';

@@ -1,5 +1,5 @@
 import type { Registry } from '../../../src/core/registry.ts';
-import type { RunRegistries } from '../../../src/lifecycle/run-registries.ts';
+import type { RunRegistries } from '../../../src/lifecycle/run/run-registries.ts';
 import type { TaskOperatorDefinition } from '../../../src/operators/registries.ts';
 import { rewardFirstSampler } from './reward-first-sampler.ts';
 import { strideSelector } from './stride-selector.ts';

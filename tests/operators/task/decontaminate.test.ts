@@ -1,13 +1,13 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LanceDedupIndexStore } from '../../../src/buffer/dedup-index.ts';
-import { RejectedStore } from '../../../src/buffer/rejected-store.ts';
 import { StrictModeError } from '../../../src/core/errors.ts';
-import { runTaskPipelineFile } from '../../../src/lifecycle/task-pipeline.ts';
+import { runTaskPipelineFile } from '../../../src/lifecycle/pipeline/task-pipeline.ts';
 import { taskOperatorRegistry } from '../../../src/operators/registries.ts';
 import { decontaminateOp } from '../../../src/operators/task/decontaminate.ts';
 import { MemoryDedupIndexStore } from '../../../src/operators/task/dedup-index.ts';
+import { LanceDedupIndexStore } from '../../../src/store/dedup-index.ts';
+import { RejectedStore } from '../../../src/store/rejected-store.ts';
 import { writeYaml } from '../../lifecycle/rft-files.ts';
 import { runOp, tmp } from './decontaminate-helpers.ts';
 import { ids, reasons, task } from './helpers.ts';

@@ -1,12 +1,12 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RejectedStore } from '../../../src/buffer/rejected-store.ts';
 import type { Experience } from '../../../src/core/experience.ts';
 import { Hooks } from '../../../src/lifecycle/hooks.ts';
-import type { RftEvents } from '../../../src/lifecycle/rft-events.ts';
-import { runRft } from '../../../src/lifecycle/rft-run.ts';
+import type { RftEvents } from '../../../src/lifecycle/run/rft-events.ts';
+import { runRft } from '../../../src/lifecycle/run/rft-run.ts';
 import type { StepRecord } from '../../../src/lifecycle/run/step-record.ts';
+import { RejectedStore } from '../../../src/store/rejected-store.ts';
 import { fileLines, spawnWinnow } from '../../fault/harness.ts';
 import { writeRftYaml } from '../../fault/rft-files.ts';
 import { REPO_ROOT, winnow } from '../../helpers/cli.ts';

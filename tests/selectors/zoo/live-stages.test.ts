@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { prepareRft } from '../../../src/lifecycle/rft-build.ts';
-import { RftConfigSchema } from '../../../src/lifecycle/rft-config.ts';
+import { prepareRft } from '../../../src/lifecycle/run/rft-build.ts';
+import { RftConfigSchema } from '../../../src/lifecycle/run/rft-config.ts';
 import { roundsSelector } from '../../../src/selectors/stages/staged-selector.ts';
 import { smallRftRaw } from '../../helpers/rft.ts';
 import { tempDir } from '../../helpers/tmp.ts';

@@ -2,7 +2,7 @@ import { defineRetrieval, takeBy } from './retrieval.ts';
 
 /**
  * Lowest sequence entropy first (the behaviour policy's mean −log π over the action tokens,
- * src/buffer/sequence-stats.ts): ExGRPO's (arXiv:2510.02245) trajectory preference offered as a
+ * src/buffer/index/sequence-stats.ts): ExGRPO's (arXiv:2510.02245) trajectory preference offered as a
  * RePO strategy. Rows without log-probs (NaN) rank last; ties newest first.
  */
 export const entropyRetrieval = defineRetrieval({

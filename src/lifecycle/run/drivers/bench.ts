@@ -2,10 +2,10 @@ import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ConfigError } from '../../../core/errors.ts';
-import { listCheckpoints, readCheckpointState } from '../../checkpoints.ts';
-import { evalKeys } from '../../evaluation/evaluate-sets.ts';
+import { listCheckpoints, readCheckpointState } from '../checkpoint-files.ts';
 import type { ModeDriver } from '../driver.ts';
 import { evaluateSetsAt } from '../evaluate-step.ts';
+import { evalKeys } from '../evaluation/evaluate-sets.ts';
 import type { RunState } from '../run-state.ts';
 
 /** A checkpoint of an earlier run to evaluate: its step, explorer weights and counters. */

@@ -1,6 +1,0 @@
-export * from './default.ts';
-export * from './mix.ts';
-export * from './registry.ts';
-export * from './sampler.ts';
-export * from './staleness.ts';
-export * from './strategy.ts';

@@ -2,22 +2,14 @@
 // levels, and per level), and the summary table.
 import { escapeHtml, lineChart, REPORT_CSS, type Series } from '../../src/lifecycle/charts.ts';
 import { seriesColor } from '../selection/html.ts';
-import { type CurriculumResult, textReport } from './report.ts';
+import { CURVE_SHARES, type CurriculumResult, meanCurve, textReport } from './report.ts';
 
-/** Mean over seeds of each evaluated step's accuracy (or one level's), per selector. */
+/** Mean held-out accuracy (or one level's) at shares of each seed's budget, per selector, in percent of the budget. */
 function meanSeries(r: CurriculumResult, level?: string): Series[] {
-  const names = r.summary.map((s) => s.selector);
-  return names.map((name, i) => {
-    const curves = r.curves.filter((c) => c.selector === name);
-    const steps = curves[0]?.points.map((p) => p.step) ?? [];
-    const points: Array<[number, number]> = steps.map((step, k) => {
-      const ys = curves.map((c) => {
-        const p = c.points[k]!;
-        return level === undefined ? p.accuracy : (p.levels[level] ?? Number.NaN);
-      });
-      return [step, ys.reduce((a, b) => a + b, 0) / ys.length];
-    });
-    return { label: name, points, color: seriesColor(name, i) };
+  return r.summary.map((s, i) => {
+    const ys = meanCurve(r, s.selector, level);
+    const points: Array<[number, number]> = CURVE_SHARES.map((share, k) => [share * 100, ys[k]!]);
+    return { label: s.selector, points, color: seriesColor(s.selector, i) };
   });
 }
 
@@ -33,7 +25,7 @@ export function curriculumHtml(r: CurriculumResult): string {
     ),
   ];
   return `<!doctype html><html><head><meta charset="utf-8"><title>bench curriculum</title><style>${REPORT_CSS}</style></head><body>
-<h1>Task selection on the real tiny learner: curriculum pool</h1>
+<h1>Task selection on the real tiny learner: ${escapeHtml(r.learner)} (x: % of random's rollouts)</h1>
 <pre>${escapeHtml(textReport(r))}</pre>
 ${charts.join('\n')}
 </body></html>

@@ -16,8 +16,8 @@ import type { PreRolloutStage } from '../../src/selectors/stages/types.ts';
 import { taskViewFromTasks } from '../../src/selectors/task-view.ts';
 import type { Selector, SelectorTaskView } from '../../src/selectors/types.ts';
 import { evaluateAccuracy } from '../../src/tiny/evaluate.ts';
+import type { TinyPolicy } from '../../src/tiny/policy.ts';
 import { PolicyGradientTrainer } from '../../src/tiny/policy-gradient-trainer.ts';
-import { loadWarmStart } from '../../src/tiny/warm-start.ts';
 import { exactPassRates } from './exact-pass-rate.ts';
 import { OraclePassRateSelector } from './oracle.ts';
 import { BenchRoundsStage } from './rounds-stage.ts';
@@ -36,10 +36,14 @@ export interface LearnerSettings {
   lr: number;
   /** The oracle re-reads the true pass rates every this many steps. */
   oracleEvery: number;
+  /** The most updates a rollout-budgeted run may take (a method that finds groups cheaply runs longer). */
+  maxSteps: number;
 }
 
 export interface CurvePoint {
   step: number;
+  /** Gradient updates taken (a step whose rounds found no group with a gradient takes none). */
+  updates: number;
   rollouts: number;
   accuracy: number;
   /** Held-out accuracy per level name. */
@@ -68,8 +72,8 @@ export type SelectorRecipe =
 export interface LearnerInputs {
   train: readonly Task[];
   heldout: readonly Task[];
-  /** The selector view with every column (reference pass rates included). */
-  fullView: SelectorTaskView;
+  /** The tiny policy this learner starts from (each run loads a fresh copy). */
+  load: (options: { sampleSeed: number }) => Promise<TinyPolicy>;
 }
 
 /** The view without the reference columns, for selectors that must not see them. */
@@ -89,18 +93,23 @@ export function buildView(
   return { ...view, features: { ...view.features, weak_pass_rate: weak, strong_pass_rate: strong } };
 }
 
+/**
+ * One run: `budget` null runs exactly `s.steps` updates (the baseline's full run); a number runs
+ * until that many rollouts are spent (at most `s.maxSteps` steps; 0 evaluates the start only).
+ * `view` is what the selector is given (the caller decides which columns, see lineup.ts).
+ */
 export async function runLearner(
   name: string,
   recipe: SelectorRecipe,
-  references: boolean,
+  view: SelectorTaskView,
   seed: number,
   inputs: LearnerInputs,
   s: LearnerSettings,
+  budget: number | null = null,
 ): Promise<LearningCurve> {
   const t0 = Date.now();
-  const policy = await loadWarmStart({ sampleSeed: seed });
+  const policy = await inputs.load({ sampleSeed: seed });
   const trainer = new PolicyGradientTrainer(policy, { lr: s.lr, beta2: 0.99, clipLow: 0.2, maxGradNorm: 1 });
-  const view = references ? inputs.fullView : viewWithoutReferences(inputs.fullView);
   const byId = new Map(inputs.train.map((t) => [t.id, t] as const));
   let oracle: OraclePassRateSelector | undefined;
   let selector: Selector;
@@ -115,20 +124,24 @@ export async function runLearner(
   const stages: PreRolloutStage[] = extra.some((st) => st.refills && st.candidates)
     ? extra
     : [new BenchRoundsStage(s.batchTasks), ...extra];
+  let updates = 0;
   const evaluate = async (step: number, rollouts: number): Promise<CurvePoint> => {
     const r = await evaluateAccuracy(policy, inputs.heldout, { seed: 0 });
     const levels: Record<string, number> = {};
     for (const [g, v] of Object.entries(r.groups)) levels[g] = v.accuracy;
-    return { step, rollouts, accuracy: r.accuracy, levels };
+    return { step, updates, rollouts, accuracy: r.accuracy, levels };
   };
   const points: CurvePoint[] = [await evaluate(0, 0)];
   let rollouts = 0;
+  const more = (step: number) =>
+    budget === null ? step <= s.steps : rollouts < budget && step <= s.maxSteps;
   let mixed = 0;
   let groups = 0;
   const seen = new Set<string>();
   const picked: Record<string, number> = {};
   try {
-    for (let step = 1; step <= s.steps; step++) {
+    let step = 1;
+    for (; more(step); step++) {
       if (oracle && (step - 1) % s.oracleEvery === 0)
         oracle.setPassRates(exactPassRates(policy, inputs.train));
       // Dynamic sampling: roll out rounds of tasks until the step has `trainGroups` groups with a
@@ -177,9 +190,14 @@ export async function runLearner(
         const gens = g.pieces.flatMap((p) => samples.get(p) ?? []);
         batch.push(...groupExperiences(task, gens, g.rewards, `${step}-${i}`, step));
       });
-      if (batch.length > 0) await trainer.step(batch);
-      if (step % s.every === 0 || step === s.steps) points.push(await evaluate(step, rollouts));
+      if (batch.length > 0) {
+        await trainer.step(batch);
+        updates++;
+      }
+      if (step % s.every === 0) points.push(await evaluate(step, rollouts));
     }
+    // The run's end is always evaluated (a budgeted run stops between the regular evaluations).
+    if (points[points.length - 1]!.step !== step - 1) points.push(await evaluate(step - 1, rollouts));
   } finally {
     trainer.dispose();
     policy.dispose();

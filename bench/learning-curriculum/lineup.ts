@@ -1,36 +1,41 @@
-// The selectors of the curriculum bench as they run there. Parameters were chosen on seeds 1–5
-// (see docs/selectors.md, "Real learner"); the report seeds are 6–10.
+// The selectors of the real-learner bench under the protocol (bench/protocol, docs/selection-zoo.md):
+// every ranked method runs at its paper's (or, for Winnow's own, the library's) defaults, reads the
+// pool's own columns, and pays for any column measured on this learner. The variants tuned on seeds
+// 1–5 and the oracles are kept by name, reported beside the ranking.
+
 import type { SelectorConfig } from '../../src/selectors/registry.ts';
 import type { StageConfig } from '../../src/selectors/stages/registry.ts';
+import type { InformationSource } from '../protocol/information.ts';
+import { PUBLISHED_DEFAULTS, type TuningRule } from '../protocol/tuning.ts';
 import type { SelectorRecipe } from './learner.ts';
 import type { CurriculumSelectorName } from './spec.ts';
 
+/**
+ * Which reference columns a method reads:
+ * - none: the pool's columns only;
+ * - measured: weak_pass_rate = this learner's start pass rates measured with k rollouts per task
+ *   (charged k × tasks), strong_pass_rate = another model's exact rates (the SFT reference, free);
+ * - exact: the same columns with this learner's exact start pass rates, which no budget buys (an oracle).
+ */
+export type ReferenceUse = 'none' | 'measured' | 'exact';
+
 export interface CurriculumEntry {
   recipe: SelectorRecipe;
-  /** Whether the selector sees the reference pass-rate columns (weak_pass_rate, strong_pass_rate). */
-  references: boolean;
+  references: ReferenceUse;
+  tuning: TuningRule;
   description: string;
 }
 
-/** The default target pass rate p* of the adaptive selectors and the oracle (chosen on seeds 1–5). */
+/** The default target pass rate p* of the adaptive selectors and the oracle (the papers' 0.5). */
 export const DEFAULT_TARGET_PASS_RATE = 0.5;
 
-/** The default weight ρ of BOTS's reference evidence in bots_ref (chosen on seeds 1–5). */
+/** The weight ρ of BOTS's reference evidence in bots_ref_tuned (chosen on seeds 1–5). */
 export const DEFAULT_BOTS_RHO = 0.2;
 
-/**
- * BOTS as tuned on seeds 1–5 (docs/selectors.md, "Tuning"): one forgetting step per update
- * (updatePer: step) and the pass rate of a task trained on counted after its update (trainedGain);
- * with references also a capability per level (domain), evidence m = 64 per group of 8, and a
- * per-task offset from the level's track (taskOffset η = 0.3) so solved and out-of-reach tasks
- * inside a half-learnt level are not pulled back to p*.
- */
+const TUNED: TuningRule = { kind: 'asymmetric', note: 'by hand on seeds 1–5 (docs/selectors.md, "Tuning")' };
+
+/** BOTS as tuned on seeds 1–5 (docs/selectors.md, "Tuning"): kept for bots_tuned only. */
 export const BOTS_EXPLICIT_TUNED = { rho: 0, shortlist: 0, updatePer: 'step', trainedGain: 0.3 } as const;
-/**
- * BOTS without reference columns but with a domain track (the pool's domain is its level): implicit
- * evidence toward each level's smoothed pass rate (discount 0.7), a per-task offset, m = 64, ρ = 0.2;
- * tuned on seeds 1–5 (docs/selectors.md, "Tuning").
- */
 export const BOTS_DOMAIN_TUNED = {
   shortlist: 0,
   updatePer: 'step',
@@ -50,119 +55,134 @@ export const BOTS_REF_TUNED = {
   taskOffset: 0.3,
 } as const;
 
-function zooEntry(config: SelectorConfig, description: string, stages?: StageConfig[]): CurriculumEntry {
-  return { recipe: { config, ...(stages ? { stages } : {}) }, references: false, description };
-}
+const entry = (
+  config: SelectorConfig,
+  description: string,
+  extra: { stages?: StageConfig[]; references?: ReferenceUse; tuning?: TuningRule } = {},
+): CurriculumEntry => ({
+  recipe: { config, ...(extra.stages ? { stages: extra.stages } : {}) },
+  references: extra.references ?? 'none',
+  tuning: extra.tuning ?? PUBLISHED_DEFAULTS,
+  description,
+});
 
-/** The line-up with the adaptive selectors (and the oracle) aiming at pass rate `target`. */
+/** The line-up; `orderFeature` is the pool column the curriculum methods order tasks by. */
 export function curriculumLineup(
   target: number,
   rho: number,
+  orderFeature: string,
 ): Record<CurriculumSelectorName, CurriculumEntry> {
+  // BOTS at the paper's defaults (m 16, λ 0.1, ρ 0.1, Thompson), every task scored (no shortlist).
+  const bots: SelectorConfig = { type: 'bots', params: { shortlist: 0, target } };
+  const successor: SelectorConfig = { type: 'shared_ability', params: { target } };
+  const thompson: SelectorConfig = {
+    type: 'shared_ability',
+    params: { target, mode: 'thompson', shortlist: 0 },
+  };
   return {
-    random: {
-      recipe: { config: { type: 'random' } },
-      references: false,
-      description: 'uniform, no repeats in a batch',
-    },
-    bots: {
-      recipe: { config: { type: 'bots', params: { ...BOTS_EXPLICIT_TUNED, target } } },
-      references: false,
-      description: 'BOTS, explicit evidence only (no reference columns)',
-    },
-    bots_ref: {
-      recipe: { config: { type: 'bots', params: { ...BOTS_REF_TUNED, target, rho } } },
-      references: true,
-      description:
-        'BOTS with reference columns (ρ from --rho), a capability per level: warm start = weak, a short SFT of it = strong',
-    },
-    bots_domain: {
-      recipe: { config: { type: 'bots', params: { ...BOTS_DOMAIN_TUNED, target } } },
-      references: false,
-      description:
-        "BOTS without reference columns, implicit evidence toward each level's pass rate (domainTrack)",
-    },
-    // Thompson mode, not the library's greedy default: greedy drills a few hundred tasks, and the
-    // real learner stops gaining held-out accuracy from repeats (seeds 1–5, docs/selectors.md).
-    shared_ability: {
-      recipe: { config: { type: 'shared_ability', params: { target, mode: 'thompson', shortlist: 0 } } },
-      references: false,
-      description: 'the successor (Thompson mode): level offsets, practice and per-task residuals',
-    },
-    // The successor tuned for the zoo on seeds 1–5 (issue #22): PCL's uniform candidate set (4× the
-    // round) ranked by the shared-ability model, with the pool's columns as regressors.
-    shared_ability_cand: {
-      recipe: {
-        config: {
-          type: 'shared_ability',
-          params: { target, candidates: 4, features: ['digits', 'operands', 'carries', 'difficulty'] },
-        },
+    random: entry({ type: 'random' }, 'uniform, no repeats in a batch'),
+    bots: entry(bots, 'BOTS at the paper defaults, explicit and implicit evidence, no reference columns'),
+    bots_ref: entry(bots, 'BOTS at the paper defaults with the reference columns (measured, charged)', {
+      references: 'measured',
+    }),
+    shared_ability: entry(successor, 'the successor at the library defaults (greedy on expected usefulness)'),
+    shared_ability_ref: entry(
+      successor,
+      'the successor at the library defaults with the reference columns (measured, charged)',
+      {
+        references: 'measured',
       },
-      references: false,
-      description: 'the successor over a 4× uniform candidate set, the pool columns as regressors',
-    },
-    shared_ability_ref: {
-      recipe: { config: { type: 'shared_ability', params: { target, mode: 'thompson', shortlist: 0 } } },
-      references: true,
-      description: 'the successor (Thompson mode) with the reference columns',
-    },
-    shared_ability_expected: {
-      recipe: { config: { type: 'shared_ability', params: { target } } },
-      references: false,
-      description: 'the successor with the library default (greedy on expected usefulness)',
-    },
-    offline_easy2hard: {
-      recipe: { config: { type: 'offline_easy2hard', params: { feature: 'level', order: 'asc' } } },
-      references: false,
-      description: 'fixed curriculum: level 0 to 11, then again',
-    },
-    oracle: {
-      recipe: { oracle: true, target },
-      references: false,
-      description: 'true pass rates (exact, every 2nd update), closest to the target (the bound)',
-    },
-    // The zoo at its papers' defaults, on the pool's own columns (level, digits, operands, carries,
-    // difficulty; domain = level name), without the reference pass-rate columns.
-    mopps: zooEntry({ type: 'mopps', params: { target } }, 'MoPPS: Beta posteriors with retention, Thompson'),
-    dots: zooEntry({ type: 'dots' }, 'DOTS: reference set every 10 updates, attention over features'),
-    lilo: zooEntry({ type: 'lilo' }, 'LILO: learnability p(1−p) by rejection'),
-    adarft: zooEntry(
-      { type: 'adarft', params: { feature: 'level' } },
+    ),
+    // ── issue 41 item 3: Winnow's leading method (branch hmethod) enters the line-up here, at its
+    //    library defaults, once merged; the lead re-runs the tables after merging.
+    offline_easy2hard: entry(
+      { type: 'offline_easy2hard', params: { feature: orderFeature, order: 'asc' } },
+      `fixed curriculum by ${orderFeature}, easy to hard, then again`,
+    ),
+    // The zoo at its papers' defaults, on the pool's own columns.
+    mopps: entry({ type: 'mopps', params: { target } }, 'MoPPS: Beta posteriors with retention, Thompson'),
+    dots: entry({ type: 'dots' }, 'DOTS: reference set every 10 updates, attention over features'),
+    lilo: entry({ type: 'lilo' }, 'LILO: learnability p(1−p) by rejection'),
+    adarft: entry(
+      { type: 'adarft', params: { feature: orderFeature } },
       'AdaRFT: target difficulty moved by η·tanh(α(R̄−β))',
     ),
-    plr: zooEntry({ type: 'plr' }, 'Prioritized Level Replay: rank score + staleness'),
-    sec: zooEntry({ type: 'sec' }, 'SEC: Boltzmann bandit over levels, TD(0) on |advantage|'),
-    dump: zooEntry({ type: 'dump' }, 'DUMP: UCB over levels on windowed |advantage|'),
-    vcrl: zooEntry({ type: 'vcrl' }, 'VCRL: variance memory bank'),
-    pcl: zooEntry({ type: 'pcl', params: { target } }, 'PCL: online value model, candidates closest to p*'),
-    dapo_ds: zooEntry({ type: 'random' }, 'random + DAPO over-sampling (1.5× per round)', [
-      { type: 'dapo_ds' },
-    ]),
-    greso: zooEntry({ type: 'random' }, 'random + GRESO skipping', [{ type: 'greso' }]),
-    speed: zooEntry({ type: 'random' }, 'random + SPEED screening (4 of 8 rollouts)', [{ type: 'speed' }]),
-    'bots_ref+greso': {
-      recipe: {
-        config: { type: 'bots', params: { ...BOTS_REF_TUNED, target, rho } },
-        stages: [{ type: 'greso' }],
-      },
-      references: true,
-      description: 'BOTS with references, GRESO skipping in front',
+    plr: entry({ type: 'plr' }, 'Prioritized Level Replay: rank score + staleness'),
+    sec: entry({ type: 'sec' }, 'SEC: Boltzmann bandit over levels, TD(0) on |advantage|'),
+    dump: entry({ type: 'dump' }, 'DUMP: UCB over levels on windowed |advantage|'),
+    vcrl: entry({ type: 'vcrl' }, 'VCRL: variance memory bank'),
+    pcl: entry({ type: 'pcl', params: { target } }, 'PCL: online value model, candidates closest to p*'),
+    dapo_ds: entry({ type: 'random' }, 'random + DAPO over-sampling (1.5× per round)', {
+      stages: [{ type: 'dapo_ds' }],
+    }),
+    greso: entry({ type: 'random' }, 'random + GRESO skipping', { stages: [{ type: 'greso' }] }),
+    speed: entry({ type: 'random' }, 'random + SPEED screening (4 of 8 rollouts)', {
+      stages: [{ type: 'speed' }],
+    }),
+    'bots+speed': entry(bots, 'BOTS (paper defaults), SPEED screening', { stages: [{ type: 'speed' }] }),
+    'shared_ability+speed': entry(successor, 'the successor (library defaults), SPEED screening', {
+      stages: [{ type: 'speed' }],
+    }),
+    // Oracles: reported, never ranked.
+    oracle: {
+      recipe: { oracle: true, target },
+      references: 'none',
+      tuning: PUBLISHED_DEFAULTS,
+      description: 'true pass rates (exact, every 2nd update), closest to the target (the bound)',
     },
-    'bots_ref+speed': {
-      recipe: {
-        config: { type: 'bots', params: { ...BOTS_REF_TUNED, target, rho } },
-        stages: [{ type: 'speed' }],
+    bots_ref_tuned: entry(
+      { type: 'bots', params: { ...BOTS_REF_TUNED, target, rho } },
+      "the earlier headline bots_ref: tuned on seeds 1–5, this learner's exact start pass rates for free",
+      { references: 'exact', tuning: TUNED },
+    ),
+    // Tuned on seeds 1–5: reported, not ranked.
+    bots_tuned: entry(
+      { type: 'bots', params: { ...BOTS_EXPLICIT_TUNED, target } },
+      'BOTS as tuned on seeds 1–5, no reference columns',
+      {
+        tuning: TUNED,
       },
-      references: true,
-      description: 'BOTS with references, SPEED screening',
-    },
-    'shared_ability+speed': {
-      recipe: {
-        config: { type: 'shared_ability', params: { target, mode: 'thompson', shortlist: 0 } },
-        stages: [{ type: 'speed' }],
+    ),
+    bots_domain: entry(
+      { type: 'bots', params: { ...BOTS_DOMAIN_TUNED, target } },
+      "BOTS tuned on seeds 1–5, implicit evidence toward each level's pass rate (domainTrack)",
+      { tuning: TUNED },
+    ),
+    shared_ability_thompson: entry(thompson, 'the successor in Thompson mode (chosen on seeds 1–5)', {
+      tuning: TUNED,
+    }),
+    shared_ability_cand: entry(
+      {
+        type: 'shared_ability',
+        params: { target, candidates: 4, features: ['digits', 'operands', 'carries', 'difficulty'] },
       },
-      references: false,
-      description: 'the successor (Thompson), SPEED screening',
-    },
+      'the successor over a 4× uniform candidate set, pool columns as regressors (tuned on seeds 1–5)',
+      { tuning: TUNED },
+    ),
   };
+}
+
+/** What an entry reads, as the protocol charges it (information.ts). */
+export function entryInformation(
+  e: CurriculumEntry,
+  poolColumns: readonly string[],
+  tasks: number,
+  referenceRollouts: number,
+): InformationSource[] {
+  const pool: InformationSource = { kind: 'pool_columns', columns: [...poolColumns] };
+  if ('oracle' in e.recipe) return [pool, { kind: 'oracle', columns: ['true_pass_rate (during the run)'] }];
+  const strong: InformationSource = {
+    kind: 'reference_model',
+    columns: ['strong_pass_rate'],
+    model: 'the warm start after a short SFT on the pool (another model)',
+  };
+  if (e.references === 'measured')
+    return [
+      pool,
+      { kind: 'learner_pass_rates', columns: ['weak_pass_rate'], rolloutsPerTask: referenceRollouts, tasks },
+      strong,
+    ];
+  if (e.references === 'exact')
+    return [pool, { kind: 'oracle', columns: ['weak_pass_rate (exact, this learner)'] }, strong];
+  return [pool];
 }

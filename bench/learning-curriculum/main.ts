@@ -1,36 +1,53 @@
-// bench curriculum: task selection on the real tiny learner over the graded curriculum pool.
-// Every selector runs the same RL loop (learner.ts) from the warm start on each seed; random is the
-// paired baseline. Target = random's final held-out accuracy on that seed.
-// Run: npx winnow bench curriculum [--json] [--html FILE]  (or npx node bench/learning-curriculum/main.ts)
+// bench curriculum: task selection on a real tiny learner under the shared protocol (bench/protocol).
+// random runs its fixed number of updates on each seed; its rollouts are that seed's budget, which
+// every other method spends (less what the information it reads is charged). The ranking is by AUC
+// of held-out accuracy against rollouts, among methods at their published defaults reading no oracle.
+// Run: npx winnow bench curriculum [--learner curriculum|arithmetic] [--selectors all] [--json]
 import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { parseCommand } from '../../src/cli/command-spec.ts';
+import { ConfigError } from '../../src/core/errors.ts';
 import { loadTaskFile } from '../../src/explorer/tasks/arithmetic-datasets.ts';
-import { CURRICULUM_LEVELS } from '../../src/explorer/tasks/curriculum.ts';
 import { createSelector } from '../../src/selectors/registry.ts';
 import type { LearnerSim } from '../../src/selectors/sim/learner-sim.ts';
+import { taskViewFromTasks } from '../../src/selectors/task-view.ts';
+import type { SelectorTaskView } from '../../src/selectors/types.ts';
+import { evaluateComparison } from '../protocol/evaluate.ts';
+import type { ProtocolMethod } from '../protocol/method.ts';
+import { runComparison } from '../protocol/run.ts';
+import { PUBLISHED_DEFAULTS } from '../protocol/tuning.ts';
 import { measureOverhead } from '../selection/zoo-overhead.ts';
+import { CurveStore } from './curve-store.ts';
 import { curriculumHtml } from './html.ts';
 import { buildView, type LearnerSettings, type LearningCurve, runLearner } from './learner.ts';
-import { curriculumLineup } from './lineup.ts';
+import { BENCH_LEARNERS, type BenchLearnerName } from './learners.ts';
+import { type CurriculumEntry, curriculumLineup, entryInformation } from './lineup.ts';
 import { forSimulatedPool } from './overhead-config.ts';
-import { startReport, strongReference } from './references.ts';
+import { measuredPassRates, startReport, strongReference } from './references.ts';
 import { regimePool } from './regime.ts';
-import { type SelectorSummary, textReport } from './report.ts';
+import { budgetCurve, type CurriculumResult, type SelectorSummary, textReport } from './report.ts';
 import { CURRICULUM_ALL, CURRICULUM_BENCH_SPEC, type CurriculumSelectorName } from './spec.ts';
-import { bootstrapRatio, commonTarget, type Interval, mean, stepsToTarget } from './stats.ts';
-
-const DATA = resolve(import.meta.dirname, '..', '..', 'datasets', 'curriculum');
+import { mean } from './stats.ts';
 
 export async function curriculumBenchMain(argv: string[]): Promise<number> {
   const parsed = parseCommand(CURRICULUM_BENCH_SPEC, argv);
   if (!parsed) return 0;
   const v = parsed.values;
   const smoke = v.smoke === true;
+  const learner = BENCH_LEARNERS[v.learner as BenchLearnerName];
   const seedCount = smoke && !parsed.given.has('seeds') ? 2 : v.seeds;
   const seeds = Array.from({ length: seedCount }, (_, i) => v['first-seed'] + i);
   const settings: LearnerSettings = smoke
-    ? { steps: 4, trainGroups: 4, batchTasks: 8, repeat: 4, maxRounds: 2, every: 2, lr: v.lr, oracleEvery: 1 }
+    ? {
+        steps: 4,
+        trainGroups: 4,
+        batchTasks: 8,
+        repeat: 4,
+        maxRounds: 2,
+        every: 2,
+        lr: v.lr,
+        oracleEvery: 1,
+        maxSteps: 8,
+      }
     : {
         steps: v.steps,
         trainGroups: v['train-groups'],
@@ -40,6 +57,7 @@ export async function curriculumBenchMain(argv: string[]): Promise<number> {
         every: v.every,
         lr: v.lr,
         oracleEvery: 2,
+        maxSteps: Math.max(v.steps, v['max-steps']),
       };
   const named = v.selectors as string[];
   let selectors = named.includes('all')
@@ -52,12 +70,13 @@ export async function curriculumBenchMain(argv: string[]): Promise<number> {
   };
 
   const [fullTrain, heldout] = await Promise.all([
-    loadTaskFile(`${DATA}/train.jsonl`),
-    loadTaskFile(`${DATA}/heldout.jsonl`),
+    loadTaskFile(`${learner.data}/train.jsonl`),
+    loadTaskFile(`${learner.data}/heldout.jsonl`),
   ]);
   const t0 = Date.now();
-  const fullStart = await startReport(fullTrain, settings.repeat);
-  const fullStrong = await strongReference(fullTrain, smoke ? 5 : 150);
+  const loadStart = () => learner.load({ sampleSeed: 0 });
+  const fullStart = await startReport(fullTrain, settings.repeat, loadStart);
+  const fullStrong = await strongReference(fullTrain, smoke ? 5 : 150, loadStart);
   // --pool-unusable: a seeded sub-pool with that share of unusable tasks (regime.ts, issue #22).
   const regime =
     v['pool-unusable'] !== undefined
@@ -71,135 +90,85 @@ export async function curriculumBenchMain(argv: string[]): Promise<number> {
       : undefined;
   const { train, start, strong } = regime ?? { train: fullTrain, start: fullStart, strong: fullStrong };
   log(
-    `pool: ${train.length} tasks; at the start ${(start.extremeShare * 100).toFixed(1)}% have a pass rate < 0.05 or > 0.95, ` +
-      `${(start.noGradientShare * 100).toFixed(1)}% of ${settings.repeat}-rollout groups are expected to carry no gradient ` +
+    `${learner.name}: ${train.length} tasks; at the start ${(start.extremeShare * 100).toFixed(1)}% have a pass rate < 0.05 or > 0.95 ` +
       `(references in ${((Date.now() - t0) / 1000).toFixed(0)} s)`,
   );
-  const lineup = curriculumLineup(v['target-pass-rate'], v.rho);
-  const inputs = { train, heldout, fullView: buildView(train, start.passRates, strong) };
-
-  const curves: LearningCurve[] = [];
-  for (const seed of seeds)
-    for (const name of selectors) {
-      const entry = lineup[name];
-      const c = await runLearner(name, entry.recipe, entry.references, seed, inputs, settings);
-      const last = c.points[c.points.length - 1]!;
-      log(
-        `seed ${seed} ${name}: final ${(last.accuracy * 100).toFixed(1)}%, effective ${(c.effective * 100).toFixed(0)}%, ${c.seconds.toFixed(0)} s`,
-      );
-      curves.push(c);
-    }
-
-  const levelNames = CURRICULUM_LEVELS.map((l) => l.name);
-  const target = commonTarget(
-    curves.filter((c) => c.selector === 'random'),
-    v['target-share'],
-  );
-  const summaries: SelectorSummary[] = selectors.map((name, si) => {
-    const steps: number[] = [];
-    const baseSteps: number[] = [];
-    const rolls: number[] = [];
-    const baseRolls: number[] = [];
-    const eff: number[] = [];
-    const baseEff: number[] = [];
-    const fin: number[] = [];
-    const baseFin: number[] = [];
-    let reached = 0;
-    const byLevel: Record<string, number[]> = {};
-    const mine = curves.filter((c) => c.selector === name);
-    for (const seed of seeds) {
-      const random = curves.find((c) => c.selector === 'random' && c.seed === seed)!;
-      const c = mine.find((x) => x.seed === seed)!;
-      const base = stepsToTarget(random, target);
-      const hit = stepsToTarget(c, target);
-      if (hit) reached++;
-      // A run that never reaches the target counts with its whole budget (an optimistic bound).
-      steps.push(hit?.step ?? settings.steps);
-      rolls.push(hit?.rollouts ?? c.rollouts);
-      baseSteps.push(base?.step ?? settings.steps);
-      baseRolls.push(base?.rollouts ?? random.rollouts);
-      eff.push(c.effective);
-      baseEff.push(random.effective);
-      const last = c.points[c.points.length - 1]!;
-      fin.push(last.accuracy);
-      baseFin.push(random.points[random.points.length - 1]!.accuracy);
-      for (const l of levelNames) {
-        byLevel[l] = [...(byLevel[l] ?? []), last.levels[l] ?? Number.NaN];
-      }
-    }
-    return {
-      selector: name,
-      description: lineup[name].description,
-      reached,
-      runs: seeds.length,
-      stepsRatio: bootstrapRatio(steps, baseSteps, 101 + si),
-      rolloutsRatio: bootstrapRatio(rolls, baseRolls, 202 + si),
-      effective: mean(eff),
-      effectiveRatio: bootstrapRatio(eff, baseEff, 303 + si),
-      finalAccuracy: mean(fin),
-      finalRatio: bootstrapRatio(fin, baseFin, 404 + si),
-      finalByLevel: Object.fromEntries(Object.entries(byLevel).map(([l, xs]) => [l, mean(xs)])),
-      pickedByLevel: Object.fromEntries(
-        levelNames.map((l) => [
-          l,
-          mine.reduce((a, c) => a + (c.picked[l] ?? 0), 0) /
-            Math.max(
-              1,
-              mine.reduce((a, c) => a + Object.values(c.picked).reduce((x, y) => x + y, 0), 0),
-            ),
-        ]),
-      ),
-      distinct: mean(mine.map((c) => c.distinct)),
-      seconds: mean(mine.map((c) => c.seconds)),
-    };
-  });
-  // The head-to-head the issue asks for: the successor's steps against BOTS's, paired by seed.
-  const pairs: Record<string, Interval> = {};
-  const stepsOf = (name: string) =>
-    seeds.map((seed) => {
-      const c = curves.find((x) => x.selector === name && x.seed === seed)!;
-      return stepsToTarget(c, target)?.step ?? settings.steps;
-    });
-  for (const [a, b] of [
-    ['shared_ability', 'bots'],
-    ['shared_ability_ref', 'bots_ref'],
-  ] as const)
-    if (selectors.includes(a) && selectors.includes(b))
-      pairs[`${a}/${b}`] = bootstrapRatio(stepsOf(a), stepsOf(b), 505);
-
-  // Selector time per step at scale, on the simulator's pool (the curriculum pool has 800 tasks).
-  const overhead =
-    v['overhead-tasks'] > 0
-      ? measureOverhead(
-          selectors.flatMap((name) => {
-            const recipe = lineup[name].recipe;
-            if (!('config' in recipe)) return [];
-            const config = recipe.config;
-            return [
-              {
-                name,
-                description: lineup[name].description,
-                ...(recipe.stages ? { stages: recipe.stages } : {}),
-                build: (sim: LearnerSim, seed: number) =>
-                  createSelector(forSimulatedPool(config, sim.view()), sim.view(), seed),
-              },
-            ];
-          }),
-          v['overhead-tasks'],
-          { onProgress: log },
-        )
-      : [];
-  const result = {
-    bench: 'curriculum',
-    seeds,
+  const lineup = curriculumLineup(v['target-pass-rate'], v.rho, learner.orderFeature);
+  const k = v['reference-rollouts'];
+  const plainView = taskViewFromTasks(train);
+  const viewFor = (e: CurriculumEntry, seed: number): SelectorTaskView =>
+    e.references === 'none'
+      ? plainView
+      : buildView(
+          train,
+          e.references === 'exact' ? start.passRates : measuredPassRates(start.passRates, k, seed),
+          strong,
+        );
+  const methods: ProtocolMethod[] = selectors.map((name) => ({
+    name,
+    description: lineup[name].description,
+    information: entryInformation(lineup[name], learner.poolColumns, train.length, k),
+    tuning: lineup[name].tuning,
+  }));
+  const inputs = { train, heldout, load: learner.load };
+  const store = new CurveStore(v.curves, {
+    learner: learner.name,
     settings,
-    target,
-    targetShare: v['target-share'],
+    extra: {
+      k,
+      target: v['target-pass-rate'],
+      rho: v.rho,
+      regime: v['pool-unusable'] ?? null,
+      tasks: train.length,
+    },
+  });
+  // --report-only: the seeds every method has finished in the --curves file, nothing run.
+  const reportSeeds = v['report-only'] ? seeds.filter((s) => selectors.every((n) => store.has(n, s))) : seeds;
+  if (reportSeeds.length === 0)
+    throw new Error(`no seed has a stored run of every method in ${v.curves ?? '(no --curves file)'}`);
+  const curves: LearningCurve[] = [];
+  const budgetCurves = await runComparison({
+    baseline: methods[0]!,
+    methods,
+    seeds: reportSeeds,
+    run: async (m, seed, budget) => {
+      const e = lineup[m.name as CurriculumSelectorName];
+      let c = store.get(m.name, seed, budget);
+      if (!c) {
+        if (v['report-only'])
+          throw new ConfigError({
+            path: 'curves',
+            message: `${m.name} seed ${seed}: no stored run with budget ${budget}`,
+            hint: 'resume the comparison without --report-only',
+          });
+        c = await runLearner(m.name, e.recipe, viewFor(e, seed), seed, inputs, settings, budget);
+        store.put(m.name, seed, budget, c);
+        const last = c.points[c.points.length - 1]!;
+        log(
+          `seed ${seed} ${m.name}: ${last.rollouts} rollouts, ${last.updates} updates, final ${(last.accuracy * 100).toFixed(1)}%, ${c.seconds.toFixed(0)} s`,
+        );
+      }
+      curves.push(c);
+      return budgetCurve(c);
+    },
+  });
+  const protocol = evaluateComparison({
+    baseline: 'random',
+    methods,
+    curves: budgetCurves,
+    rankingTuning: PUBLISHED_DEFAULTS,
+  });
+  const levelNames = [...new Set(train.map((t) => String(t.meta.domain)))];
+  const result: CurriculumResult & { bench: string } = {
+    bench: 'curriculum',
+    learner: learner.name,
+    seeds: reportSeeds,
+    settings,
     targetPassRate: v['target-pass-rate'],
     rho: v.rho,
+    referenceRollouts: k,
     pool: {
       tasks: train.length,
-      heldout: heldout.length,
       levels: levelNames,
       startExtremeShare: start.extremeShare,
       startNoGradientShare: start.noGradientShare,
@@ -215,15 +184,70 @@ export async function curriculumBenchMain(argv: string[]): Promise<number> {
           }
         : {}),
     },
-    summary: summaries,
-    pairs,
-    overhead,
+    protocol,
+    summary: selectors.map((name) => summarise(name, lineup[name].description, curves, levelNames)),
+    overhead: v['overhead-tasks'] > 0 ? overheadOf(selectors, lineup, v['overhead-tasks'], log) : [],
     curves,
   };
   if (v.html) writeFileSync(v.html, curriculumHtml(result));
   if (v.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   else process.stdout.write(`${textReport(result)}\n`);
   return 0;
+}
+
+/** What a method did over its runs (diagnostics beside the ranking). */
+function summarise(
+  name: string,
+  description: string,
+  curves: readonly LearningCurve[],
+  levelNames: readonly string[],
+): SelectorSummary {
+  const mine = curves.filter((c) => c.selector === name);
+  const last = (c: LearningCurve) => c.points[c.points.length - 1]!;
+  const groups = mine.reduce((a, c) => a + Object.values(c.picked).reduce((x, y) => x + y, 0), 0);
+  return {
+    selector: name,
+    description,
+    runs: mine.length,
+    effective: mean(mine.map((c) => c.effective)),
+    finalAccuracy: mean(mine.map((c) => last(c).accuracy)),
+    finalByLevel: Object.fromEntries(
+      levelNames.map((l) => [l, mean(mine.map((c) => last(c).levels[l] ?? Number.NaN))]),
+    ),
+    pickedByLevel: Object.fromEntries(
+      levelNames.map((l) => [l, mine.reduce((a, c) => a + (c.picked[l] ?? 0), 0) / Math.max(1, groups)]),
+    ),
+    distinct: mean(mine.map((c) => c.distinct)),
+    updates: mean(mine.map((c) => last(c).updates)),
+    seconds: mean(mine.map((c) => c.seconds)),
+  };
+}
+
+/** Selector time per step at scale, on the simulator's pool (the real pools are small). */
+function overheadOf(
+  selectors: readonly CurriculumSelectorName[],
+  lineup: Record<CurriculumSelectorName, CurriculumEntry>,
+  tasks: number,
+  log: (s: string) => void,
+) {
+  return measureOverhead(
+    selectors.flatMap((name) => {
+      const recipe = lineup[name].recipe;
+      if (!('config' in recipe)) return [];
+      const config = recipe.config;
+      return [
+        {
+          name,
+          description: lineup[name].description,
+          ...(recipe.stages ? { stages: recipe.stages } : {}),
+          build: (sim: LearnerSim, seed: number) =>
+            createSelector(forSimulatedPool(config, sim.view()), sim.view(), seed),
+        },
+      ];
+    }),
+    tasks,
+    { onProgress: log },
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

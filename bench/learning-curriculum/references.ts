@@ -4,6 +4,7 @@
 
 import { Rng } from '../../src/core/rng.ts';
 import type { Task } from '../../src/core/task.ts';
+import type { TinyPolicy } from '../../src/tiny/policy.ts';
 import { SupervisedTrainer } from '../../src/tiny/supervised-trainer.ts';
 import { loadWarmStart } from '../../src/tiny/warm-start.ts';
 import { exactPassRates } from './exact-pass-rate.ts';
@@ -17,8 +18,12 @@ export interface StartReport {
   byLevel: Record<string, number>;
 }
 
-export async function startReport(train: readonly Task[], repeat: number): Promise<StartReport> {
-  const policy = await loadWarmStart();
+export async function startReport(
+  train: readonly Task[],
+  repeat: number,
+  load: () => Promise<TinyPolicy> = loadWarmStart,
+): Promise<StartReport> {
+  const policy = await load();
   try {
     const passRates = exactPassRates(policy, train);
     const rates = [...passRates];
@@ -39,8 +44,12 @@ export async function startReport(train: readonly Task[], repeat: number): Promi
 }
 
 /** Exact pass rates of the warm start after `steps` SFT updates (batches of 64 pool tasks, seeded). */
-export async function strongReference(train: readonly Task[], steps: number): Promise<Float64Array> {
-  const policy = await loadWarmStart();
+export async function strongReference(
+  train: readonly Task[],
+  steps: number,
+  load: () => Promise<TinyPolicy> = loadWarmStart,
+): Promise<Float64Array> {
+  const policy = await load();
   try {
     const sft = new SupervisedTrainer(policy, { lr: 0.003 });
     const rng = new Rng('curriculum-strong-reference');
@@ -52,4 +61,18 @@ export async function strongReference(train: readonly Task[], steps: number): Pr
   } finally {
     policy.dispose();
   }
+}
+
+/**
+ * What measuring the start pass rates with `k` rollouts per task would give: for each task the share
+ * of k draws (seeded, at the exact pass rate) that pass. This is the learner's own column as a
+ * method could have it after paying k × tasks rollouts (bench/protocol/information.ts).
+ */
+export function measuredPassRates(exact: Float64Array, k: number, seed: number): Float64Array {
+  const rng = new Rng(`measured-pass-rates:${seed}:${k}`);
+  return exact.map((p) => {
+    let hits = 0;
+    for (let i = 0; i < k; i++) if (rng.float() < p) hits++;
+    return hits / k;
+  });
 }

@@ -1,21 +1,18 @@
 // The command line of `winnow bench curriculum`, in a light module (bench/bench-specs.ts lists it).
 import type { CommandSpec } from '../../src/cli/command-spec.ts';
+import { BENCH_LEARNER_NAMES } from './learners.ts';
 import { DEFAULT_BOTS_RHO, DEFAULT_TARGET_PASS_RATE } from './lineup.ts';
 import { POOL_REGIME_OPTIONS } from './regime-spec.ts';
 
-/** The selectors the curriculum bench compares, in table order (random is the baseline). */
+/** The selectors the bench compares, in table order (random is the baseline; lineup.ts defines them). */
 export const CURRICULUM_SELECTORS = [
   'random',
   'bots',
   'bots_ref',
-  'bots_domain',
   'shared_ability',
-  'shared_ability_cand',
   'shared_ability_ref',
-  'shared_ability_expected',
+  // issue 41 item 3: Winnow's leading method (branch hmethod) is listed here once merged.
   'offline_easy2hard',
-  'oracle',
-  // The selection zoo (issue #22, docs/selection-zoo.md), run with `--selectors all` or by name.
   'mopps',
   'dots',
   'lilo',
@@ -28,14 +25,30 @@ export const CURRICULUM_SELECTORS = [
   'dapo_ds',
   'greso',
   'speed',
-  'bots_ref+greso',
-  'bots_ref+speed',
+  'bots+speed',
   'shared_ability+speed',
+  'oracle',
+  'bots_ref_tuned',
+  'bots_tuned',
+  'bots_domain',
+  'shared_ability_thompson',
+  'shared_ability_cand',
 ] as const;
 
-/** `--selectors all`: random, BOTS (both), the successor and the zoo. */
+/**
+ * `--selectors all`: every method at its published defaults (the ranking) and the two oracles
+ * (reported outside it); the variants tuned on seeds 1–5 run only by name.
+ */
 export const CURRICULUM_ALL = CURRICULUM_SELECTORS.filter(
-  (n) => !['shared_ability_ref', 'shared_ability_expected', 'offline_easy2hard', 'oracle'].includes(n),
+  (n) =>
+    ![
+      'bots+speed',
+      'shared_ability+speed',
+      'bots_tuned',
+      'bots_domain',
+      'shared_ability_thompson',
+      'shared_ability_cand',
+    ].includes(n),
 );
 export type CurriculumSelectorName = (typeof CURRICULUM_SELECTORS)[number];
 
@@ -44,28 +57,51 @@ export const CURRICULUM_BENCH_SPEC = {
   args: '',
   maxArgs: 0,
   summary:
-    'Task selection on the real tiny learner over a graded curriculum pool (datasets/curriculum, most tasks solved or ' +
-    'hopeless at the start): each selector against random over seeds; steps and rollouts to target, effective task ratio ' +
-    'and held-out accuracy per level, with seeded bootstrap 90% intervals.',
+    'Task selection on a real tiny learner (--learner curriculum: graded additions, most tasks solved or hopeless at the ' +
+    'start; arithmetic: mixed operators) under the shared protocol: random runs its fixed length, every other method the ' +
+    'same rollouts (information it reads charged); per method the AUC of held-out accuracy against rollouts and accuracy ' +
+    "at 25/50/100% of random's rollouts with paired-seed 90% intervals, rollouts to 50/75/90% of random's gain, " +
+    'information charged and the tuning rule.',
   options: {
-    seeds: { type: 'int', value: 'K', min: 1, default: 5, description: 'seeds per selector' },
+    learner: {
+      type: 'string',
+      value: 'NAME',
+      choices: BENCH_LEARNER_NAMES,
+      default: 'curriculum',
+      description:
+        'the real learner: curriculum (800 graded additions) or arithmetic (2,394 mixed-operator tasks)',
+    },
+    seeds: { type: 'int', value: 'K', min: 1, default: 10, description: 'report seeds per selector' },
     'first-seed': {
       type: 'int',
       value: 'N',
       min: 1,
       default: 6,
-      description: 'seeds run are N…N+K−1 (defaults were tuned on seeds 1–5; report on 6–10)',
+      description: 'seeds run are N…N+K−1 (seeds 1–5 were used for tuning: report on 6 and up)',
     },
-    steps: { type: 'int', value: 'N', min: 1, default: 40, description: 'training steps per run' },
+    steps: {
+      type: 'int',
+      value: 'N',
+      min: 1,
+      default: 40,
+      description: "random's updates per run; its rollouts set the budget every other method spends",
+    },
+    'max-steps': {
+      type: 'int',
+      value: 'N',
+      min: 1,
+      default: 120,
+      description: 'the most updates a method may take to spend the budget',
+    },
+    'reference-rollouts': {
+      type: 'int',
+      value: 'K',
+      min: 1,
+      default: 2,
+      description:
+        "rollouts per task that measuring this learner's start pass rates costs a method reading them (charged K × tasks)",
+    },
     every: { type: 'int', value: 'N', min: 1, default: 4, description: 'held-out accuracy every N steps' },
-    'target-share': {
-      type: 'number',
-      value: 'X',
-      min: 0.05,
-      max: 1,
-      default: 0.5,
-      description: "target held-out accuracy = start + X × random's mean gain over the seeds",
-    },
     'train-groups': {
       type: 'int',
       value: 'N',
@@ -108,20 +144,21 @@ export const CURRICULUM_BENCH_SPEC = {
       min: 0,
       max: 1,
       default: DEFAULT_BOTS_RHO,
-      description: "weight ρ of BOTS's reference (implicit) evidence in bots_ref",
+      description:
+        "weight ρ of BOTS's reference (implicit) evidence in bots_ref_tuned (the others run at the paper's ρ)",
     },
     selectors: {
       type: 'list',
       value: 'A,B',
       choices: ['all', ...CURRICULUM_SELECTORS],
-      default: 'random,bots,bots_ref,shared_ability,offline_easy2hard,oracle',
+      default: 'random,bots,bots_ref,shared_ability,pcl,oracle',
       description:
-        'selectors to compare (random, the baseline, always runs; all = random, BOTS, shared_ability and the selection zoo)',
+        'selectors to compare (random, the baseline, always runs; all = every method at its published defaults and the oracles)',
     },
     smoke: {
       type: 'boolean',
       description:
-        'a tiny configuration for CI (seeds 6–7 unless --seeds, 4 updates, rounds of 8 tasks × 4 rollouts, 3 selectors unless --selectors) whose output shape a test checks',
+        'a tiny configuration for CI (seeds 6–7 unless --seeds, 4 updates (at most 8), rounds of 8 tasks × 4 rollouts, 3 selectors unless --selectors) whose output shape a test checks',
     },
     'overhead-tasks': {
       type: 'int',
@@ -137,11 +174,22 @@ export const CURRICULUM_BENCH_SPEC = {
       value: 'FILE',
       description: 'also write the learning curves and the tables as one HTML page',
     },
+    curves: {
+      type: 'string',
+      value: 'FILE',
+      description:
+        'append every finished run to FILE (JSON lines) and reuse the runs already there that the same commit made (resume)',
+    },
+    'report-only': {
+      type: 'boolean',
+      description: 'run nothing: report the seeds every method has finished in the --curves file',
+    },
     json: { type: 'boolean', description: 'print the results as JSON on stdout' },
     quiet: { type: 'boolean', description: 'no progress lines on stderr' },
   },
   examples: [
-    'winnow bench curriculum --json --html curriculum.html',
+    'winnow bench curriculum --selectors all --json > curriculum.json',
+    'winnow bench curriculum --learner arithmetic --selectors all --json > arithmetic.json',
     'winnow bench curriculum --seeds 5 --first-seed 1 --selectors random,bots,shared_ability',
     'winnow bench curriculum --smoke --json',
     'winnow bench curriculum --pool-unusable 0.2 --selectors random,pcl,shared_ability --json',

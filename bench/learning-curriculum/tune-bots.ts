@@ -13,6 +13,8 @@ import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { loadTaskFile } from '../../src/explorer/tasks/arithmetic-datasets.ts';
 import { BotsSelector } from '../../src/selectors/bots.ts';
+import { taskViewFromTasks } from '../../src/selectors/task-view.ts';
+import { loadWarmStart } from '../../src/tiny/warm-start.ts';
 import { buildView, type LearnerSettings, type LearningCurve, runLearner } from './learner.ts';
 import { startReport, strongReference } from './references.ts';
 import { bootstrapRatio, commonTarget, fmtInterval, mean, stepsToTarget } from './stats.ts';
@@ -33,6 +35,7 @@ const settings: LearnerSettings = {
   every: 4,
   lr: 0.003,
   oracleEvery: 2,
+  maxSteps: steps,
 };
 const [train, heldout] = await Promise.all([
   loadTaskFile(`${DATA}/train.jsonl`),
@@ -51,7 +54,9 @@ if (existsSync(refFile)) {
   strong = await strongReference(train, 150);
   writeFileSync(refFile, JSON.stringify({ weak: [...weak], strong: [...strong] }));
 }
-const inputs = { train, heldout, fullView: buildView(train, weak, strong) };
+const inputs = { train, heldout, load: loadWarmStart };
+const fullView = buildView(train, weak, strong);
+const plainView = taskViewFromTasks(train);
 // diagnostics: picks of never-observed tasks and their mixed rate
 const diag = { newPicks: 0, newMixed: 0, oldPicks: 0, oldMixed: 0, repick0: 0, repick1: 0 };
 const drift: number[][] = Array.from({ length: 9 }, () => []);
@@ -106,7 +111,9 @@ const cache = `${CACHE}/random-${steps}.json`;
 const randoms: LearningCurve[] = existsSync(cache) ? JSON.parse(readFileSync(cache, 'utf8')) : [];
 for (const seed of seeds)
   if (!randoms.find((c) => c.seed === seed && c.points.length === Math.ceil(steps / 4) + 1)) {
-    randoms.push(await runLearner('random', { config: { type: 'random' } }, false, seed, inputs, settings));
+    randoms.push(
+      await runLearner('random', { config: { type: 'random' } }, plainView, seed, inputs, settings),
+    );
     writeFileSync(cache, JSON.stringify(randoms));
   }
 const rnd = seeds.map(
@@ -125,7 +132,7 @@ for (const v of variants) {
       await runLearner(
         v.name,
         { config: { type: 'bots', params: { shortlist: 0, updatePer: 'step', ...v.params } } },
-        v.refs,
+        v.refs ? fullView : plainView,
         seed,
         inputs,
         settings,

@@ -1,4 +1,5 @@
 import { fmtInterval } from '../learning-curriculum/stats.ts';
+import { formatProtocolTable } from '../protocol/format.ts';
 import type { Stat } from './metrics.ts';
 import type { ScenarioResult, SelectionBenchResult } from './runner.ts';
 
@@ -45,8 +46,12 @@ export function formatScenario(sc: ScenarioResult): string {
   ]);
   const lines = [
     `### ${sc.scenario} — ${sc.description}`,
-    `${sc.tasks} tasks, ${sc.steps} steps × ${sc.batch} tasks × ${sc.groupSize} rollouts, seeds ${sc.seeds.join(',')}; target = random's final held-out accuracy ${pm(sc.target, 3)}`,
+    `${sc.tasks} tasks, random ${sc.steps} steps × ${sc.batch} tasks × ${sc.groupSize} rollouts, the others spend random's rollouts; seeds ${sc.seeds.join(',')}`,
     '',
+    'the protocol (bench/protocol): ranked by AUC of held-out accuracy against rollouts',
+    formatProtocolTable(sc.protocol),
+    '',
+    `diagnostics (not the ranking); target = random's final held-out accuracy ${pm(sc.target, 3)}`,
     table(head, rows),
   ];
   if (sc.successorOverBots)

@@ -2,6 +2,7 @@ import { createSelector, type SelectorConfig } from '../../src/selectors/registr
 import type { LearnerSim } from '../../src/selectors/sim/learner-sim.ts';
 import type { StageConfig } from '../../src/selectors/stages/registry.ts';
 import type { Selector } from '../../src/selectors/types.ts';
+import type { TuningRule } from '../protocol/tuning.ts';
 import { OracleSelector } from './oracle.ts';
 
 /** A selector as the benchmark runs it: a name in the tables and how to build it on a simulator. */
@@ -14,6 +15,8 @@ export interface BenchSelector {
   stages?: StageConfig[];
   /** The selector cannot take tasks added mid-run (skipped in scenarios with arrivals). */
   fixedTasks?: boolean;
+  /** How its parameters were chosen (default: published defaults; anything else is not ranked). */
+  tuning?: TuningRule;
   build(sim: LearnerSim, seed: number): Selector;
 }
 
@@ -151,17 +154,23 @@ export const SUCCESSOR_SELECTORS: BenchSelector[] = [
     name: 'shared_ability_cand',
     description: 'the successor over a 4× uniform candidate set, level column as a regressor',
     needs: ['level'],
+    tuning: { kind: 'asymmetric', note: 'candidate set and regressors chosen on seeds 1–5 (issue #22)' },
     build: fromConfig({ type: 'shared_ability', params: { candidates: 4, features: ['level'] } }),
   },
 ];
 
-/** `--selectors all`: random, BOTS, the successor and the whole zoo. */
+/**
+ * `--selectors all`: random, BOTS, the successor and the whole zoo at their defaults, the tuned
+ * successor variant and the oracle (both reported outside the protocol's ranking).
+ * issue 41 item 3: Winnow's leading method (branch hmethod) is listed here once merged.
+ */
 export const ALL_NAMES = [
   'random',
   'bots',
   'shared_ability',
   ...SUCCESSOR_SELECTORS.map((s) => s.name),
   ...ZOO_SELECTORS.map((s) => s.name),
+  'oracle',
 ];
 
 export const ALL_SELECTORS: BenchSelector[] = [

@@ -5,6 +5,8 @@ export interface RunTrace {
   steps: number;
   batch: number;
   groupSize: number;
+  /** Held-out accuracy before the first step. */
+  startAccuracy: number;
   /** Held-out accuracy after each step (index t = after t + 1 steps). */
   accuracy: Float64Array;
   /** Groups with mixed rewards per step. */

@@ -5,6 +5,7 @@ import { type RolloutRequest, runStagedStep } from '../../src/selectors/stages/s
 import type { Selector } from '../../src/selectors/types.ts';
 import { isProbingSelector } from '../../src/selectors/zoo/probe.ts';
 import { bootstrapRatio, type Interval } from '../learning-curriculum/stats.ts';
+import type { ProtocolReport } from '../protocol/evaluate.ts';
 import { ALL_NAMES, ALL_SELECTORS, type BenchSelector, LINEUP_NAMES } from './lineup.ts';
 import {
   brier,
@@ -15,6 +16,7 @@ import {
   stat,
   stepsToTarget,
 } from './metrics.ts';
+import { cutTrace, OVERRUN, scenarioProtocol } from './protocol.ts';
 import { SCENARIO_NAMES, SCENARIOS, type SelectionScenario } from './scenarios.ts';
 import { measureOverhead, type StepOverhead } from './zoo-overhead.ts';
 
@@ -80,6 +82,8 @@ export interface ScenarioResult {
   successorOverBots: Stat | null;
   /** Mean held-out accuracy and cumulative rollouts over the seeds, at up to 50 steps, per selector. */
   curves: SelectionCurve[];
+  /** The shared protocol's table (bench/protocol): AUC and budget accuracies, paired intervals, ranks. */
+  protocol: ProtocolReport;
 }
 
 export interface SelectionCurve {
@@ -95,11 +99,13 @@ function meanCurve(name: string, traces: readonly RunTrace[], steps: number): Se
   for (let t = every - 1; t < steps; t += every) at.push(t);
   if (at[at.length - 1] !== steps - 1) at.push(steps - 1);
   const avg = (f: (tr: RunTrace) => number) => traces.reduce((a, tr) => a + f(tr), 0) / traces.length;
+  // A run cut at its budget holds its last value (the protocol's rule past a run's end).
+  const at_ = (xs: Float64Array, t: number) => xs[Math.min(t, xs.length - 1)]!;
   return {
     selector: name,
     steps: at.map((t) => t + 1),
-    accuracy: at.map((t) => avg((tr) => tr.accuracy[t]!)),
-    rollouts: at.map((t) => avg((tr) => tr.rollouts[t]!)),
+    accuracy: at.map((t) => avg((tr) => at_(tr.accuracy, t))),
+    rollouts: at.map((t) => avg((tr) => at_(tr.rollouts, t))),
   };
 }
 
@@ -124,6 +130,8 @@ export function runOne(
   scenario: SelectionScenario,
   seed: number,
   steps: number,
+  /** Stop after the step at which this many rollouts are spent (cutTrace then trims the trace). */
+  budget = Number.POSITIVE_INFINITY,
 ): RunTrace {
   const sim = new LearnerSim(scenario.sim, seed);
   const sel = entry.build(sim, seed);
@@ -134,6 +142,7 @@ export function runOne(
     steps,
     batch: B,
     groupSize: sim.config.groupSize,
+    startAccuracy: sim.heldOutAccuracy(),
     accuracy: new Float64Array(steps),
     mixed: new Int32Array(steps),
     groups: new Int32Array(steps),
@@ -146,7 +155,7 @@ export function runOne(
     warnings: 0,
   };
   const seen = new Set<string>();
-  if (entry.stages || isProbingSelector(sel)) return runStaged(entry, sim, sel, trace, seed);
+  if (entry.stages || isProbingSelector(sel)) return runStaged(entry, sim, sel, trace, seed, budget);
   let spent = 0;
   for (let t = 0; t < steps; t++) {
     const fresh = sim.arrivals(t);
@@ -179,6 +188,7 @@ export function runOne(
     trace.rollouts[t] = spent;
     for (const id of ids) seen.add(id);
     trace.accuracy[t] = sim.heldOutAccuracy();
+    if (spent >= budget) break;
   }
   trace.distinct = seen.size;
   return trace;
@@ -191,6 +201,7 @@ function runStaged(
   sel: Selector,
   trace: RunTrace,
   seed: number,
+  budget: number,
 ): RunTrace {
   const stages = buildStages(entry.stages ?? [], seed, `${entry.name}.stages`);
   for (const s of stages) s.init(sim.view());
@@ -214,6 +225,7 @@ function runStaged(
     trace.rollouts[t] = spent;
     for (const g of r.kept) seen.add(g.taskId);
     trace.accuracy[t] = sim.heldOutAccuracy();
+    if (spent >= budget) break;
   }
   trace.distinct = seen.size;
   return trace;
@@ -291,9 +303,15 @@ export function runScenario(
       continue;
     }
     const t0 = performance.now();
+    // Under the protocol every method spends random's rollouts of the seed (protocol.ts).
+    const budgets = traces.get('random')?.map((tr) => tr.rollouts[tr.steps - 1]!);
     traces.set(
       entry.name,
-      seeds.map((seed) => runOne(entry, scenario, seed, steps)),
+      seeds.map((seed, i) =>
+        budgets
+          ? cutTrace(runOne(entry, scenario, seed, steps * OVERRUN), budgets[i]!)
+          : runOne(entry, scenario, seed, steps),
+      ),
     );
     opts.onProgress?.(
       `${scenario.name}: ${entry.name} × ${seeds.length} seeds in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
@@ -336,6 +354,10 @@ export function runScenario(
     skipped,
     successorOverBots,
     curves: summaries.map((x) => meanCurve(x.selector, traces.get(x.selector)!, steps)),
+    protocol: scenarioProtocol(
+      lineup.filter((e) => traces.has(e.name)),
+      traces,
+    ),
   };
 }
 

@@ -1,4 +1,5 @@
 import { fmtInterval } from '../learning-curriculum/stats.ts';
+import { fmtDiff } from '../protocol/format.ts';
 import type { SweepPointResult, SweepResult } from './sweep.ts';
 
 const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
@@ -7,6 +8,12 @@ const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
 function markdown(head: readonly string[], rows: readonly (readonly string[])[]): string {
   const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
   return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+function aucCell(p: SweepPointResult, name: string): string {
+  const m = p.auc.find((x) => x.selector === name);
+  if (!m) return 'skipped';
+  return `${(m.auc * 100).toFixed(1)} ${fmtDiff(m.vsRandom)} ${m.rank === null ? '(unranked)' : `#${m.rank}`}`;
 }
 
 /** One table per factor: a column per point, a row per method (rollouts ÷ random [90%]), then the winner. */
@@ -49,6 +56,18 @@ export function formatSweep(result: SweepResult): string {
     parts.push(
       `### sweep: ${factor} — rollouts to random's final accuracy ÷ random's [90%], * = fewest`,
       markdown(head, rows),
+    );
+    parts.push(
+      '',
+      `### sweep: ${factor} — the protocol: AUC of held-out accuracy against rollouts (%), AUC − random [90%], rank`,
+      markdown(head, [
+        ...methods.map((name) => [name, ...points.map((p) => aucCell(p, name))]),
+        ['AUC winner', ...points.map((p) => p.aucWinner.selector)],
+        [
+          'winner − runner-up [90%]',
+          ...points.map((p) => `${fmtDiff(p.aucWinner.overRunnerUp)} (${p.aucWinner.overRunnerUp.other})`),
+        ],
+      ]),
     );
     for (const p of points)
       for (const s of p.skipped) parts.push(`(${p.label}: ${s.selector} skipped: ${s.reason})`);

@@ -6,6 +6,8 @@
 import { ConfigError } from '../../src/core/errors.ts';
 import { LearnerSim } from '../../src/selectors/sim/learner-sim.ts';
 import { bootstrapRatio, type Interval } from '../learning-curriculum/stats.ts';
+import type { ProtocolReport } from '../protocol/evaluate.ts';
+import type { PairedInterval } from '../protocol/interval.ts';
 import { ALL_NAMES, ALL_SELECTORS } from './lineup.ts';
 import { runScenario } from './runner.ts';
 import { SCENARIOS } from './scenarios.ts';
@@ -69,6 +71,10 @@ export interface SweepPointResult {
   sharedAbilityOverBestOther: { other: string; ratio: Interval } | null;
   /** Winnow's best method (shared_ability and its variants) ÷ the best method that is not Winnow's. */
   winnowOverBestOther: { winnow: string; other: string; ratio: Interval } | null;
+  /** The protocol's reading (bench/protocol): per method its AUC, rank and paired AUC − random. */
+  auc: Array<{ selector: string; rank: number | null; auc: number; vsRandom: PairedInterval }>;
+  /** The first ranked method by AUC and its paired AUC − the runner-up's. */
+  aucWinner: { selector: string; overRunnerUp: PairedInterval & { other: string } };
   seconds: number;
 }
 
@@ -183,8 +189,20 @@ function runPoint(point: SweepPoint, opts: SweepOptions, selectors: string[], pi
             ratio: paired(bestWinnow.selector, bestOther.selector, 3),
           }
         : null,
+    auc: sc.protocol.methods.map((m) => ({
+      selector: m.method,
+      rank: m.rank,
+      auc: m.auc.mean,
+      vsRandom: m.auc.vsBaseline,
+    })),
+    aucWinner: aucWinnerOf(sc.protocol),
     seconds: (performance.now() - t0) / 1000,
   };
+}
+
+function aucWinnerOf(p: ProtocolReport): SweepPointResult['aucWinner'] {
+  const first = p.methods.find((m) => m.rank === 1)!;
+  return { selector: first.method, overRunnerUp: first.auc.vsBestOther };
 }
 
 export async function runSelectionSweep(opts: SweepOptions): Promise<SweepResult> {

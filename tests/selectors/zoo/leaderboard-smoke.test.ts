@@ -16,7 +16,25 @@ describe('bench selection --selectors all (smoke)', () => {
     });
     const sc = r.scenarios[0]!;
     expect(sc.seeds).toEqual([6]);
-    expect(sc.selectors.map((s) => s.selector)).toEqual(ALL_NAMES);
+    expect(sc.selectors.map((s) => s.selector).sort()).toEqual([...ALL_NAMES].sort());
+    // The protocol: every method with AUC and budget accuracies, paired intervals, charge and tuning;
+    // the oracle and the seeds-1–5 successor variant outside the ranking.
+    const p = sc.protocol;
+    expect(p.methods.map((m) => m.method).sort()).toEqual([...ALL_NAMES].sort());
+    for (const m of p.methods) {
+      expect(Object.keys(m.auc.vsBaseline).sort()).toEqual(['hi', 'lo', 'mean', 'n']);
+      expect(m.budgets.map((b) => b.share)).toEqual([0.25, 0.5, 1]);
+      expect(m.targets.map((t) => t.share)).toEqual([0.5, 0.75, 0.9]);
+      expect(m.information.chargedRollouts).toBe(0);
+    }
+    const oracle = p.methods.find((m) => m.method === 'oracle')!;
+    expect(oracle.rank).toBeNull();
+    expect(oracle.unranked).toMatch(/^oracle/);
+    expect(p.methods.find((m) => m.method === 'shared_ability_cand')!.rank).toBeNull();
+    expect(p.methods.filter((m) => m.rank !== null)).toHaveLength(ALL_NAMES.length - 2);
+    // Every method spent random's rollouts (or ran its 3× cap of steps).
+    const budget = p.budgetPerSeed['6']!;
+    for (const m of p.methods) expect(m.budgets[2]!.rollouts).toBe(budget);
     for (const s of sc.selectors) {
       for (const k of ['stepsRatio', 'rolloutsRatio'] as const) {
         expect(Object.keys(s[k]).sort()).toEqual(['hi', 'lo', 'ratio']);
@@ -27,12 +45,13 @@ describe('bench selection --selectors all (smoke)', () => {
       expect(s.rolloutsToTarget.mean).toBeGreaterThan(0);
     }
     expect(sc.selectors[0]!.stepsRatio.ratio).toBe(1);
-    expect(r.overhead.map((o) => o.selector)).toEqual(ALL_NAMES);
+    // The oracle is not a selector that can be timed.
+    expect(r.overhead.map((o) => o.selector).sort()).toEqual(ALL_NAMES.filter((n) => n !== 'oracle').sort());
     for (const o of r.overhead) {
       expect(o.tasks).toBe(2000);
       expect(o.medianMs).toBeGreaterThanOrEqual(0);
     }
-    expect(sc.curves.map((c) => c.selector)).toEqual(ALL_NAMES);
+    expect(sc.curves.map((c) => c.selector).sort()).toEqual([...ALL_NAMES].sort());
     expect(sc.curves[0]!.steps).toEqual([1, 2, 3, 4, 5, 6]);
     const html = selectionHtml(r);
     expect(html).toContain('<svg');

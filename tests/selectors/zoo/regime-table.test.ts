@@ -7,7 +7,13 @@ import { regimeColumn, regimeTable } from '../../../bench/learning-curriculum/re
 const curve = (selector: string, seed: number, acc: number[], perStep: number): LearningCurve => ({
   selector,
   seed,
-  points: acc.map((accuracy, i) => ({ step: 4 * i, rollouts: perStep * 4 * i, accuracy, levels: {} })),
+  points: acc.map((accuracy, i) => ({
+    step: 4 * i,
+    updates: 4 * i,
+    rollouts: perStep * 4 * i,
+    accuracy,
+    levels: {},
+  })),
   effective: 0.5,
   rollouts: perStep * 4 * (acc.length - 1),
   distinct: 10,

@@ -99,11 +99,17 @@ describe('selection sweep', () => {
       expect(p.sharedAbilityOverBestOther?.other).toBe('pcl');
       expect(p.winnowOverBestOther?.other).toBe('pcl');
       expect(p.methods.every((m) => m.rolloutsPerSeed.length === 2)).toBe(true);
+      // The protocol's reading: the AUC winner is the ranked method with the highest mean AUC.
+      const byAuc = p.auc.filter((m) => m.rank !== null).sort((x, y) => y.auc - x.auc);
+      expect(p.aucWinner.selector).toBe(byAuc[0]!.selector);
+      expect(p.aucWinner.overRunnerUp.other).toBe(byAuc[1]!.selector);
+      expect(p.auc.find((m) => m.selector === 'random')!.vsRandom.mean).toBe(0);
     }
     const text = formatSweep(r);
     expect(text).toContain('### sweep: pool-size');
     expect(text).toContain('| shared_ability ÷ best other |');
     expect(text).toContain("| Winnow's best ÷ best other |");
     expect(text).toContain('600 tasks: bots skipped');
+    expect(text).toContain('| AUC winner |');
   }, 10_000);
 });

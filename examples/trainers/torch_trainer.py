@@ -17,6 +17,8 @@ Options (trainer.params.options):
   model          path of a Hugging Face model folder (required)
   lr             AdamW learning rate (1e-5)          weightDecay   (0)
   clipLow        0.2                                  clipHigh      (= clipLow)
+  offPolicy      {mode: clip | shaping, shapingGamma: 0.1}: replayed rows (off_policy = 1) are
+                 PPO-clipped against their stored logprobs, or shaped as ExGRPO (offpolicy_loss.py)
   lossAgg        token-mean | seq-mean-token-mean | seq-mean-token-sum
   klCoef         0 (k3 KL to the reference)           entropyCoef   0
   expertWeight   0.1                                  maxGradNorm   1.0 (0 = off)
@@ -40,6 +42,8 @@ sys.stdout = sys.stderr  # libraries print; the protocol stream must stay clean
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from transformers import AutoModelForCausalLM  # noqa: E402
+
+from offpolicy_loss import pg_token_loss  # noqa: E402  (next to this file)
 
 try:
     import peft  # noqa: E402
@@ -114,6 +118,7 @@ class GrpoTrainer:
             "checkpointEvery": 1,
             **options,
         }
+        self.o["offPolicy"] = {"mode": "clip", "shapingGamma": 0.1, **(options.get("offPolicy") or {})}
         if self.o["clipHigh"] is None:
             self.o["clipHigh"] = self.o["clipLow"]
         if self.o["lossAgg"] not in ("token-mean", "seq-mean-token-mean", "seq-mean-token-sum"):
@@ -212,9 +217,12 @@ class GrpoTrainer:
             logp, ent = self._token_logprobs(self.model, r["tokens"], r["prompt_length"])
             old = torch.tensor(r["logprobs"], dtype=torch.float32, device=self.device) if r["logprobs"] else logp.detach()
             adv = torch.tensor(r["advantages"], dtype=torch.float32, device=self.device)
-            ratio = torch.exp(logp - old)
-            clipped = torch.clamp(ratio, 1 - o["clipLow"], 1 + o["clipHigh"])
-            pg = -torch.minimum(ratio * adv, clipped * adv)
+            # A replayed row (off_policy = 1) with stored logprobs is corrected as offPolicy.mode says.
+            off = 1 if r.get("off_policy", 0) == 1 and r["logprobs"] else 0
+            off_o = o["offPolicy"]
+            pg, ratio, outside = pg_token_loss(
+                logp, old, adv, off, o["clipLow"], o["clipHigh"], off_o["mode"], off_o["shapingGamma"]
+            )
             per_token = pg - o["entropyCoef"] * ent
             if o["klCoef"] > 0:
                 d = self._reference_logprobs(r["tokens"], r["prompt_length"]) - logp
@@ -225,7 +233,7 @@ class GrpoTrainer:
             stats["pg_loss"] += float((pg.detach() * w).sum())
             stats["pg_total"] += float((per_token.detach() * w).sum())
             stats["entropy"] += float((ent.detach() * mask).sum())
-            stats["clip"] += float((((ratio.detach() - clipped.detach()).abs() > 0).float() * mask).sum())
+            stats["clip"] += float((outside * mask).sum())
             stats["ratio"] += float((ratio.detach() * mask).sum())
         for (r, mask), w in zip(sft_rows, sft_w):
             logp, _ = self._token_logprobs(self.model, r["tokens"], r["prompt_length"])

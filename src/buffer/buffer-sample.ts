@@ -9,7 +9,7 @@ import type { ExperienceSlots } from './experience-slots.ts';
 import type { ExperienceStorage } from './experience-storage.ts';
 import type { ReplayRatioLimiter } from './rate-limiter.ts';
 import type { RejectedStore } from './rejected-store.ts';
-import type { CandidateView, Sampler } from './samplers/sampler.ts';
+import type { CandidateView, Sampler, Selection } from './samplers/sampler.ts';
 import type { TableUpkeep } from './table-upkeep.ts';
 import type { UseState } from './use-state.ts';
 
@@ -38,16 +38,8 @@ export async function sampleExperiences(
   opts: SampleOptions,
 ): Promise<SampleResult> {
   const { step } = opts;
-  const table = p.config.table;
+  checkSampleCall(p, n, step);
   const sl = p.slots;
-  if (!Number.isInteger(step) || step < 0)
-    throw new WinnowError(`buffer '${table}': sample step must be a non-negative integer, got ${step}`);
-  if (!Number.isInteger(n) || n < 0)
-    throw new WinnowError(`buffer '${table}': sample size must be a non-negative integer, got ${n}`);
-  if (step <= p.use.lastAcked)
-    throw new WinnowError(
-      `buffer '${table}': sample step ${step} is not after the last acknowledged step ${p.use.lastAcked}`,
-    );
   if (p.rateLimiter && !p.rateLimiter.canSample(n, sl.live))
     return {
       step,
@@ -61,19 +53,7 @@ export async function sampleExperiences(
   const version = opts.modelVersion ?? step;
   const minVersion = opts.maxStaleness === undefined ? Number.NEGATIVE_INFINITY : version - opts.maxStaleness;
   const skippedSlots = p.use.stale(minVersion);
-  const eligible = p.use.eligibility(step, now, minVersion, new Set(skippedSlots));
-  const view: CandidateView = {
-    ...p.use.bounds(),
-    seq: sl.seq,
-    priority: sl.priority,
-    group: sl.group,
-    eligible,
-    facts: (s) => sl.facts(s),
-  };
-  const stream = p.config.randomStream ?? table;
-  const rng = new Rng(hashSeed(p.config.seed, 'sample', stream, step, p.callIndex(step)));
-  const chosen = p.sampler.select(view, n, { keepGroups: p.config.keepGroups, rng });
-
+  const chosen = chooseSlots(p, n, step, now, minVersion, skippedSlots);
   const skipReason = (s: number) =>
     `stale: model version ${sl.modelVersion[s]} < ${minVersion} (version ${version} − maxStaleness ${opts.maxStaleness})`;
   const entry = (kind: 'use' | 'skip', s: number): JournalEntry => ({
@@ -85,21 +65,7 @@ export async function sampleExperiences(
     reason: kind === 'skip' ? skipReason(s) : '',
   });
   const entries = [...chosen.slots.map((s) => entry('use', s)), ...skippedSlots.map((s) => entry('skip', s))];
-  // The lease commit and the payload read are independent: run them together.
-  const [leased, fetched] = await Promise.allSettled([
-    p.storage.journal.append(entries),
-    p.storage.take(chosen.slots),
-  ]);
-  if (leased.status === 'rejected') throw leased.reason;
-  if (fetched.status === 'rejected') {
-    await p.upkeep.idle();
-    await p.storage.journal.dropEntries(
-      step,
-      entries.map((e) => e.seq),
-    );
-    throw fetched.reason;
-  }
-  const rows = fetched.value;
+  const rows = await leaseAndTake(p, step, entries, chosen.slots);
   const skipped: SkippedExperience[] = skippedSlots.map((s) => ({
     id: sl.ids[s]!,
     modelVersion: sl.modelVersion[s]!,
@@ -114,22 +80,97 @@ export async function sampleExperiences(
     exp.priority = priority;
     return exp;
   });
+  p.sampler.prepare?.(experiences);
   for (const s of skippedSlots) sl.addLease(s, { step, at: now, kind: 'skip' });
   p.rateLimiter?.onSample(experiences.length);
-  if (skipped.length > 0) {
-    p.rejected.add(
-      skipped.map(
-        (k): RejectedInput => ({
-          step: opts.skipStepName ?? 'sample:staleness',
-          reason: k.reason,
-          rowId: k.id,
-          payload: JSON.stringify({ modelVersion: k.modelVersion, trainStep: step }),
-          runId: p.config.runId,
-        }),
-      ),
-    );
-    await p.rejected.flush();
-  }
+  await recordSkipped(p, skipped, step, opts.skipStepName);
   await p.upkeep.committed(0, entries.length > 0 ? 1 : 0);
   return { step, experiences, weights: chosen.weights, skipped, requested: n };
+}
+
+function checkSampleCall(p: SampleParts, n: number, step: number): void {
+  const table = p.config.table;
+  if (!Number.isInteger(step) || step < 0)
+    throw new WinnowError(`buffer '${table}': sample step must be a non-negative integer, got ${step}`);
+  if (!Number.isInteger(n) || n < 0)
+    throw new WinnowError(`buffer '${table}': sample size must be a non-negative integer, got ${n}`);
+  if (step <= p.use.lastAcked)
+    throw new WinnowError(
+      `buffer '${table}': sample step ${step} is not after the last acknowledged step ${p.use.lastAcked}`,
+    );
+}
+
+/** The sampler's choice over the index (no table read), with the call's seeded random stream. */
+function chooseSlots(
+  p: SampleParts,
+  n: number,
+  step: number,
+  now: number,
+  minVersion: number,
+  skippedSlots: number[],
+): Selection {
+  const sl = p.slots;
+  const eligible = p.use.eligibility(step, now, minVersion, new Set(skippedSlots));
+  const view: CandidateView = {
+    ...p.use.bounds(),
+    seq: sl.seq,
+    priority: sl.priority,
+    group: sl.group,
+    eligible,
+    facts: (s) => sl.facts(s),
+    uses: (s) => sl.effectiveUses(s),
+    size: sl.size,
+    alive: (s) => sl.alive[s] === 1,
+  };
+  const stream = p.config.randomStream ?? p.config.table;
+  const rng = new Rng(hashSeed(p.config.seed, 'sample', stream, step, p.callIndex(step)));
+  return p.sampler.select(view, n, { keepGroups: p.config.keepGroups, rng });
+}
+
+/**
+ * Commit the leases (one journal append) and take the chosen rows' payloads, in parallel; returns
+ * only once the lease commit landed. A failed take drops the leases it committed.
+ */
+async function leaseAndTake(
+  p: SampleParts,
+  step: number,
+  entries: JournalEntry[],
+  slots: number[],
+): Promise<Map<number, Experience>> {
+  const [leased, fetched] = await Promise.allSettled([
+    p.storage.journal.append(entries),
+    p.storage.take(slots),
+  ]);
+  if (leased.status === 'rejected') throw leased.reason;
+  if (fetched.status === 'rejected') {
+    await p.upkeep.idle();
+    await p.storage.journal.dropEntries(
+      step,
+      entries.map((e) => e.seq),
+    );
+    throw fetched.reason;
+  }
+  return fetched.value;
+}
+
+/** Record the rows skipped as stale in the rejected table. */
+async function recordSkipped(
+  p: SampleParts,
+  skipped: readonly SkippedExperience[],
+  step: number,
+  stepName: string | undefined,
+): Promise<void> {
+  if (skipped.length === 0) return;
+  p.rejected.add(
+    skipped.map(
+      (k): RejectedInput => ({
+        step: stepName ?? 'sample:staleness',
+        reason: k.reason,
+        rowId: k.id,
+        payload: JSON.stringify({ modelVersion: k.modelVersion, trainStep: step }),
+        runId: p.config.runId,
+      }),
+    ),
+  );
+  await p.rejected.flush();
 }

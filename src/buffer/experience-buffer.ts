@@ -12,6 +12,7 @@ import {
   type ExperienceBufferConfigInput,
   parseBufferConfig,
 } from './experience-config.ts';
+import { decodeExperiences } from './experience-decode.ts';
 import { loadIndex, type Reconciled } from './experience-load.ts';
 import type {
   AckResult,
@@ -24,7 +25,6 @@ import type {
 } from './experience-results.ts';
 import { ExperienceSlots } from './experience-slots.ts';
 import { ExperienceStorage } from './experience-storage.ts';
-import { decodeExperiences } from './experience-table.ts';
 import { startGroupCommit } from './group-commit.ts';
 import { ReplayRatioLimiter } from './rate-limiter.ts';
 import { RejectedStore } from './rejected-store.ts';
@@ -170,7 +170,9 @@ export class ExperienceBuffer {
   }
 
   private async load(): Promise<void> {
-    const loaded = await loadIndex(this.storage, this.slots, this.rejected, this.config.runId);
+    const loaded = await loadIndex(this.storage, this.slots, this.rejected, this.config.runId, {
+      entropy: this.sampler.needsEntropy === true,
+    });
     this.nextSeq = loaded.nextSeq;
     this.indexedSeq = loaded.nextSeq;
     this.use.lastAcked = loaded.lastAcked;

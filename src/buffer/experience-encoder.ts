@@ -110,196 +110,268 @@ function copyMask(flat: Uint8Array, v: readonly number[], from: number, at: numb
  */
 export function encodeExperienceRows(rows: readonly Experience[]): EncodedWrite {
   const n = rows.length;
-  let nTok = 0;
-  let nLp = 0;
-  let nMask = 0;
-  let nAdv = 0;
-  let text = 0;
-  for (let i = 0; i < n; i++) {
-    const e = rows[i]!;
+  const cols = new RowBuffers(n, payloadSizes(rows));
+  for (let i = 0; i < n; i++) cols.push(rows[i]!, i);
+  const batch = new arrow.RecordBatch(
+    EXPERIENCE_SCHEMA,
+    arrow.makeData({
+      type: new arrow.Struct(EXPERIENCE_SCHEMA.fields),
+      length: n,
+      nullCount: 0,
+      children: cols.children(),
+    }),
+  );
+  return { batch, flags: cols.flags };
+}
+
+interface PayloadSizes {
+  tokens: number;
+  logprobs: number;
+  mask: number;
+  advantages: number;
+  text: number;
+}
+
+/** Entries of each flat per-token array, and the characters of text, that `rows` need. */
+function payloadSizes(rows: readonly Experience[]): PayloadSizes {
+  const z: PayloadSizes = { tokens: 0, logprobs: 0, mask: 0, advantages: 0, text: 0 };
+  for (const e of rows) {
     const total = e.tokens.length;
-    nTok += total;
-    nLp += e.logprobs.length - responseFrom(e.logprobs.length, total, e.promptLength);
-    nMask += e.actionMask.length - responseFrom(e.actionMask.length, total, e.promptLength);
+    z.tokens += total;
+    z.logprobs += e.logprobs.length - responseFrom(e.logprobs.length, total, e.promptLength);
+    z.mask += e.actionMask.length - responseFrom(e.actionMask.length, total, e.promptLength);
     if (e.advantages !== undefined)
-      nAdv += e.advantages.length - responseFrom(e.advantages.length, total, e.promptLength);
-    text += e.response.length + (e.prompt?.length ?? 0);
+      z.advantages += e.advantages.length - responseFrom(e.advantages.length, total, e.promptLength);
+    z.text += e.response.length + (e.prompt?.length ?? 0);
   }
-  const id = new Utf8Column(n, n * 16);
-  const taskId = new Utf8Column(n, n * 12);
-  const taskset = new Utf8Column(n, n * 8);
-  const groupId = new Utf8Column(n, n * 12);
-  const prompt = new Utf8Column(n, text + 64);
-  const response = new Utf8Column(n, text + 64);
-  const info = new Utf8Column(n, n * 2);
-  const runIndex = new Int32Array(n);
-  const stepIndex = new Int32Array(n);
-  const modelVersion = new Int32Array(n);
-  const exploreStep = new Int32Array(n);
-  const promptLength = new Int32Array(n);
-  const reward = new Float64Array(n);
-  const advantage = new Float64Array(n);
-  const truncated = new Uint8Array((n + 7) >> 3);
-  const expert = new Uint8Array((n + 7) >> 3);
-  const flags = new Int32Array(n);
-  const created = new BigInt64Array(n);
-  const createdWords = new Int32Array(created.buffer);
-  const createdValid = new Uint8Array((n + 7) >> 3);
-  let createdNulls = 0;
-  const tokOff = new Int32Array(n + 1);
-  const lpOff = new Int32Array(n + 1);
-  const maskOff = new Int32Array(n + 1);
-  const advOff = new Int32Array(n + 1);
-  const tok = new Int32Array(nTok);
-  const lp = new Float32Array(nLp);
-  const mask = new Uint8Array(nMask);
-  const adv = new Float32Array(nAdv);
-  const advValid = new Uint8Array((n + 7) >> 3);
-  let advNulls = 0;
-  const messages = new Array<unknown>(n);
-  let hasMessages = false;
-  let lastSet: string | undefined;
-  let setFrom = 0;
-  let setTo = 0;
-  let t = 0;
-  let l = 0;
-  let m = 0;
-  let a = 0;
-  for (let i = 0; i < n; i++) {
-    const e = rows[i]!;
-    const bit = 1 << (i & 7);
-    const byte = i >> 3;
-    id.push(e.id);
-    taskId.push(e.taskId);
-    if (i > 0 && e.taskset === lastSet) taskset.repeat(setFrom, setTo);
+  return z;
+}
+
+/** The buffers of every column for `n` rows, filled one row at a time by `push`. */
+class RowBuffers {
+  readonly n: number;
+  readonly sizes: PayloadSizes;
+  readonly id: Utf8Column;
+  readonly taskId: Utf8Column;
+  readonly taskset: Utf8Column;
+  readonly groupId: Utf8Column;
+  readonly prompt: Utf8Column;
+  readonly response: Utf8Column;
+  readonly info: Utf8Column;
+  readonly runIndex: Int32Array;
+  readonly stepIndex: Int32Array;
+  readonly modelVersion: Int32Array;
+  readonly exploreStep: Int32Array;
+  readonly promptLength: Int32Array;
+  readonly reward: Float64Array;
+  readonly advantage: Float64Array;
+  readonly truncated: Uint8Array;
+  readonly expert: Uint8Array;
+  readonly flags: Int32Array;
+  readonly created: BigInt64Array;
+  readonly createdWords: Int32Array;
+  readonly createdValid: Uint8Array;
+  createdNulls = 0;
+  readonly tokOff: Int32Array;
+  readonly lpOff: Int32Array;
+  readonly maskOff: Int32Array;
+  readonly advOff: Int32Array;
+  readonly tok: Int32Array;
+  readonly lp: Float32Array;
+  readonly mask: Uint8Array;
+  readonly adv: Float32Array;
+  readonly advValid: Uint8Array;
+  advNulls = 0;
+  readonly messages: unknown[];
+  hasMessages = false;
+  // The taskset bytes of the previous row, reused while it repeats.
+  private lastSet: string | undefined;
+  private setFrom = 0;
+  private setTo = 0;
+  // Write positions in the flat per-token arrays.
+  private t = 0;
+  private l = 0;
+  private m = 0;
+  private a = 0;
+
+  constructor(n: number, z: PayloadSizes) {
+    this.n = n;
+    this.sizes = z;
+    const bits = (n + 7) >> 3;
+    this.id = new Utf8Column(n, n * 16);
+    this.taskId = new Utf8Column(n, n * 12);
+    this.taskset = new Utf8Column(n, n * 8);
+    this.groupId = new Utf8Column(n, n * 12);
+    this.prompt = new Utf8Column(n, z.text + 64);
+    this.response = new Utf8Column(n, z.text + 64);
+    this.info = new Utf8Column(n, n * 2);
+    this.runIndex = new Int32Array(n);
+    this.stepIndex = new Int32Array(n);
+    this.modelVersion = new Int32Array(n);
+    this.exploreStep = new Int32Array(n);
+    this.promptLength = new Int32Array(n);
+    this.reward = new Float64Array(n);
+    this.advantage = new Float64Array(n);
+    this.truncated = new Uint8Array(bits);
+    this.expert = new Uint8Array(bits);
+    this.flags = new Int32Array(n);
+    this.created = new BigInt64Array(n);
+    this.createdWords = new Int32Array(this.created.buffer);
+    this.createdValid = new Uint8Array(bits);
+    this.tokOff = new Int32Array(n + 1);
+    this.lpOff = new Int32Array(n + 1);
+    this.maskOff = new Int32Array(n + 1);
+    this.advOff = new Int32Array(n + 1);
+    this.tok = new Int32Array(z.tokens);
+    this.lp = new Float32Array(z.logprobs);
+    this.mask = new Uint8Array(z.mask);
+    this.adv = new Float32Array(z.advantages);
+    this.advValid = new Uint8Array(bits);
+    this.messages = new Array<unknown>(n);
+  }
+
+  /** Row `i`: its payload flags are the OR of what each part found. */
+  push(e: Experience, i: number): void {
+    this.flags[i] = this.pushScalars(e, i) | this.pushTokenArrays(e, i) | this.pushTail(e, i);
+  }
+
+  /** Ids, indices, texts and messages. */
+  private pushScalars(e: Experience, i: number): number {
+    this.id.push(e.id);
+    this.taskId.push(e.taskId);
+    if (i > 0 && e.taskset === this.lastSet) this.taskset.repeat(this.setFrom, this.setTo);
     else {
-      setFrom = taskset.pos;
-      taskset.push(e.taskset);
-      setTo = taskset.pos;
-      lastSet = e.taskset;
+      this.setFrom = this.taskset.pos;
+      this.taskset.push(e.taskset);
+      this.setTo = this.taskset.pos;
+      this.lastSet = e.taskset;
     }
-    groupId.push(e.groupId);
-    runIndex[i] = e.runIndex;
-    stepIndex[i] = e.stepIndex;
-    modelVersion[i] = e.modelVersion;
-    exploreStep[i] = e.exploreStep;
+    this.groupId.push(e.groupId);
+    this.runIndex[i] = e.runIndex;
+    this.stepIndex[i] = e.stepIndex;
+    this.modelVersion[i] = e.modelVersion;
+    this.exploreStep[i] = e.exploreStep;
     let f = 0;
-    if (e.prompt === undefined || e.prompt === null) prompt.pushNull();
-    else prompt.push(e.prompt);
+    if (e.prompt === undefined || e.prompt === null) this.prompt.pushNull();
+    else this.prompt.push(e.prompt);
     if (e.prompt !== undefined) f |= PAYLOAD_FLAG.prompt;
     if (e.messages !== undefined) {
       f |= PAYLOAD_FLAG.messages;
-      hasMessages = true;
+      this.hasMessages = true;
     }
-    messages[i] = e.messages ?? null;
-    response.push(e.response);
+    this.messages[i] = e.messages ?? null;
+    this.response.push(e.response);
+    this.promptLength[i] = e.promptLength;
+    this.reward[i] = e.reward;
+    this.advantage[i] = e.advantage;
+    return f;
+  }
+
+  /** Tokens, and the response part of logprobs, action mask and per-token advantages. */
+  private pushTokenArrays(e: Experience, i: number): number {
+    let f = 0;
     const tk = e.tokens;
-    copyI32(tok, tk, t);
-    t += tk.length;
-    tokOff[i + 1] = t;
+    copyI32(this.tok, tk, this.t);
+    this.t += tk.length;
+    this.tokOff[i + 1] = this.t;
     const total = tk.length;
     const pl = e.promptLength;
     const lv = e.logprobs;
-    l += copyF32(lp, lv, responseFrom(lv.length, total, pl), l);
-    lpOff[i + 1] = l;
+    this.l += copyF32(this.lp, lv, responseFrom(lv.length, total, pl), this.l);
+    this.lpOff[i + 1] = this.l;
     const mv = e.actionMask;
     const mFrom = responseFrom(mv.length, total, pl);
-    const ones = copyMask(mask, mv, mFrom, m);
-    m += mv.length - mFrom;
-    maskOff[i + 1] = m;
+    const ones = copyMask(this.mask, mv, mFrom, this.m);
+    this.m += mv.length - mFrom;
+    this.maskOff[i + 1] = this.m;
     if (!(ones && mv.length - mFrom === total - pl)) f |= PAYLOAD_FLAG.actionMask;
-    promptLength[i] = e.promptLength;
-    reward[i] = e.reward;
-    advantage[i] = e.advantage;
     const av = e.advantages;
-    if (av === undefined || av === null) advNulls++;
+    if (av === undefined || av === null) this.advNulls++;
     else {
       f |= PAYLOAD_FLAG.advantages;
-      advValid[byte]! |= bit;
-      a += copyF32(adv, av, responseFrom(av.length, total, pl), a);
+      this.advValid[i >> 3]! |= 1 << (i & 7);
+      this.a += copyF32(this.adv, av, responseFrom(av.length, total, pl), this.a);
     }
-    advOff[i + 1] = a;
-    if (e.truncated) truncated[byte]! |= bit;
-    info.push(infoText(e.info));
+    this.advOff[i + 1] = this.a;
+    return f;
+  }
+
+  /** Truncated, info, created_at and expert. */
+  private pushTail(e: Experience, i: number): number {
+    let f = 0;
+    const bit = 1 << (i & 7);
+    const byte = i >> 3;
+    if (e.truncated) this.truncated[byte]! |= bit;
+    this.info.push(infoText(e.info));
     for (const _ in e.info) {
       f |= PAYLOAD_FLAG.info;
       break;
     }
     const at = e.createdAt;
-    if (at === null || at === undefined || at === 0 || !Number.isFinite(at)) createdNulls++;
+    if (at === null || at === undefined || at === 0 || !Number.isFinite(at)) this.createdNulls++;
     else {
-      createdValid[byte]! |= bit;
+      this.createdValid[byte]! |= bit;
       const ms = Math.round(at);
-      if (!writeMs(createdWords, i, ms)) created[i] = BigInt(ms);
+      if (!writeMs(this.createdWords, i, ms)) this.created[i] = BigInt(ms);
     }
-    if (e.expert) expert[byte]! |= bit;
-    flags[i] = f;
+    if (e.expert) this.expert[byte]! |= bit;
+    return f;
   }
-  const lastUsedAt = arrow.makeData({
-    type: TIMESTAMP_MS,
-    length: n,
-    data: new BigInt64Array(n) as unknown as Int32Array,
-    nullCount: n,
-    ...(n > 0 ? { nullBitmap: new Uint8Array((n + 7) >> 3) } : {}),
-  });
-  const lastUsedStep = new Int32Array(n).fill(-1);
-  const children: arrow.Data[] = [
-    id.data(true),
-    taskId.data(true),
-    taskset.data(true),
-    groupId.data(true),
-    int32(runIndex),
-    int32(stepIndex),
-    int32(modelVersion),
-    int32(exploreStep),
-    prompt.data(true),
-    messagesData(hasMessages ? messages : new Array(n).fill(null)),
-    response.data(true),
-    list('tokens', n, tokOff, int32(tok)),
-    list(
-      'logprobs',
-      n,
-      lpOff,
-      arrow.makeData({ type: new arrow.Float32(), length: nLp, nullCount: 0, data: lp }),
-    ),
-    list(
-      'action_mask',
-      n,
-      maskOff,
-      arrow.makeData({ type: new arrow.Uint8(), length: nMask, nullCount: 0, data: mask }),
-    ),
-    int32(promptLength),
-    float64(reward),
-    float64(advantage),
-    list(
-      'advantages',
-      n,
-      advOff,
-      arrow.makeData({ type: new arrow.Float32(), length: nAdv, nullCount: 0, data: adv }),
-      advValid,
-      advNulls,
-    ),
-    bools(n, truncated),
-    info.data(true),
-    int32(new Int32Array(n)),
-    float64(new Float64Array(n)),
-    arrow.makeData({
+
+  /** The table's columns in schema order. */
+  children(): arrow.Data[] {
+    const n = this.n;
+    const z = this.sizes;
+    const f32 = (length: number, data: Float32Array) =>
+      arrow.makeData({ type: new arrow.Float32(), length, nullCount: 0, data });
+    const lastUsedAt = arrow.makeData({
       type: TIMESTAMP_MS,
       length: n,
-      data: created as unknown as Int32Array,
-      nullCount: createdNulls,
-      ...(createdNulls > 0 ? { nullBitmap: createdValid } : {}),
-    }),
-    bools(n, expert),
-    float64(new Float64Array(n)),
-    int32(lastUsedStep),
-    lastUsedAt,
-    bools(n, new Uint8Array((n + 7) >> 3)),
-    int32(flags),
-  ];
-  const batch = new arrow.RecordBatch(
-    EXPERIENCE_SCHEMA,
-    arrow.makeData({ type: new arrow.Struct(EXPERIENCE_SCHEMA.fields), length: n, nullCount: 0, children }),
-  );
-  return { batch, flags };
+      data: new BigInt64Array(n) as unknown as Int32Array,
+      nullCount: n,
+      ...(n > 0 ? { nullBitmap: new Uint8Array((n + 7) >> 3) } : {}),
+    });
+    return [
+      this.id.data(true),
+      this.taskId.data(true),
+      this.taskset.data(true),
+      this.groupId.data(true),
+      int32(this.runIndex),
+      int32(this.stepIndex),
+      int32(this.modelVersion),
+      int32(this.exploreStep),
+      this.prompt.data(true),
+      messagesData(this.hasMessages ? this.messages : new Array(n).fill(null)),
+      this.response.data(true),
+      list('tokens', n, this.tokOff, int32(this.tok)),
+      list('logprobs', n, this.lpOff, f32(z.logprobs, this.lp)),
+      list(
+        'action_mask',
+        n,
+        this.maskOff,
+        arrow.makeData({ type: new arrow.Uint8(), length: z.mask, nullCount: 0, data: this.mask }),
+      ),
+      int32(this.promptLength),
+      float64(this.reward),
+      float64(this.advantage),
+      list('advantages', n, this.advOff, f32(z.advantages, this.adv), this.advValid, this.advNulls),
+      bools(n, this.truncated),
+      this.info.data(true),
+      int32(new Int32Array(n)),
+      float64(new Float64Array(n)),
+      arrow.makeData({
+        type: TIMESTAMP_MS,
+        length: n,
+        data: this.created as unknown as Int32Array,
+        nullCount: this.createdNulls,
+        ...(this.createdNulls > 0 ? { nullBitmap: this.createdValid } : {}),
+      }),
+      bools(n, this.expert),
+      float64(new Float64Array(n)),
+      int32(new Int32Array(n).fill(-1)),
+      lastUsedAt,
+      bools(n, new Uint8Array((n + 7) >> 3)),
+      int32(this.flags),
+    ];
+  }
 }

@@ -3,6 +3,7 @@ import { outsideTimeRange } from '../core/experience.ts';
 import type { ExperienceSlots, Lease } from './experience-slots.ts';
 import type { ExperienceStorage } from './experience-storage.ts';
 import type { RejectedStore } from './rejected-store.ts';
+import { actionLogprobs, sequenceEntropy } from './sequence-stats.ts';
 import { BAD_TIME } from './typed-columns.ts';
 
 /** Rows on open that the buffer did not write as they are (another writer's): what became of them. */
@@ -34,98 +35,25 @@ export async function loadIndex(
   slots: ExperienceSlots,
   rejected: RejectedStore,
   runId: string,
+  opts: { entropy?: boolean } = {},
 ): Promise<LoadedIndex> {
-  const t = await storage.readBookkeeping();
-  const n = t.numRows;
-  const num = numbers(t);
-  const seq = num('seq', Number.NaN);
-  const rowId = num('_rowid', -1);
-  const str = (name: string) => t.getChild(name);
-  const idVec = str('id');
-  const ids = Array.from({ length: n }, (_, i) => String(idVec?.get(i)));
-
-  // Earliest written first: the row that keeps a contested id or seq.
-  const byWrite = sortedBy(n, (a, b) => rowId[a]! - rowId[b]!);
-  const seenIds = new Set<string>();
-  const dupIds: number[] = [];
-  const unique: number[] = [];
-  // A time no Date can hold (another tool's row) could not be read back: quarantined like a taken id.
-  const created = num('created_at', 0);
-  const lastAt = num('last_used_at', 0);
-  const badTime = (i: number) => outsideTimeRange(created[i]!) || outsideTimeRange(lastAt[i]!);
-  const badTimes: number[] = [];
-  for (const i of byWrite) {
-    if (badTime(i)) badTimes.push(i);
-    else if (seenIds.has(ids[i]!)) dupIds.push(i);
-    else {
-      seenIds.add(ids[i]!);
-      unique.push(i);
-    }
-  }
-  const bySeq = unique.filter((i) => Number.isInteger(seq[i]) && seq[i]! >= 0);
-  sortIfNeeded(bySeq, (a, b) => seq[a]! - seq[b]! || rowId[a]! - rowId[b]!);
-  const keep: number[] = [];
-  const reseq = new Set(unique.filter((i) => !(Number.isInteger(seq[i]) && seq[i]! >= 0)));
-  for (const i of bySeq) {
-    if (keep.length > 0 && seq[keep[keep.length - 1]!] === seq[i]) reseq.add(i);
-    else keep.push(i);
-  }
-  let nextSeq = keep.length > 0 ? seq[keep[keep.length - 1]!]! + 1 : 0;
-  const fresh = new Map<number, number>();
-  for (const i of [...reseq].sort((a, b) => rowId[a]! - rowId[b]!)) fresh.set(i, nextSeq++);
-
+  // The entropy estimate is rebuilt from the behaviour log-probs only for a sampler that reads it.
+  const t = await storage.readBookkeeping(opts.entropy ? ['logprobs', 'action_mask'] : []);
+  const c = identityColumns(t);
+  const { unique, dupIds, badTimes } = partitionRows(c);
+  const { keep, fresh, nextSeq } = assignSeqs(unique, c.seq, c.rowId);
+  const { ids, seq } = c;
   const taken = (i: number) =>
     `table '${storage.name}': column id: id '${ids[i]}' (seq ${seq[i]}) is already held by an earlier row; another writer appended it`;
   const time = (i: number) =>
-    `table '${storage.name}': row '${ids[i]}': column ${outsideTimeRange(created[i]!) ? 'created_at' : 'last_used_at'}: ${BAD_TIME}; another writer appended it`;
+    `table '${storage.name}': row '${ids[i]}': column ${outsideTimeRange(c.created[i]!) ? 'created_at' : 'last_used_at'}: ${BAD_TIME}; another writer appended it`;
   const out = [
     ...dupIds.map((i) => ({ i, reason: taken(i) })),
     ...badTimes.map((i) => ({ i, reason: time(i) })),
   ];
-  if (out.length > 0) await quarantine(storage, rejected, runId, out, ids, seq, rowId);
+  if (out.length > 0) await quarantine(storage, rejected, runId, out, ids, seq, c.rowId);
   await storage.reseq([...fresh].map(([i, s]) => ({ id: ids[i]!, seq: s })));
-
-  const mv = num('model_version', 0);
-  const adv = num('advantage', 0);
-  const runIndex = num('run_index', 0);
-  const stepIndex = num('step_index', 0);
-  const exploreStep = num('explore_step', 0);
-  const promptLength = num('prompt_length', 0);
-  const reward = num('reward', Number.NaN);
-  const uses = num('use_count', 0);
-  const lastStep = num('last_used_step', -1);
-  const payload = num('payload_flags', 0);
-  const taskVec = str('task_id');
-  const tasksetVec = str('taskset');
-  const groupVec = str('group_id');
-  const consumedVec = str('consumed');
-  const truncatedVec = str('truncated');
-  const expertVec = str('expert');
-  for (const i of [...keep, ...fresh.keys()]) {
-    slots.append({
-      id: ids[i]!,
-      seq: fresh.get(i) ?? seq[i]!,
-      rowId: storage.noteLoadedRowId(rowId[i]!),
-      groupId: String(groupVec?.get(i)),
-      modelVersion: mv[i]!,
-      advantage: adv[i]!,
-      createdAt: created[i]!,
-      taskId: String(taskVec?.get(i)),
-      taskset: String(tasksetVec?.get(i)),
-      runIndex: runIndex[i]!,
-      stepIndex: stepIndex[i]!,
-      exploreStep: exploreStep[i]!,
-      promptLength: promptLength[i]!,
-      reward: reward[i]!,
-      truncated: Boolean(truncatedVec?.get(i)),
-      expert: Boolean(expertVec?.get(i)),
-      payload: payload[i]!,
-      uses: uses[i]!,
-      lastStep: lastStep[i]!,
-      lastAt: lastAt[i]!,
-      consumed: Boolean(consumedVec?.get(i)),
-    });
-  }
+  indexRows(t, c, [...keep, ...fresh.keys()], fresh, storage, slots);
   let lastAcked = -1;
   for (let s = 0; s < slots.size; s++) lastAcked = Math.max(lastAcked, slots.lastStep[s]!);
   const oldSeq = new Map([...fresh.keys()].map((i) => [ids[i]!, seq[i]!]));
@@ -138,6 +66,131 @@ export async function loadIndex(
       quarantined: out.map(({ i }) => ids[i]!),
     },
   };
+}
+
+/** The columns that decide a row's identity and whether it can be indexed at all. */
+interface IdentityColumns {
+  n: number;
+  num: (name: string, fallback: number) => ArrayLike<number>;
+  ids: string[];
+  seq: ArrayLike<number>;
+  rowId: ArrayLike<number>;
+  created: ArrayLike<number>;
+  lastAt: ArrayLike<number>;
+}
+
+function identityColumns(t: arrow.Table): IdentityColumns {
+  const n = t.numRows;
+  const num = numbers(t);
+  const idVec = t.getChild('id');
+  return {
+    n,
+    num,
+    ids: Array.from({ length: n }, (_, i) => String(idVec?.get(i))),
+    seq: num('seq', Number.NaN),
+    rowId: num('_rowid', -1),
+    created: num('created_at', 0),
+    lastAt: num('last_used_at', 0),
+  };
+}
+
+/**
+ * Earliest written first (the row that keeps a contested id): rows with a time no Date can hold
+ * (another tool's row; it could not be read back), rows whose id an earlier row holds, the rest.
+ */
+function partitionRows(c: IdentityColumns): { unique: number[]; dupIds: number[]; badTimes: number[] } {
+  const byWrite = sortedBy(c.n, (a, b) => c.rowId[a]! - c.rowId[b]!);
+  const seenIds = new Set<string>();
+  const dupIds: number[] = [];
+  const unique: number[] = [];
+  const badTime = (i: number) => outsideTimeRange(c.created[i]!) || outsideTimeRange(c.lastAt[i]!);
+  const badTimes: number[] = [];
+  for (const i of byWrite) {
+    if (badTime(i)) badTimes.push(i);
+    else if (seenIds.has(c.ids[i]!)) dupIds.push(i);
+    else {
+      seenIds.add(c.ids[i]!);
+      unique.push(i);
+    }
+  }
+  return { unique, dupIds, badTimes };
+}
+
+/** Rows that keep their seq (in seq order), and a fresh seq for each row whose seq is missing, invalid or taken. */
+function assignSeqs(
+  unique: readonly number[],
+  seq: ArrayLike<number>,
+  rowId: ArrayLike<number>,
+): { keep: number[]; fresh: Map<number, number>; nextSeq: number } {
+  const valid = (i: number) => Number.isInteger(seq[i]) && seq[i]! >= 0;
+  const bySeq = unique.filter(valid);
+  sortIfNeeded(bySeq, (a, b) => seq[a]! - seq[b]! || rowId[a]! - rowId[b]!);
+  const keep: number[] = [];
+  const reseq = new Set(unique.filter((i) => !valid(i)));
+  for (const i of bySeq) {
+    if (keep.length > 0 && seq[keep[keep.length - 1]!] === seq[i]) reseq.add(i);
+    else keep.push(i);
+  }
+  let nextSeq = keep.length > 0 ? seq[keep[keep.length - 1]!]! + 1 : 0;
+  const fresh = new Map<number, number>();
+  for (const i of [...reseq].sort((a, b) => rowId[a]! - rowId[b]!)) fresh.set(i, nextSeq++);
+  return { keep, fresh, nextSeq };
+}
+
+/** Append `order`'s rows to the index from the bookkeeping columns. */
+function indexRows(
+  t: arrow.Table,
+  c: IdentityColumns,
+  order: readonly number[],
+  fresh: ReadonlyMap<number, number>,
+  storage: ExperienceStorage,
+  slots: ExperienceSlots,
+): void {
+  const num = c.num;
+  const mv = num('model_version', 0);
+  const adv = num('advantage', 0);
+  const runIndex = num('run_index', 0);
+  const stepIndex = num('step_index', 0);
+  const exploreStep = num('explore_step', 0);
+  const promptLength = num('prompt_length', 0);
+  const reward = num('reward', Number.NaN);
+  const uses = num('use_count', 0);
+  const lastStep = num('last_used_step', -1);
+  const payload = num('payload_flags', 0);
+  const str = (name: string) => t.getChild(name);
+  const taskVec = str('task_id');
+  const tasksetVec = str('taskset');
+  const groupVec = str('group_id');
+  const consumedVec = str('consumed');
+  const truncatedVec = str('truncated');
+  const expertVec = str('expert');
+  const entropy = entropyColumn(t);
+  for (const i of order) {
+    slots.append({
+      id: c.ids[i]!,
+      seq: fresh.get(i) ?? c.seq[i]!,
+      rowId: storage.noteLoadedRowId(c.rowId[i]!),
+      groupId: String(groupVec?.get(i)),
+      modelVersion: mv[i]!,
+      advantage: adv[i]!,
+      createdAt: c.created[i]!,
+      taskId: String(taskVec?.get(i)),
+      taskset: String(tasksetVec?.get(i)),
+      runIndex: runIndex[i]!,
+      stepIndex: stepIndex[i]!,
+      exploreStep: exploreStep[i]!,
+      promptLength: promptLength[i]!,
+      reward: reward[i]!,
+      entropy: entropy(i),
+      truncated: Boolean(truncatedVec?.get(i)),
+      expert: Boolean(expertVec?.get(i)),
+      payload: payload[i]!,
+      uses: uses[i]!,
+      lastStep: lastStep[i]!,
+      lastAt: c.lastAt[i]!,
+      consumed: Boolean(consumedVec?.get(i)),
+    });
+  }
 }
 
 /**
@@ -197,6 +250,15 @@ async function quarantine(
   );
   await rejected.flush();
   await storage.removeRowIds(rids);
+}
+
+/** Row i's sequence entropy from the stored (response-only) log-probs and mask; NaN when not read. */
+function entropyColumn(t: arrow.Table): (i: number) => number {
+  const lp = t.getChild('logprobs');
+  const mask = t.getChild('action_mask');
+  if (!lp) return () => Number.NaN;
+  const arr = (v: unknown): ArrayLike<number> => (v ? (v as { toArray(): ArrayLike<number> }).toArray() : []);
+  return (i) => sequenceEntropy(actionLogprobs(arr(lp.get(i)), arr(mask?.get(i))));
 }
 
 /** 0..n−1 in `cmp` order (tables read back in write order usually are: no sort then). */

@@ -38,6 +38,8 @@ export interface SlotRow {
   exploreStep: number;
   promptLength: number;
   reward: number;
+  /** Sequence entropy estimate (sequence-stats.ts); NaN when unknown. */
+  entropy?: number;
   truncated: boolean;
   expert: boolean;
   /** `payload_flags`: which optional payload columns the row uses. */
@@ -47,6 +49,36 @@ export interface SlotRow {
   lastAt: number;
   consumed: boolean;
 }
+
+/** Every per-slot typed column and the value a new (never written) slot holds: grown and compacted alike. */
+const SLOT_COLUMNS = [
+  ['seq', undefined],
+  ['rowId', -1],
+  ['group', undefined],
+  ['modelVersion', undefined],
+  ['advantage', undefined],
+  ['createdAt', undefined],
+  ['taskset', undefined],
+  ['runIndex', undefined],
+  ['stepIndex', undefined],
+  ['exploreStep', undefined],
+  ['promptLength', undefined],
+  ['reward', undefined],
+  ['entropy', Number.NaN],
+  ['flags', undefined],
+  ['payload', undefined],
+  ['uses', undefined],
+  ['lastStep', -1],
+  ['lastAt', undefined],
+  ['consumed', undefined],
+  ['pending', undefined],
+  ['pendingStep', -1],
+  ['pendingAt', undefined],
+  ['pendingSkip', -1],
+  ['priority', undefined],
+  ['alive', undefined],
+] as const satisfies readonly (readonly [keyof ExperienceSlots, number | undefined])[];
+type SlotColumn = (typeof SLOT_COLUMNS)[number][0];
 
 /** A row's `flags` in the index: bit 0 truncated, bit 1 expert. */
 export const slotFlags = (truncated: boolean, expert: boolean): number =>
@@ -71,6 +103,8 @@ export class ExperienceSlots {
   exploreStep = new Int32Array(0);
   promptLength = new Int32Array(0);
   reward = new Float64Array(0);
+  /** Sequence entropy estimate per slot (NaN: unknown, or the sampler needs none). */
+  entropy = new Float64Array(0);
   /** bit 0: truncated, bit 1: expert. */
   flags = new Uint8Array(0);
   payload = new Uint8Array(0);
@@ -98,32 +132,8 @@ export class ExperienceSlots {
     let cap = Math.max(1024, this.seq.length);
     while (cap < min) cap *= 2;
     if (cap === this.seq.length) return;
-    const g = <T extends Float64Array | Int32Array | Uint8Array>(a: T, fill?: number): T =>
-      growTyped(a, cap, fill);
-    this.seq = g(this.seq);
-    this.rowId = g(this.rowId, -1);
-    this.group = g(this.group);
-    this.modelVersion = g(this.modelVersion);
-    this.advantage = g(this.advantage);
-    this.createdAt = g(this.createdAt);
-    this.taskset = g(this.taskset);
-    this.runIndex = g(this.runIndex);
-    this.stepIndex = g(this.stepIndex);
-    this.exploreStep = g(this.exploreStep);
-    this.promptLength = g(this.promptLength);
-    this.reward = g(this.reward);
-    this.flags = g(this.flags);
-    this.payload = g(this.payload);
-    this.uses = g(this.uses);
-    this.lastStep = g(this.lastStep, -1);
-    this.lastAt = g(this.lastAt);
-    this.consumed = g(this.consumed);
-    this.pending = g(this.pending);
-    this.pendingStep = g(this.pendingStep, -1);
-    this.pendingAt = g(this.pendingAt);
-    this.pendingSkip = g(this.pendingSkip, -1);
-    this.priority = g(this.priority);
-    this.alive = g(this.alive);
+    const self = this as unknown as Record<SlotColumn, Float64Array | Int32Array | Uint8Array>;
+    for (const [name, fill] of SLOT_COLUMNS) self[name] = growTyped(self[name], cap, fill);
   }
 
   groupOf(name: string): number {
@@ -168,6 +178,7 @@ export class ExperienceSlots {
     this.exploreStep[s] = r.exploreStep;
     this.promptLength[s] = r.promptLength;
     this.reward[s] = r.reward;
+    this.entropy[s] = r.entropy ?? Number.NaN;
     this.flags[s] = slotFlags(r.truncated, r.expert);
     this.uses[s] = r.uses;
     this.lastStep[s] = r.lastStep;
@@ -190,6 +201,7 @@ export class ExperienceSlots {
     this.exploreStep[s] = f.exploreStep[k]!;
     this.promptLength[s] = f.promptLength[k]!;
     this.reward[s] = f.reward[k]!;
+    this.entropy[s] = f.entropy[k]!;
     this.flags[s] = f.flags[k]!;
     this.uses[s] = 0;
     this.lastStep[s] = -1;
@@ -241,6 +253,7 @@ export class ExperienceSlots {
       taskset: this.tasksetNames[this.taskset[slot]!]!,
       groupId: this.groupNames[this.group[slot]!]!,
       exploreStep: this.exploreStep[slot]!,
+      entropy: this.entropy[slot]!,
     };
   }
 
@@ -360,37 +373,15 @@ export class ExperienceSlots {
   compact(): boolean {
     if (!this.wantsCompact()) return false;
     const map = new Int32Array(this.size).fill(-1);
+    const cols = this as unknown as Record<SlotColumn, Float64Array | Int32Array | Uint8Array>;
     let j = 0;
     for (let s = 0; s < this.size; s++) {
       if (!this.alive[s]) continue;
       map[s] = j;
       if (j !== s) {
         this.ids[j] = this.ids[s]!;
-        this.seq[j] = this.seq[s]!;
-        this.rowId[j] = this.rowId[s]!;
-        this.group[j] = this.group[s]!;
-        this.modelVersion[j] = this.modelVersion[s]!;
-        this.advantage[j] = this.advantage[s]!;
-        this.createdAt[j] = this.createdAt[s]!;
         this.taskIds[j] = this.taskIds[s]!;
-        this.taskset[j] = this.taskset[s]!;
-        this.runIndex[j] = this.runIndex[s]!;
-        this.stepIndex[j] = this.stepIndex[s]!;
-        this.exploreStep[j] = this.exploreStep[s]!;
-        this.promptLength[j] = this.promptLength[s]!;
-        this.reward[j] = this.reward[s]!;
-        this.flags[j] = this.flags[s]!;
-        this.payload[j] = this.payload[s]!;
-        this.uses[j] = this.uses[s]!;
-        this.lastStep[j] = this.lastStep[s]!;
-        this.lastAt[j] = this.lastAt[s]!;
-        this.consumed[j] = this.consumed[s]!;
-        this.pending[j] = this.pending[s]!;
-        this.pendingStep[j] = this.pendingStep[s]!;
-        this.pendingAt[j] = this.pendingAt[s]!;
-        this.pendingSkip[j] = this.pendingSkip[s]!;
-        this.priority[j] = this.priority[s]!;
-        this.alive[j] = 1;
+        for (const [name] of SLOT_COLUMNS) cols[name][j] = cols[name][s]!;
       }
       j++;
     }

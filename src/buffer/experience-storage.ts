@@ -1,35 +1,33 @@
 import { join, resolve } from 'node:path';
-import type { Connection, Table } from '@lancedb/lancedb';
-import * as arrow from 'apache-arrow';
+import type { Table } from '@lancedb/lancedb';
+import type * as arrow from 'apache-arrow';
 import { DataError, WinnowError } from '../core/errors.ts';
 import type { Experience } from '../core/experience.ts';
 import type { ColumnSpec } from './arrow-codec.ts';
 import type { BadCell } from './bad-cell.ts';
-import { connect, DEFAULT_DB_DIR, openListedTable } from './connection.ts';
+import { connect, DEFAULT_DB_DIR } from './connection.ts';
 import { type EncodedWrite, encodeWrite, type NumberedWrite, numberedTable } from './encoded-write.ts';
 import { encodeRowsFast } from './experience-arrow.ts';
+import { decodeExperiences, decodePayloads } from './experience-decode.ts';
 import { UseJournal } from './experience-journal.ts';
 import type { ExperienceSlots } from './experience-slots.ts';
 import {
   BOOKKEEPING_COLUMNS,
-  decodeExperiences,
-  decodePayloads,
   EXPERIENCE_COLUMNS,
-  EXPERIENCE_SCHEMA,
   encodeExperiences,
   payloadColumns,
   type StoredExperience,
 } from './experience-table.ts';
+import { openExperienceTable } from './experience-table-open.ts';
 import { appendArrow } from './lance-append.ts';
 import { leaseMode } from './lease-log.ts';
 import { PayloadRows, rowStoreMode } from './payload-rows.ts';
+import { learnRowIds, rowIdMismatches } from './row-ids.ts';
 import { identityOf, liveSeqs, takeFromRowStore } from './row-store-take.ts';
 import { sqlString } from './sql.ts';
 import { fitColumns } from './typed-columns.ts';
 import { UpkeepRunner, upkeepMode } from './upkeep-runner.ts';
 
-const STABLE_ROW_IDS_KEY = 'winnow:stable_row_ids';
-const REQUIRED_COLUMNS = EXPERIENCE_SCHEMA.fields.map((f) => f.name);
 /** A fold rewrites these, matched on (id, seq): a row another writer gave the same seq is left alone. */
 const FOLD = ['id', 'seq', 'use_count', 'priority', 'last_used_step', 'last_used_at', 'consumed'];
 const RESEQ = ['id', 'seq'];
@@ -122,10 +120,10 @@ export class ExperienceStorage {
   }
 
   /** The index columns of every row, with `_rowid`. */
-  async readBookkeeping(): Promise<arrow.Table> {
+  async readBookkeeping(extra: readonly string[] = []): Promise<arrow.Table> {
     return this.table
       .query()
-      .select([...BOOKKEEPING_COLUMNS])
+      .select([...BOOKKEEPING_COLUMNS, ...extra])
       .withRowId()
       .toArrow();
   }
@@ -194,43 +192,14 @@ export class ExperienceStorage {
     if (!this.stableRowIds || this.rowIdsChecked) return;
     const sl = this.slots;
     const pair = [...new Set([sl.slotOfSeq(firstSeq), sl.slotOfSeq(lastSeq)])];
-    const bad = await this.mismatches(pair);
+    const bad = await rowIdMismatches(this.table, sl, pair);
     if (bad.length > 0) await this.resolveRowIds(firstSeq);
     this.rowIdsChecked = true;
   }
 
-  /** Slots whose row is not at its predicted row id (missing, or another row is there). */
-  private async mismatches(slots: readonly number[]): Promise<number[]> {
-    const sl = this.slots;
-    const t = await this.table
-      .takeRowIds(slots.map((s) => sl.rowId[s]!))
-      .select(['id', 'seq'])
-      .withRowId()
-      .toArrow();
-    const ok = new Set<number>();
-    const ids = t.getChild('id');
-    const seqs = t.getChild('seq')?.toArray() as ArrayLike<number>;
-    const rids = t.getChild('_rowid')?.toArray() as ArrayLike<bigint>;
-    for (let i = 0; i < t.numRows; i++) {
-      const s = sl.idToSlot.get(String(ids?.get(i)));
-      if (s !== undefined && sl.seq[s] === seqs[i] && sl.rowId[s] === Number(rids[i])) ok.add(s);
-    }
-    return slots.filter((s) => !ok.has(s));
-  }
-
   /** Learn the row ids of the indexed rows with seq ≥ `fromSeq`, matching each on (id, seq). */
   async resolveRowIds(fromSeq: number): Promise<void> {
-    const sl = this.slots;
-    const t = await this.table.query().where(`seq >= ${fromSeq}`).select(['id', 'seq']).withRowId().toArrow();
-    const ids = t.getChild('id');
-    const seq = t.getChild('seq')?.toArray() as ArrayLike<number>;
-    const rid = t.getChild('_rowid')?.toArray() as ArrayLike<bigint>;
-    for (let i = 0; i < t.numRows; i++) {
-      const s = sl.idToSlot.get(String(ids?.get(i)));
-      const r = Number(rid[i]);
-      if (s !== undefined && sl.seq[s] === seq[i]) sl.rowId[s] = r;
-      if (r >= this.nextRowId) this.nextRowId = r + 1;
-    }
+    this.nextRowId = Math.max(this.nextRowId, await learnRowIds(this.table, this.slots, fromSeq));
   }
 
   // ---------------------------------------------------------------- take
@@ -259,18 +228,11 @@ export class ExperienceStorage {
         }
       }
     }
-    const left = slots.filter((s) => !out.has(s));
-    if (left.length > 0) {
-      // No stable row ids (a table made elsewhere), or rows not found by id: fetch by (seq, id).
-      const t = await this.table
-        .query()
-        .where(`seq IN (${left.map((s) => sl.seq[s]).join(',')})`)
-        .toArrow();
-      for (const r of decodeExperiences(t)) {
-        const s = sl.idToSlot.get(r.exp.id);
-        if (s !== undefined && sl.seq[s] === r.seq && left.includes(s)) out.set(s, r.exp);
-      }
-    }
+    // No stable row ids (a table made elsewhere), or rows not found by id: fetch by (seq, id).
+    await this.takeBySeq(
+      slots.filter((s) => !out.has(s)),
+      out,
+    );
     const lost = slots.filter((s) => !out.has(s));
     if (lost.length > 0)
       throw new DataError({
@@ -278,6 +240,20 @@ export class ExperienceStorage {
         message: `${lost.length} sampled row(s) are no longer in the table (first: id ${sl.ids[lost[0]!]}); was it changed by another process?`,
       });
     return out;
+  }
+
+  /** Full rows of `slots` found by `seq`, kept where the `id` matches too. */
+  private async takeBySeq(slots: readonly number[], out: Map<number, Experience>): Promise<void> {
+    if (slots.length === 0) return;
+    const sl = this.slots;
+    const t = await this.table
+      .query()
+      .where(`seq IN (${slots.map((s) => sl.seq[s]).join(',')})`)
+      .toArrow();
+    for (const r of decodeExperiences(t)) {
+      const s = sl.idToSlot.get(r.exp.id);
+      if (s !== undefined && sl.seq[s] === r.seq && slots.includes(s)) out.set(s, r.exp);
+    }
   }
 
   /**
@@ -332,9 +308,9 @@ export class ExperienceStorage {
   async remove(slots: readonly number[]): Promise<void> {
     const sl = this.slots;
     let byRowId = this.stableRowIds && slots.every((s) => sl.rowId[s]! >= 0);
-    if (byRowId && (await this.mismatches(slots)).length > 0) {
+    if (byRowId && (await rowIdMismatches(this.table, sl, slots)).length > 0) {
       await this.resolveRowIds(minSeq(sl, slots));
-      byRowId = (await this.mismatches(slots)).length === 0;
+      byRowId = (await rowIdMismatches(this.table, sl, slots)).length === 0;
     }
     await this.table.delete(
       byRowId
@@ -415,37 +391,4 @@ function minSeq(sl: ExperienceSlots, slots: readonly number[]): number {
   let m = Number.POSITIVE_INFINITY;
   for (const s of slots) m = Math.min(m, sl.seq[s]!);
   return m;
-}
-
-/** Open an experience table, creating it with stable row ids (so rows can be fetched by id after compaction). */
-async function openExperienceTable(
-  conn: Connection,
-  name: string,
-): Promise<{ table: Table; stable: boolean }> {
-  const names = await conn.tableNames();
-  const existing = names.includes(name) ? await openListedTable(conn, name) : null;
-  if (existing) {
-    const schema = await existing.schema();
-    const have = new Set(schema.fields.map((f) => f.name));
-    const missing = REQUIRED_COLUMNS.filter((c) => !have.has(c));
-    if (missing.length > 0)
-      throw new DataError({
-        file: name,
-        message: `table '${name}' is not an experience table: missing column(s) ${missing.join(', ')}`,
-      });
-    return { table: existing, stable: schema.metadata.get(STABLE_ROW_IDS_KEY) === 'true' };
-  }
-  const schema = new arrow.Schema(EXPERIENCE_SCHEMA.fields, new Map([[STABLE_ROW_IDS_KEY, 'true']]));
-  try {
-    const table = await conn.createEmptyTable(name, schema, {
-      mode: 'create',
-      existOk: true,
-      storageOptions: { new_table_enable_stable_row_ids: 'true' },
-    });
-    const meta = (await table.schema()).metadata;
-    return { table, stable: meta.get(STABLE_ROW_IDS_KEY) === 'true' };
-  } catch (err) {
-    if ((await conn.tableNames()).includes(name)) return openExperienceTable(conn, name);
-    throw err;
-  }
 }

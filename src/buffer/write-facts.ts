@@ -1,6 +1,7 @@
 import type { Experience } from '../core/experience.ts';
 import { slotFlags } from './experience-slots.ts';
 import type { RowFacts } from './samplers/sampler.ts';
+import { actionLogprobs, sequenceEntropy } from './sequence-stats.ts';
 
 /**
  * What the index (ExperienceSlots) and the sampler keep of a write call's rows, taken column by
@@ -22,6 +23,8 @@ export interface WriteFacts {
   reward: Float64Array;
   advantage: Float64Array;
   createdAt: Float64Array;
+  /** Sequence entropy estimate (sequence-stats.ts; NaN without log-probs). */
+  entropy: Float64Array;
   /** As ExperienceSlots.flags (slotFlags). */
   flags: Uint8Array;
 }
@@ -42,6 +45,7 @@ export function writeFacts(rows: readonly Experience[]): WriteFacts {
     reward: new Float64Array(n),
     advantage: new Float64Array(n),
     createdAt: new Float64Array(n),
+    entropy: new Float64Array(n),
     flags: new Uint8Array(n),
   };
   for (let k = 0; k < n; k++) {
@@ -58,6 +62,7 @@ export function writeFacts(rows: readonly Experience[]): WriteFacts {
     f.reward[k] = e.reward;
     f.advantage[k] = e.advantage;
     f.createdAt[k] = e.createdAt;
+    f.entropy[k] = sequenceEntropy(actionLogprobs(e.logprobs, e.actionMask, e.tokens.length, e.promptLength));
     f.flags[k] = slotFlags(e.truncated, e.expert);
   }
   return f;
@@ -75,5 +80,6 @@ export function rowFactsAt(f: WriteFacts, k: number, seq: number): RowFacts {
     taskset: f.tasksets[k]!,
     groupId: f.groupIds[k]!,
     exploreStep: f.exploreStep[k]!,
+    entropy: f.entropy[k]!,
   };
 }

@@ -3,7 +3,7 @@ import type * as arrow from 'apache-arrow';
 import { emptyLocalTable, localArrowTable } from '../buffer/arrow-codec.ts';
 import { type BadCell, badRows } from '../buffer/bad-cell.ts';
 import { connect } from '../buffer/connection.ts';
-import { decodeExperiences } from '../buffer/experience-table.ts';
+import { decodeExperiences } from '../buffer/experience-decode.ts';
 import { sqlIn } from '../buffer/sql.ts';
 import { decodeTaskRows } from '../buffer/task-table.ts';
 import { DataQualityError } from '../core/errors.ts';

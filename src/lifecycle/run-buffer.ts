@@ -4,7 +4,7 @@ import type { BufferParts, ResolvedPart } from '../buffer/buffer-parts.ts';
 import { connect } from '../buffer/connection.ts';
 import { ExperienceBuffer } from '../buffer/experience-buffer.ts';
 import { DEFAULT_REJECTED_TABLE, type ExperienceBufferConfig } from '../buffer/experience-config.ts';
-import { decodeExperiences } from '../buffer/experience-table.ts';
+import { decodeExperiences } from '../buffer/experience-decode.ts';
 import { ExperienceSampler, type SamplerState } from '../buffer/sampling/sampler.ts';
 import type { StrategyDefinition } from '../buffer/sampling/strategy.ts';
 import { writeFileAtomicSync } from '../core/atomic-file.ts';

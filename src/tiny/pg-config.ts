@@ -31,6 +31,17 @@ export const PolicyGradientConfigSchema = z
       .max(1)
       .default(0.1)
       .describe('Weight μ of the SFT loss on expert rows: loss = (1 − μ)·PG + μ·SFT when a batch has both.'),
+    /**
+     * How replayed rows (delivered before: `useCount > 1`) are corrected against their stored
+     * behaviour log-probs: `clip` (PPO clip, as on-policy rows) or `shaping` (ExGRPO's ρ/(ρ + γ)).
+     */
+    offPolicy: z
+      .strictObject({
+        mode: z.enum(['clip', 'shaping']).default('clip'),
+        shapingGamma: z.number().positive().default(0.1),
+      })
+      .default({ mode: 'clip', shapingGamma: 0.1 })
+      .describe("Replayed rows' correction: clip (PPO clip) or shaping (ExGRPO, f(ρ) = ρ/(ρ + γ))."),
     /** Global-norm gradient clipping threshold; 0 turns clipping off. */
     maxGradNorm: z.number().min(0).default(1),
     /** Sequences per forward/backward pass; gradients are summed across micro-batches. 0 = whole batch. */

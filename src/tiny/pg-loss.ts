@@ -13,7 +13,17 @@ export interface PgLossInputs {
   refLogprob?: tf.Tensor1D;
   /** SFT aggregation weight (expert rows); absent = no SFT part. */
   sftWeight?: tf.Tensor1D;
+  /** 1 on slots of replayed (off-policy) rows, 0 elsewhere; absent = every slot on-policy. */
+  offPolicy?: tf.Tensor1D;
 }
+
+/**
+ * How replayed rows' importance ratios ρ = π_θ/π_behaviour (against their stored log-probs) enter
+ * the loss. `clip`: the PPO clip of on-policy rows (DOTS' and RePO's off-policy GRPO objective).
+ * `shaping`: ExGRPO's policy shaping, −f(ρ)·A with f(ρ) = ρ/(ρ + γ) and no clip, which keeps a
+ * gradient on tokens the current policy finds unlikely (arXiv:2510.02245, after LUFFY).
+ */
+export type OffPolicyMode = 'clip' | 'shaping';
 
 export interface PgLossSettings {
   clipLow: number;
@@ -24,6 +34,10 @@ export interface PgLossSettings {
   pgCoef?: number;
   /** Weight of the SFT part on expert rows (μ); default 0. */
   sftCoef?: number;
+  /** Off-policy slots' objective (default `clip`: the same as on-policy ones). */
+  offPolicyMode?: OffPolicyMode;
+  /** γ of the policy-shaping function f(ρ) = ρ/(ρ + γ); default 0.1. */
+  shapingGamma?: number;
 }
 
 export interface PgLossOutputs {
@@ -39,6 +53,7 @@ export interface PgLossOutputs {
 /**
  * Clipped policy-gradient loss per trained token t (ratio ρ = exp(logπθ − logπold)):
  *   pg_t  = −min(ρ·A, clip(ρ, 1−ε_low, 1+ε_high)·A)
+ *   pg_t  = −ρ/(ρ + γ)·A                   (replayed rows under offPolicyMode 'shaping')
  *   kl_t  = exp(logπref − logπθ) − (logπref − logπθ) − 1        (k3 estimator, ≥ 0)
  *   H_t   = −Σ_v π(v) log π(v)                                   (full-distribution entropy)
  *   PG    = Σ_t w_t · (pg_t + β_kl·kl_t − β_H·H_t)
@@ -54,7 +69,15 @@ export function policyGradientLoss(logits: tf.Tensor2D, inp: PgLossInputs, s: Pg
   const ratio = tf.exp(tf.sub(logp, inp.oldLogprob));
   const unclipped = tf.mul(ratio, inp.advantage);
   const clipped = tf.mul(tf.clipByValue(ratio, 1 - s.clipLow, 1 + s.clipHigh), inp.advantage);
-  const pg = tf.neg(tf.minimum(unclipped, clipped));
+  let pg: tf.Tensor = tf.neg(tf.minimum(unclipped, clipped));
+  // Slots whose clip does not apply (shaped replayed rows) count as never clipped.
+  let clipMask: tf.Tensor | undefined;
+  if (inp.offPolicy !== undefined && s.offPolicyMode === 'shaping') {
+    const gamma = s.shapingGamma ?? 0.1;
+    const shaped = tf.neg(tf.mul(tf.div(ratio, tf.add(ratio, gamma)), inp.advantage));
+    pg = tf.where(tf.greater(inp.offPolicy, 0.5), shaped, pg);
+    clipMask = tf.sub(1, inp.offPolicy);
+  }
   const entropy = tf.neg(tf.sum(tf.mul(tf.exp(logpAll), logpAll), 1));
   const wsum = (x: tf.Tensor): tf.Scalar => tf.sum(tf.mul(x, inp.weight)) as tf.Scalar;
   const pgLoss = wsum(pg);
@@ -76,7 +99,8 @@ export function policyGradientLoss(logits: tf.Tensor2D, inp: PgLossInputs, s: Pg
     if (sftCoef !== 0) loss = tf.add(loss, tf.mul(sft, sftCoef)) as tf.Scalar;
   }
   // A slot counts as clipped when the clipped branch is the one that binds (its gradient is zero).
-  const clipFrac = wsum(tf.cast(tf.less(clipped, unclipped), 'float32'));
+  const binds = tf.cast(tf.less(clipped, unclipped), 'float32');
+  const clipFrac = wsum(clipMask === undefined ? binds : tf.mul(binds, clipMask));
   const parts = tf.stack([pgLoss, kl, entMean, clipFrac, wsum(ratio), sft]) as tf.Tensor1D;
   return { loss: loss as tf.Scalar, parts };
 }

@@ -188,6 +188,7 @@ export class PolicyGradientTrainer implements Trainer {
     };
     const old = tm(p.oldLogprob, (n) => new Float32Array(n));
     const hasOld = tm(p.hasOld, (n) => new Float32Array(n));
+    const offPolicy = tm(p.offPolicy, (n) => new Float32Array(n));
     const action = tm(p.action, (n) => new Float32Array(n));
     const advantage = tm(p.advantage, (n) => new Float32Array(n));
     const weight = tm(p.weight, (n) => new Float32Array(n));
@@ -220,6 +221,7 @@ export class PolicyGradientTrainer implements Trainer {
     const advT = tf.tensor1d(advantage);
     const weightT = tf.tensor1d(weight);
     const sftWeightT = sftWeight === undefined ? undefined : tf.tensor1d(sftWeight);
+    const offPolicyT = tf.tensor1d(offPolicy);
     let parts: tf.Tensor1D | undefined;
     const settings = {
       clipLow: this.config.clipLow,
@@ -228,6 +230,8 @@ export class PolicyGradientTrainer implements Trainer {
       entropyCoef: this.config.entropyCoef,
       pgCoef: coefs.pg,
       sftCoef: coefs.sft,
+      offPolicyMode: this.config.offPolicy.mode,
+      shapingGamma: this.config.offPolicy.shapingGamma,
     };
     const weights = withTransposes(this.policy.weights());
     try {
@@ -239,6 +243,7 @@ export class PolicyGradientTrainer implements Trainer {
             oldLogprob: oldT,
             advantage: advT,
             weight: weightT,
+            offPolicy: offPolicyT,
             ...(refLogprob === undefined ? {} : { refLogprob }),
             ...(sftWeightT === undefined ? {} : { sftWeight: sftWeightT }),
           },
@@ -255,6 +260,7 @@ export class PolicyGradientTrainer implements Trainer {
       oldT.dispose();
       advT.dispose();
       weightT.dispose();
+      offPolicyT.dispose();
       sftWeightT?.dispose();
       refLogprob?.dispose();
       for (const t of weights.transposed!.values()) t.dispose();

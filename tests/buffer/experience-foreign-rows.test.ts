@@ -2,11 +2,8 @@ import * as lancedb from '@lancedb/lancedb';
 import { describe, expect, it } from 'vitest';
 import type { BadCell } from '../../src/buffer/bad-cell.ts';
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
-import {
-  decodeExperiences,
-  encodeExperiences,
-  type StoredExperience,
-} from '../../src/buffer/experience-table.ts';
+import { decodeExperiences } from '../../src/buffer/experience-decode.ts';
+import { encodeExperiences, type StoredExperience } from '../../src/buffer/experience-table.ts';
 import { RejectedStore } from '../../src/buffer/rejected-store.ts';
 import { WinnowError } from '../../src/core/errors.ts';
 import type { Experience } from '../../src/core/experience.ts';

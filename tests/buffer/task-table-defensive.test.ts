@@ -3,8 +3,8 @@ import * as lancedb from '@lancedb/lancedb';
 import * as arrow from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import type { BadCell } from '../../src/buffer/bad-cell.ts';
+import { decodeExperiences } from '../../src/buffer/experience-decode.ts';
 import {
-  decodeExperiences,
   EXPERIENCE_COLUMNS,
   EXPERIENCE_SCHEMA,
   encodeExperiences,

@@ -162,3 +162,22 @@ describe('packExperiences', () => {
     ).toThrow(/advantage of response token 0 is NaN/);
   });
 });
+
+describe('packExperiences: off-policy slots (issue 42)', () => {
+  it('marks the policy-gradient slots of replayed rows (useCount > 1) that carry behaviour log-probs', () => {
+    const fresh = exp({ id: 'f', tokens: [6, 15, 6], promptLength: 2, logprobs: [-1], useCount: 1 });
+    const replayed = exp({ id: 'r', tokens: [6, 15, 7], promptLength: 2, logprobs: [-2], useCount: 3 });
+    const noLogprobs = exp({ id: 'n', tokens: [6, 15, 8], promptLength: 2, useCount: 2 });
+    const expert = exp({
+      id: 'x',
+      tokens: [6, 15, 9],
+      promptLength: 2,
+      logprobs: [-1],
+      useCount: 2,
+      expert: true,
+    });
+    const p = packExperiences([fresh, replayed, noLogprobs, expert], 'token-mean');
+    // S = 2; the response token is slot 1 of each row. Without log-probs or as an expert row there is nothing to correct.
+    expect([...p.offPolicy]).toEqual([0, 0, 0, 1, 0, 0, 0, 0]);
+  });
+});

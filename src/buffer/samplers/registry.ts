@@ -1,7 +1,10 @@
 import { Registry } from '../../core/registry.ts';
 import { advantagePrioritySampler } from './advantage-priority.ts';
+import { dotsReplaySampler } from './dots-replay.ts';
+import { exgrpoSampler } from './exgrpo.ts';
 import { fifoSampler } from './fifo.ts';
 import { lifoSampler } from './lifo.ts';
+import { repoSampler } from './repo.ts';
 import type { SamplerDefinition } from './sampler.ts';
 import { uniformSampler } from './uniform.ts';
 import { versionPrioritySampler } from './version-priority.ts';
@@ -18,6 +21,9 @@ export function samplerRegistry(): Registry<SamplerDefinition> {
     uniformSampler,
     versionPrioritySampler,
     advantagePrioritySampler,
+    exgrpoSampler,
+    repoSampler,
+    dotsReplaySampler,
   ])
     reg.register(def as SamplerDefinition);
   return reg;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Experience } from '../../core/experience.ts';
 import type { Rng } from '../../core/rng.ts';
 import type { EntryKeys } from './entry-order.ts';
 
@@ -34,6 +35,11 @@ export interface RowFacts {
   taskset: string;
   groupId: string;
   exploreStep: number;
+  /**
+   * Sequence entropy estimate: mean −log π_behaviour over the action tokens (src/buffer/sequence-stats.ts);
+   * NaN without log-probs, and after a reopen unless the sampler sets `needsEntropy`.
+   */
+  entropy: number;
 }
 
 /**
@@ -51,6 +57,11 @@ export interface CandidateView {
   group: Int32Array;
   eligible(slot: number): boolean;
   facts(slot: number): RowFacts;
+  /** Deliveries so far, acknowledged plus pending: 0 for a rollout never trained on (on-policy). */
+  uses(slot: number): number;
+  /** Every slot ever indexed is below `size`; `alive(slot)`: still stored (a rollout's history, e.g. a task's accuracy, counts rows that are no longer eligible). */
+  size: number;
+  alive(slot: number): boolean;
 }
 
 export interface Selection {
@@ -79,12 +90,22 @@ export interface Sampler {
    * the buffer then builds no per-row facts to ask it (a write indexes thousands of rows a call).
    */
   readonly fixedPriority?: number;
+  /**
+   * Set when `select` reads `facts(slot).entropy`: reopening the buffer then also reads the
+   * `logprobs` and `action_mask` columns to rebuild it (other samplers skip that read).
+   */
+  readonly needsEntropy?: boolean;
   /** A row changed: it is deliverable with `priority`, or no longer (removed, used up, skipped). */
   update?(slot: number, deliverable: boolean, priority: number): void;
   /** Forget every row: slots were renumbered and every row is about to be `update`d again. */
   reset?(size: number): void;
   /** Choose up to `n` slots in delivery order. */
   select(view: CandidateView, n: number, opts: SelectOptions): Selection;
+  /**
+   * Adjust the delivered copies of a batch before they are returned (RePO recomputes the off-policy
+   * rows' advantages): the table keeps its values. Rows are in delivery order, `useCount` set.
+   */
+  prepare?(batch: Experience[]): void;
 }
 
 export interface SamplerContext {

@@ -1,4 +1,6 @@
 import { Field, Float32, Float64, Int8, Int32, List, Schema, type Table, Utf8 } from 'apache-arrow';
+import { z } from 'zod';
+import { actionLogprobs, behaviourLogprob } from '../../buffer/sequence-stats.ts';
 import { DataError } from '../../core/errors.ts';
 import type { Experience } from '../../core/experience.ts';
 import { alignTokenArrays } from '../../core/token-alignment.ts';
@@ -33,28 +35,50 @@ export const TRAIN_BATCH_SCHEMA = new Schema([
   new Field('reward', new Float64(), false),
   new Field('expert', new Int8(), false),
   new Field('truncated', new Int8(), false),
+  new Field('use_count', new Int32(), false),
+  new Field('off_policy', new Int8(), false),
+  new Field('behavior_logprob', new Float64(), false),
 ]);
 
-/** One row of a training batch (the JSON encoding writes exactly these objects). */
-export interface TrainBatchRow {
-  id: string;
-  task_id: string;
-  group_id: string;
-  run_index: number;
-  model_version: number;
-  explore_step: number;
-  prompt: string;
-  response: string;
-  tokens: number[];
-  prompt_length: number;
-  logprobs: number[];
-  action_mask: number[];
-  advantages: number[];
-  advantage: number;
+const int8 = z.number().int().min(0).max(1);
+/** JSON writes NaN and ±Infinity as null. */
+const float = z.number().nullable();
+
+/**
+ * One row of a training batch: the JSON encoding writes exactly these objects, the Arrow encoding
+ * these columns. The last three carry the off-policy correction (issue 42): `use_count` is the
+ * delivery this batch makes (1 = first use), `off_policy` is 1 for a replayed row (`use_count > 1`:
+ * the policy has changed since it was generated), `behavior_logprob` = Σ `logprobs` over the
+ * action tokens (NaN/null without logprobs) — the denominator of a sequence-level ratio. Trainers
+ * correct per token with `logprobs` (docs/trainers.md, "Off-policy rows").
+ */
+export const TrainBatchRowSchema = z.strictObject({
+  id: z.string().min(1),
+  task_id: z.string(),
+  group_id: z.string(),
+  run_index: z.number().int(),
+  model_version: z.number().int(),
+  explore_step: z.number().int(),
+  prompt: z.string(),
+  response: z.string(),
+  tokens: z.array(z.number().int()),
+  prompt_length: z.number().int().nonnegative(),
+  logprobs: z.array(z.number()),
+  action_mask: z.array(int8),
+  advantages: z.array(z.number()),
+  advantage: z.number(),
+  reward: float,
+  expert: int8,
+  truncated: int8,
+  use_count: z.number().int().nonnegative(),
+  off_policy: int8,
+  behavior_logprob: float,
+});
+/** A row as Winnow builds it (numbers, NaN allowed); the schema reads its JSON form. */
+export type TrainBatchRow = Omit<z.output<typeof TrainBatchRowSchema>, 'reward' | 'behavior_logprob'> & {
   reward: number;
-  expert: number;
-  truncated: number;
-}
+  behavior_logprob: number;
+};
 
 /** One experience as a batch row; a per-token array that fits no layout fails naming the experience. */
 export function trainBatchRow(e: Experience): TrainBatchRow {
@@ -63,6 +87,8 @@ export function trainBatchRow(e: Experience): TrainBatchRow {
     throw new DataError({ message: `experience ${e.id} cannot be sent to the trainer: ${aligned}` });
   const pl = Math.min(e.promptLength, e.tokens.length);
   const responseLength = e.tokens.length - pl;
+  const actionMask =
+    aligned.actionMask.length > 0 ? aligned.actionMask : new Array<number>(responseLength).fill(1);
   return {
     id: e.id,
     task_id: e.taskId,
@@ -75,13 +101,15 @@ export function trainBatchRow(e: Experience): TrainBatchRow {
     tokens: [...e.tokens],
     prompt_length: pl,
     logprobs: aligned.logprobs,
-    action_mask:
-      aligned.actionMask.length > 0 ? aligned.actionMask : new Array<number>(responseLength).fill(1),
+    action_mask: actionMask,
     advantages: aligned.advantages ?? new Array<number>(responseLength).fill(e.advantage),
     advantage: e.advantage,
     reward: e.reward,
     expert: e.expert ? 1 : 0,
     truncated: e.truncated ? 1 : 0,
+    use_count: e.useCount,
+    off_policy: e.useCount > 1 ? 1 : 0,
+    behavior_logprob: behaviourLogprob(actionLogprobs(aligned.logprobs, actionMask)),
   };
 }
 

@@ -6,6 +6,7 @@ import type { Selector } from '../../src/selectors/types.ts';
 import { isProbingSelector } from '../../src/selectors/zoo/probe.ts';
 import { bootstrapRatio, type Interval } from '../learning-curriculum/stats.ts';
 import type { ProtocolReport } from '../protocol/evaluate.ts';
+import { type AcceptanceCheck, acceptanceChecks } from './acceptance.ts';
 import { ALL_NAMES, ALL_SELECTORS, type BenchSelector, LINEUP_NAMES } from './lineup.ts';
 import {
   brier,
@@ -109,12 +110,7 @@ function meanCurve(name: string, traces: readonly RunTrace[], steps: number): Se
   };
 }
 
-export interface AcceptanceCheck {
-  check: string;
-  value: number;
-  limit: string;
-  pass: boolean;
-}
+export { type AcceptanceCheck, acceptanceChecks };
 
 export interface SelectionBenchResult {
   scenarios: ScenarioResult[];
@@ -359,55 +355,6 @@ export function runScenario(
       traces,
     ),
   };
-}
-
-/** The acceptance numbers of issue #3, checked on whichever scenarios ran. */
-export function acceptanceChecks(scenarios: readonly ScenarioResult[]): AcceptanceCheck[] {
-  const out: AcceptanceCheck[] = [];
-  const get = (sc: ScenarioResult | undefined, name: string) =>
-    sc?.selectors.find((s) => s.selector === name);
-  const def = scenarios.find((s) => s.scenario === 'default');
-  const random = get(def, 'random');
-  const bots = get(def, 'bots');
-  if (random)
-    out.push({
-      check: 'default: random effective task ratio',
-      value: random.etr.mean,
-      limit: '< 0.45',
-      pass: random.etr.mean < 0.45,
-    });
-  if (bots) {
-    out.push({
-      check: 'default: bots effective task ratio',
-      value: bots.etr.mean,
-      limit: '> 0.8',
-      pass: bots.etr.mean > 0.8,
-    });
-    out.push({
-      check: "default: bots steps to random's final accuracy ÷ random's",
-      value: bots.relSteps.mean,
-      limit: '≤ 0.5',
-      pass: bots.relSteps.mean <= 0.5,
-    });
-  }
-  if (def?.successorOverBots)
-    out.push({
-      check: "default: shared_ability steps ÷ bots's steps",
-      value: def.successorOverBots.mean,
-      limit: '≤ 0.9',
-      pass: def.successorOverBots.mean <= 0.9,
-    });
-  const useless = scenarios.find((s) => s.scenario === 'useless_refs');
-  const sa = get(useless, 'shared_ability');
-  const explicitOnly = get(useless, 'bots_explicit');
-  if (sa && explicitOnly)
-    out.push({
-      check: 'useless_refs: shared_ability steps ÷ bots_explicit steps',
-      value: sa.relSteps.mean / explicitOnly.relSteps.mean,
-      limit: '≤ 1',
-      pass: sa.relSteps.mean <= explicitOnly.relSteps.mean,
-    });
-  return out;
 }
 
 export async function runSelectionBench(opts: SelectionBenchOptions = {}): Promise<SelectionBenchResult> {

@@ -5,6 +5,10 @@ import { AGENTS_BENCH_SPEC } from './agents-spec.ts';
 import { JUDGE_BENCH_SPEC } from './judge-spec.ts';
 import { CURRICULUM_BENCH_SPEC } from './learning-curriculum/spec.ts';
 import { LOOP_BENCH_SPEC } from './loop-spec.ts';
+import { REPLAY_BENCH_SPEC } from './replay/spec.ts';
+
+export { REPLAY_BENCH_SPEC };
+
 import { SCALE_BENCH_SPEC } from './scale-spec.ts';
 import { ALL_SELECTORS } from './selection/lineup.ts';
 import { SCENARIO_NAMES } from './selection/scenarios.ts';
@@ -232,20 +236,6 @@ export const LEARNING_BENCH_SPEC = {
     json,
   },
   examples: ['winnow bench learning --seeds 2 --steps 40 --selectors random,bots'],
-} as const satisfies CommandSpec;
-
-export const REPLAY_BENCH_SPEC = {
-  name: 'bench replay',
-  args: '',
-  maxArgs: 0,
-  summary:
-    'Experience replay on the real tiny learner (version_priority and advantage_priority samplers) against no replay; ' +
-    'final held-out accuracy, accuracy per 1,000 rollouts and per second.',
-  options: {
-    ...curveOptions('variant', 60, 10),
-    json,
-  },
-  examples: ['winnow bench replay --seeds 2 --steps 30'],
 } as const satisfies CommandSpec;
 
 /** Every benchmark, in the order `winnow bench --help` lists them. */

@@ -43,7 +43,7 @@ type BenchMain = (argv: string[]) => Promise<number>;
 const LOADERS: ReadonlyArray<readonly [CommandSpec, () => Promise<BenchMain>]> = [
   [INGEST_BENCH_SPEC, async () => (await import('./ingest.ts')).ingestBenchMain],
   [BUFFER_BENCH_SPEC, async () => (await import('./buffer.ts')).bufferBenchMain],
-  [REPLAY_BENCH_SPEC, async () => (await import('./replay.ts')).replayBenchMain],
+  [REPLAY_BENCH_SPEC, async () => (await import('./replay/main.ts')).replayBenchMain],
   [LEARNING_BENCH_SPEC, async () => (await import('./learning.ts')).learningBenchMain],
   [SELECTION_BENCH_SPEC, async () => (await import('./selection/index.ts')).selectionBenchMain],
   [TOKENIZE_BENCH_SPEC, async () => (await import('./tokenize.ts')).tokenizeBenchMain],

@@ -1,4 +1,4 @@
-// Shared by bench/learning and bench/replay: run an RFT pipeline with config overrides and keep
+// Used by bench/learning: run an RFT pipeline with config overrides and keep
 // its held-out accuracy curve, rollout count and wall time.
 import { dirname, join } from 'node:path';
 import type { RftConfig } from '../src/lifecycle/run/rft-config.ts';

@@ -16,6 +16,7 @@ import type { PreRolloutStage } from '../../src/selectors/stages/types.ts';
 import { taskViewFromTasks } from '../../src/selectors/task-view.ts';
 import type { Selector, SelectorTaskView } from '../../src/selectors/types.ts';
 import { evaluateAccuracy } from '../../src/tiny/evaluate.ts';
+import type { PolicyGradientConfigInput } from '../../src/tiny/pg-config.ts';
 import type { TinyPolicy } from '../../src/tiny/policy.ts';
 import { PolicyGradientTrainer } from '../../src/tiny/policy-gradient-trainer.ts';
 import { exactPassRates } from './exact-pass-rate.ts';
@@ -62,6 +63,21 @@ export interface LearningCurve {
   /** Rollout groups per level (meta.domain) over the run: where the selector spent its rollouts. */
   picked: Record<string, number>;
   seconds: number;
+  /** Rows the trainer trained on over the run, and how many were replays (`useCount > 1`); absent in older stored runs. */
+  trainedSamples?: number;
+  replayedSamples?: number;
+}
+
+/**
+ * Where an update's rows come from when not straight from the step's fresh groups (bench replay:
+ * an experience buffer and its sampler). `choose` gets the step's fresh rows and returns what the
+ * trainer trains on; `trained` follows the update (the buffer acknowledges its leases there).
+ */
+export interface BatchSource {
+  /** Trainer settings the source needs (e.g. the off-policy correction of replayed rows). */
+  trainer?: PolicyGradientConfigInput;
+  choose(fresh: Experience[], step: number): Promise<Experience[]>;
+  trained(step: number): Promise<void>;
 }
 
 /** How a bench entry builds its selector: a registry config, or the oracle. */
@@ -106,10 +122,17 @@ export async function runLearner(
   inputs: LearnerInputs,
   s: LearnerSettings,
   budget: number | null = null,
+  source?: BatchSource,
 ): Promise<LearningCurve> {
   const t0 = Date.now();
   const policy = await inputs.load({ sampleSeed: seed });
-  const trainer = new PolicyGradientTrainer(policy, { lr: s.lr, beta2: 0.99, clipLow: 0.2, maxGradNorm: 1 });
+  const trainer = new PolicyGradientTrainer(policy, {
+    lr: s.lr,
+    beta2: 0.99,
+    clipLow: 0.2,
+    maxGradNorm: 1,
+    ...source?.trainer,
+  });
   const byId = new Map(inputs.train.map((t) => [t.id, t] as const));
   let oracle: OraclePassRateSelector | undefined;
   let selector: Selector;
@@ -139,6 +162,8 @@ export async function runLearner(
   let groups = 0;
   const seen = new Set<string>();
   const picked: Record<string, number> = {};
+  let trainedSamples = 0;
+  let replayedSamples = 0;
   try {
     let step = 1;
     for (; more(step); step++) {
@@ -190,9 +215,13 @@ export async function runLearner(
         const gens = g.pieces.flatMap((p) => samples.get(p) ?? []);
         batch.push(...groupExperiences(task, gens, g.rewards, `${step}-${i}`, step));
       });
-      if (batch.length > 0) {
-        await trainer.step(batch);
+      const trainOn = source ? await source.choose(batch, step) : batch;
+      if (trainOn.length > 0) {
+        await trainer.step(trainOn);
         updates++;
+        trainedSamples += trainOn.length;
+        replayedSamples += trainOn.filter((e) => (e.useCount ?? 0) > 1).length;
+        await source?.trained(step);
       }
       if (step % s.every === 0) points.push(await evaluate(step, rollouts));
     }
@@ -211,6 +240,8 @@ export async function runLearner(
     distinct: seen.size,
     picked,
     seconds: (Date.now() - t0) / 1000,
+    trainedSamples,
+    replayedSamples,
   };
 }
 

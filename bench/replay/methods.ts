@@ -1,0 +1,86 @@
+// The replay leaderboard's line-up: the classic disciplines and the published LLM replay methods as
+// buffer samplers, each with the off-policy correction its paper uses and how many rows an update
+// asks the buffer for. `fifo` asks for exactly the step's fresh rows (each trained once, no replay):
+// the baseline. Every replay method asks for twice that (the fresh rows and as many again), so the
+// trainer's extra compute is the same request for all of them; what each delivers is measured.
+import type { ExperienceBufferConfigInput } from '../../src/buffer/experience-config.ts';
+import type { PolicyGradientConfigInput } from '../../src/tiny/pg-config.ts';
+import type { ProtocolMethod } from '../protocol/method.ts';
+import { PUBLISHED_DEFAULTS } from '../protocol/tuning.ts';
+
+export interface ReplayMethod {
+  name: string;
+  description: string;
+  sampler: NonNullable<ExperienceBufferConfigInput['sampler']>;
+  /** Rows an update asks for, as a multiple of the step's fresh rows. */
+  request: number;
+  trainer?: PolicyGradientConfigInput;
+}
+
+const clip: PolicyGradientConfigInput = { offPolicy: { mode: 'clip' } };
+
+const repo = (strategy: string): ReplayMethod => ({
+  name: `repo_${strategy}`,
+  description: `RePO (arXiv:2506.09340): beside each fresh group, 4 past rollouts of the same prompt by ${strategy}; off-policy advantages apart, PPO clip`,
+  sampler: { type: 'repo', params: { strategy } },
+  request: 2,
+  trainer: clip,
+});
+
+export const REPLAY_METHODS: readonly ReplayMethod[] = [
+  {
+    name: 'fifo',
+    description: 'no replay: each fresh rollout trained on once, oldest first (the baseline)',
+    sampler: { type: 'fifo', params: {} },
+    request: 1,
+  },
+  {
+    name: 'uniform',
+    description: 'uniform replay over the stored rows, each at most 3 times',
+    sampler: { type: 'uniform', params: { maxUses: 3 } },
+    request: 2,
+    trainer: clip,
+  },
+  {
+    name: 'version_priority',
+    description: "Trinity-RFT's version priority (decay 0.5), each row at most 3 times",
+    sampler: { type: 'version_priority', params: { decay: 0.5, maxUses: 3 } },
+    request: 2,
+    trainer: clip,
+  },
+  {
+    name: 'advantage_priority',
+    description: 'prioritised replay on |advantage| (α 0.6, β 0.4), each row at most 3 times',
+    sampler: { type: 'advantage_priority', params: { alpha: 0.6, beta: 0.4, maxUses: 3 } },
+    request: 2,
+    trainer: clip,
+  },
+  {
+    name: 'exgrpo',
+    description:
+      'ExGRPO (arXiv:2510.02245): half fresh, half the lowest-entropy correct trajectory of medium-accuracy questions; policy shaping',
+    sampler: { type: 'exgrpo', params: {} },
+    request: 2,
+    trainer: { offPolicy: { mode: 'shaping' } },
+  },
+  repo('recency'),
+  repo('reward'),
+  repo('variance'),
+  repo('entropy'),
+  repo('random'),
+  {
+    name: 'dots_replay',
+    description:
+      'DOTS rollout replay (arXiv:2506.05316): half fresh, half uniform from the 512 newest informative rollouts; PPO clip',
+    sampler: { type: 'dots_replay', params: {} },
+    request: 2,
+    trainer: clip,
+  },
+];
+
+export const REPLAY_METHOD_NAMES = REPLAY_METHODS.map((m) => m.name);
+
+/** The protocol's view: no method reads anything about the learner but its own rollouts; none is tuned. */
+export function protocolMethod(m: ReplayMethod): ProtocolMethod {
+  return { name: m.name, description: m.description, information: [], tuning: PUBLISHED_DEFAULTS };
+}

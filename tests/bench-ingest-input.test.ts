@@ -29,9 +29,9 @@ describe('winnow bench ingest --input (no id column)', () => {
         file,
         '--pipeline',
         'issue40',
-        // --anchor adds the engine's run (full-duckdb) to the row path's by itself.
+        // Both Winnow paths, named (with --runs, --anchor adds no run of its own).
         '--runs',
-        'full',
+        'full,full-duckdb',
         '--docs',
         '0',
         '--anchor',

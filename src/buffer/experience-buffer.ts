@@ -40,10 +40,10 @@ import {
 import { WriteGroups } from './storage/write-groups.ts';
 
 export type * from './experience-results.ts';
-export type { QueuedWrite, WriteBehindOptions } from './storage/write-behind.ts';
+export type { QueuedWrite, WriteBehindOptions };
 
+/** Where sampler names are looked up (default: the built-ins; the config layer adds user modules). */
 export interface OpenBufferOptions {
-  /** Where sampler names are looked up (default: the built-ins; the config layer adds user modules). */
   samplers?: Registry<SamplerDefinition>;
   removers?: Registry<RemoverDefinition>;
 }
@@ -53,16 +53,14 @@ export interface OpenBufferOptions {
  * sampler that owns its index, a remover for rows beyond `capacity`, and an optional rate limiter.
  *
  * Delivery guarantee — exactly-once with respect to trainer checkpoints:
- * - `write` returns after its commit; written rows are never lost and never duplicated (writes are
- *   idempotent on `id`, so a resumed explorer may re-write a step).
- * - `sample(n, { step })` commits a lease for every row it returns (the use journal) before it
- *   returns. Leased rows count as used for every sampler rule.
- * - `ack(step)` acknowledges every lease with a step ≤ `step`. Call it after the trainer's
- *   checkpoint for that step is durable.
- * - After a crash, `recover(t)` with the step `t` of the checkpoint being resumed acknowledges the
- *   leases ≤ t and rolls back those > t (those rows become deliverable again).
- * Then every experience's use count equals the number of its deliveries at steps ≤ t: a delivery
- * counts iff the training it fed survived in a checkpoint.
+ * - `write` returns after its commit; written rows are never lost and never duplicated (writes are idempotent
+ *   on `id`, so a resumed explorer may re-write a step).
+ * - `sample(n, { step })` commits a lease for every row it returns (the use journal) before it returns.
+ *   Leased rows count as used for every sampler rule.
+ * - `ack(step)` acknowledges every lease with a step ≤ `step`: call it once that step's checkpoint is durable.
+ * - After a crash, `recover(t)` (t: the resumed checkpoint's step) acknowledges the leases ≤ t and rolls
+ *   back those > t (those rows become deliverable again). Then every experience's use count equals the
+ *   number of its deliveries at steps ≤ t: a delivery counts iff the training it fed survived in a checkpoint.
  */
 export class ExperienceBuffer {
   readonly config: ExperienceBufferConfig;
@@ -209,16 +207,14 @@ export class ExperienceBuffer {
 
   /**
    * Append experiences. Rows whose id the buffer already holds are skipped, so re-writing a step
-   * after a crash adds nothing. Over capacity, the remover's order removes rows (recorded as
-   * `buffer:evict`).
+   * after a crash adds nothing. Over capacity, the remover's order removes rows (`buffer:evict`).
    *
    * Group commit: calls made while an earlier call is being served are committed together, in
    * call order, as one LanceDB commit (a call made after a `sample`/`ack`/… stays behind it). The
    * promise of each call resolves only once the commit holding its rows has landed: a resolved
    * write is durable (docs/reliability.md, "When a write is durable"). A call's rows are checked
    * and encoded when it is made (beside the commit in flight): a call with a bad row fails at
-   * once, alone. A
-   * failed commit fails every call in it, and none of their rows is in the index.
+   * once, alone. A failed commit fails every call in it, and none of their rows is in the index.
    */
   write(exps: readonly ExperienceInput[]): Promise<WriteResult> {
     if (this.closed) return Promise.reject(new WinnowError(`buffer '${this.config.table}' is closed`));

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port.ts';
 
 /** A redis-server a test or `bench scale` started: loopback only, a free port, a temp folder, no persistence. */
 export interface TestRedis {
@@ -28,17 +28,6 @@ export function warnIfNoRedis(): boolean {
   const why = redisUnavailable();
   if (why) console.warn(`note: ${why}`);
   return why !== null;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** Start redis-server on 127.0.0.1 at a free port; resolves once it answers. */

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './free-port.ts';
 
 /**
  * A local S3-compatible server a test or benchmark started: moto's server (PyPI `moto[server]`,
@@ -32,17 +32,6 @@ export function warnIfNoS3(): boolean {
   const why = s3Unavailable();
   if (why) console.warn(`note: ${why}`);
   return why !== null;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function answers(url: string): Promise<boolean> {

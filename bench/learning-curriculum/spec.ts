@@ -1,5 +1,6 @@
 // The command line of `winnow bench curriculum`, in a light module (bench/bench-specs.ts lists it).
 import type { CommandSpec } from '../../src/cli/command-spec.ts';
+import { PROTOCOL_RUN_OPTIONS } from '../protocol/run-options.ts';
 import { BENCH_LEARNER_NAMES } from './learners.ts';
 import { DEFAULT_BOTS_RHO, DEFAULT_TARGET_PASS_RATE } from './lineup.ts';
 import { POOL_REGIME_OPTIONS } from './regime-spec.ts';
@@ -174,18 +175,7 @@ export const CURRICULUM_BENCH_SPEC = {
       value: 'FILE',
       description: 'also write the learning curves and the tables as one HTML page',
     },
-    curves: {
-      type: 'string',
-      value: 'FILE',
-      description:
-        'append every finished run to FILE (JSON lines) and reuse the runs already there that the same commit made (resume)',
-    },
-    'report-only': {
-      type: 'boolean',
-      description: 'run nothing: report the seeds every method has finished in the --curves file',
-    },
-    json: { type: 'boolean', description: 'print the results as JSON on stdout' },
-    quiet: { type: 'boolean', description: 'no progress lines on stderr' },
+    ...PROTOCOL_RUN_OPTIONS,
   },
   examples: [
     'winnow bench curriculum --selectors all --json > curriculum.json',

@@ -1,6 +1,7 @@
 // The command line of `winnow bench replay`, in a light module (bench/bench-specs.ts lists it).
 import type { CommandSpec } from '../../src/cli/command-spec.ts';
 import { BENCH_LEARNER_NAMES } from '../learning-curriculum/learners.ts';
+import { PROTOCOL_RUN_OPTIONS } from '../protocol/run-options.ts';
 import { REPLAY_METHOD_NAMES } from './methods.ts';
 
 export const REPLAY_BENCH_SPEC = {
@@ -78,18 +79,7 @@ export const REPLAY_BENCH_SPEC = {
       description:
         'a tiny configuration for CI (seed 6 unless --seeds, 3 updates (at most 6), rounds of 8 tasks × 4 rollouts) whose output shape a test checks',
     },
-    curves: {
-      type: 'string',
-      value: 'FILE',
-      description:
-        'append every finished run to FILE (JSON lines) and reuse the runs already there that the same commit made (resume)',
-    },
-    'report-only': {
-      type: 'boolean',
-      description: 'run nothing: report the seeds every method has finished in the --curves file',
-    },
-    json: { type: 'boolean', description: 'print the results as JSON on stdout' },
-    quiet: { type: 'boolean', description: 'no progress lines on stderr' },
+    ...PROTOCOL_RUN_OPTIONS,
   },
   examples: [
     'winnow bench replay --methods all --json > replay.json',

@@ -80,7 +80,8 @@ describe.skipIf(!hasPyarrow)('the Arrow batch as pyarrow reads it', () => {
     const out = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(out.lease).toBe(1);
     expect(out.meta).toEqual({ 'winnow.lease': '1', 'winnow.skipped': '0' });
-    // The external trainers' batch format (docs/trainers.md) plus the importance weight.
+    // The external trainers' batch format (docs/trainers.md) plus the importance weight and the
+    // replay columns an off-policy correction reads (use_count, off_policy, behavior_logprob).
     expect(out.types).toEqual({
       id: 'string',
       task_id: 'string',
@@ -100,6 +101,9 @@ describe.skipIf(!hasPyarrow)('the Arrow batch as pyarrow reads it', () => {
       expert: 'int8',
       truncated: 'int8',
       weight: 'double',
+      use_count: 'int32',
+      off_policy: 'int8',
+      behavior_logprob: 'double',
     });
     expect(out.ids).toEqual([`s1:${id}#0`, `s1:${id}#1`]);
     expect(out.logprobs).toEqual([[-0.5, -0.25], [-2]]);

@@ -40,30 +40,6 @@ export function categoryHeadroom(samples: readonly Int32Array[], predicted: Arra
   return out;
 }
 
-/** Each category's expected learnability: the mean of 4p(1 − p) over its sample (0 when empty). */
-export function categoryLearnability(
-  samples: readonly Int32Array[],
-  predicted: ArrayLike<number>,
-): Float64Array {
-  const out = new Float64Array(samples.length);
-  let at = 0;
-  for (let c = 0; c < samples.length; c++) {
-    const len = samples[c]!.length;
-    let s = 0;
-    let used = 0;
-    for (let i = 0; i < len; i++) {
-      const v = predicted[at + i]!;
-      if (Number.isFinite(v)) {
-        s += 4 * v * (1 - v);
-        used++;
-      }
-    }
-    at += len;
-    out[c] = used > 0 ? s / used : 0;
-  }
-  return out;
-}
-
 /**
  * Up to `m` distinct members of `members` not in `taken`, uniformly (rejection, then a scan from a
  * random start when the category is nearly used up).

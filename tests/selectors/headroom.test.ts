@@ -8,7 +8,6 @@ import { Rng } from '../../src/core/rng.ts';
 import type { HeadroomSelector } from '../../src/selectors/headroom.ts';
 import {
   categoryHeadroom,
-  categoryLearnability,
   categoryShares,
   drawCandidates,
   headroomScore,
@@ -39,10 +38,7 @@ describe('headroom: the parts, computed by hand', () => {
     expect(Array.from(categoryHeadroom([Int32Array.from([0])], [Number.NaN]))).toEqual([1]);
   });
 
-  it('category learnability = mean 4p(1 − p) of its sample; measured learnability = (a + 1) / (a + b + 2)', () => {
-    const l = categoryLearnability([Int32Array.from([0, 1]), Int32Array.from([])], [0.5, 0.9]);
-    expect(l[0]).toBeCloseTo((1 + 0.36) / 2, 15);
-    expect(l[1]).toBe(0);
+  it('measured learnability = (a + 1) / (a + b + 2)', () => {
     expect(Array.from(mixedRate([3, 0, 0.5], [1, 0, 1.5]))).toEqual([4 / 6, 1 / 2, 1.5 / 4]);
   });
 

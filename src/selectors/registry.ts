@@ -9,6 +9,7 @@ import { HeadroomParamsSchema, HeadroomSelector } from './headroom.ts';
 import { MixedSelector } from './mixed.ts';
 import { OfflineEasy2HardSelector } from './offline-easy2hard.ts';
 import { PassRateSelector } from './pass-rate.ts';
+import { ProgressParamsSchema, ProgressSelector } from './progress.ts';
 import { randomSelector } from './random.ts';
 import { sequentialSelector } from './sequential.ts';
 import { SHARED_ABILITY_DEFAULTS, SharedAbilitySelector } from './shared-ability.ts';
@@ -154,6 +155,13 @@ export const selectorDefinitions: SelectorDefinition[] = [
       "shared_ability's pass rates, each task weighted by its category's headroom (what is left to learn)",
     params: HeadroomParamsSchema,
     create: (p, { seed }) => new HeadroomSelector(seed, p),
+  }),
+  defineSelector({
+    name: 'progress',
+    description:
+      'category shares by measured learning progress (|change of the pass rate|) over a random-selection floor',
+    params: ProgressParamsSchema,
+    create: (p, { seed }) => new ProgressSelector(seed, p),
   }),
 ];
 

@@ -68,15 +68,14 @@ function teachRising(sel: Selector): void {
     [1, 1, 1, 0],
     [1, 1, 1, 1],
   ];
-  a.forEach((rewards, t) =>
+  for (const [t, rewards] of a.entries())
     sel.feedback(
       [
         { taskId: `a${t}`, rewards },
         { taskId: `b${t}`, rewards: [1, 0, 1, 0] },
       ],
       { step: t },
-    ),
-  );
+    );
 }
 
 describe('progress: selection on a hand-computed state', () => {
@@ -107,11 +106,8 @@ describe('progress: selection on a hand-computed state', () => {
       7,
     ) as ProgressSelector;
     // B falls 1 → 0 (the mirror of A's rise): fast 0.234375, slow 0.46875, LP 0.234375.
-    [1, 0.75, 0.5, 0.25, 0].forEach((m, t) =>
-      sel.feedback([{ taskId: `b${t}`, rewards: [1, 1, 1, 1].map((_, i) => (i < m * 4 ? 1 : 0)) }], {
-        step: t,
-      }),
-    );
+    for (const [t, m] of [1, 0.75, 0.5, 0.25, 0].entries())
+      sel.feedback([{ taskId: `b${t}`, rewards: [0, 1, 2, 3].map((i) => (i < m * 4 ? 1 : 0)) }], { step: t });
     expect(sel.progress()).toEqual({ a: 0, b: 0.234375, c: 0 });
     expect(sel.shares()).toEqual({ a: 0.125, b: 0.625, c: 0.25 });
   });

@@ -100,6 +100,12 @@ export function curriculumLineup(
       "the headroom selector: shared_ability's pass rates, level shares by learnability × headroom",
       { tuning: HEADROOM_TUNING },
     ),
+    // issue 41 item 3: Winnow's learning-progress selector at the library defaults (fixed before any run;
+    // docs/selection-zoo.md, "`progress`").
+    progress: entry(
+      { type: 'progress' },
+      "the progress selector: level shares by |change of the pass rate| over random's split as a floor",
+    ),
     offline_easy2hard: entry(
       { type: 'offline_easy2hard', params: { feature: orderFeature, order: 'asc' } },
       `fixed curriculum by ${orderFeature}, easy to hard, then again`,

@@ -13,6 +13,7 @@ export const CURRICULUM_SELECTORS = [
   'shared_ability',
   'shared_ability_ref',
   'headroom',
+  'progress',
   'offline_easy2hard',
   'mopps',
   'dots',

@@ -164,6 +164,13 @@ export const SUCCESSOR_SELECTORS: BenchSelector[] = [
     build: fromConfig({ type: 'headroom' }),
     tuning: HEADROOM_TUNING,
   },
+  {
+    name: 'progress',
+    description:
+      "Winnow's learning-progress selector at its defaults: domain shares by |change of the pass rate| over random's split",
+    fixedTasks: true,
+    build: fromConfig({ type: 'progress' }),
+  },
 ];
 
 /**

@@ -21,6 +21,7 @@ describe('selector registry', () => {
       'bots',
       'shared_ability',
       'headroom',
+      'progress',
     ]);
     expect(selectorRegistry().names()).toContain('mixed');
   });

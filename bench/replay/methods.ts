@@ -15,7 +15,31 @@ export interface ReplayMethod {
   /** Rows an update asks for, as a multiple of the step's fresh rows. */
   request: number;
   trainer?: PolicyGradientConfigInput;
+  /**
+   * Replay ramps up over the run: the sampler's `replaySchedule` is { startStep 0, rampSteps: the
+   * run's planned updates (`--steps`) }, so the replayed rows grow linearly from none at the first
+   * update to the method's full share at the last (samplers/replay-schedule.ts). Not tuned: the
+   * ramp spans the run, whatever its length.
+   */
+  rampOverRun?: boolean;
 }
+
+/** The sampler config a run of `m` uses, its ramp (if any) spanning `plannedSteps` updates. */
+export function samplerFor(m: ReplayMethod, plannedSteps: number): ReplayMethod['sampler'] {
+  if (!m.rampOverRun) return m.sampler;
+  return {
+    ...m.sampler,
+    params: { ...m.sampler.params, replaySchedule: { startStep: 0, rampSteps: plannedSteps } },
+  };
+}
+
+/** `m` with its replay ramped over the run, named `<name>_ramp`. */
+const ramped = (m: ReplayMethod): ReplayMethod => ({
+  ...m,
+  name: `${m.name}_ramp`,
+  description: `${m.description}; replayed rows ramp linearly from none at the first update to the full share at the run's last planned update`,
+  rampOverRun: true,
+});
 
 const clip: PolicyGradientConfigInput = { offPolicy: { mode: 'clip' } };
 
@@ -27,7 +51,7 @@ const repo = (strategy: string): ReplayMethod => ({
   trainer: clip,
 });
 
-export const REPLAY_METHODS: readonly ReplayMethod[] = [
+const BASE_METHODS: readonly ReplayMethod[] = [
   {
     name: 'fifo',
     description: 'no replay: each fresh rollout trained on once, oldest first (the baseline)',
@@ -73,6 +97,24 @@ export const REPLAY_METHODS: readonly ReplayMethod[] = [
     description:
       'DOTS rollout replay (arXiv:2506.05316): half fresh, half uniform from the 512 newest informative rollouts; PPO clip',
     sampler: { type: 'dots_replay', params: {} },
+    request: 2,
+    trainer: clip,
+  },
+];
+
+const byName = (name: string) => BASE_METHODS.find((m) => m.name === name)!;
+
+/** The line-up: the methods at their defaults, then the ramped variants (issue 42's follow-up). */
+export const REPLAY_METHODS: readonly ReplayMethod[] = [
+  ...BASE_METHODS,
+  ramped(byName('version_priority')),
+  ramped(byName('exgrpo')),
+  ramped(byName('dots_replay')),
+  {
+    name: 'repo_revisit',
+    description:
+      'RePO (arXiv:2506.09340) recency, plus the prompts of the previous explore step revisited (4 past rollouts each) in the room the fresh groups leave; off-policy advantages apart, PPO clip',
+    sampler: { type: 'repo', params: { strategy: 'recency', revisitSteps: 1 } },
     request: 2,
     trainer: clip,
   },

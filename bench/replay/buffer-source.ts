@@ -4,7 +4,7 @@
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
 import type { Experience } from '../../src/core/experience.ts';
 import type { BatchSource } from '../learning-curriculum/learner.ts';
-import type { ReplayMethod } from './methods.ts';
+import { type ReplayMethod, samplerFor } from './methods.ts';
 
 export class ReplayBufferSource implements BatchSource {
   readonly trainer: ReplayMethod['trainer'];
@@ -16,9 +16,14 @@ export class ReplayBufferSource implements BatchSource {
     this.trainer = trainer;
   }
 
-  /** A fresh buffer in `dbDir` for one run of `method`, its sampler seeded by the run's seed. */
-  static async open(dbDir: string, method: ReplayMethod, seed: number): Promise<ReplayBufferSource> {
-    const buffer = await ExperienceBuffer.open(dbDir, { sampler: method.sampler, seed });
+  /** A fresh buffer in `dbDir` for one run of `method` (`plannedSteps`: the run's planned updates), its sampler seeded by the run's seed. */
+  static async open(
+    dbDir: string,
+    method: ReplayMethod,
+    seed: number,
+    plannedSteps: number,
+  ): Promise<ReplayBufferSource> {
+    const buffer = await ExperienceBuffer.open(dbDir, { sampler: samplerFor(method, plannedSteps), seed });
     return new ReplayBufferSource(buffer, method.request, method.trainer);
   }
 

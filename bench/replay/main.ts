@@ -26,7 +26,7 @@ import { runComparison } from '../protocol/run.ts';
 import { PUBLISHED_DEFAULTS } from '../protocol/tuning.ts';
 import { ReplayBufferSource } from './buffer-source.ts';
 import { chargesMarkdown, type ReplayCharge, replayCharges } from './charges.ts';
-import { protocolMethod, REPLAY_METHODS, type ReplayMethod } from './methods.ts';
+import { protocolMethod, REPLAY_METHODS, type ReplayMethod, samplerFor } from './methods.ts';
 import { REPLAY_BENCH_SPEC } from './spec.ts';
 
 export interface ReplayLearnerResult {
@@ -115,7 +115,11 @@ async function runOnLearner(
     settings,
     extra: {
       bench: 'replay',
-      methods: methods.map((m) => ({ sampler: m.sampler, request: m.request, trainer: m.trainer ?? null })),
+      methods: methods.map((m) => ({
+        sampler: samplerFor(m, settings.steps),
+        request: m.request,
+        trainer: m.trainer ?? null,
+      })),
     },
   });
   const reportSeeds = v['report-only']
@@ -180,7 +184,7 @@ async function runWithBuffer(
 ): Promise<LearningCurve> {
   const dir = mkdtempSync(join(tmpdir(), 'winnow-bench-replay-'));
   try {
-    const source = await ReplayBufferSource.open(dir, method, seed);
+    const source = await ReplayBufferSource.open(dir, method, seed, ctx.settings.steps);
     try {
       const recipe = { config: { type: 'random' } };
       return await runLearner(method.name, recipe, ctx.view, seed, ctx.inputs, ctx.settings, budget, source);

@@ -15,7 +15,41 @@ export interface ReplayMethod {
   /** Rows an update asks for, as a multiple of the step's fresh rows. */
   request: number;
   trainer?: PolicyGradientConfigInput;
+  /**
+   * `ramp`: the sampler's `replaySchedule` is { startStep 0, rampSteps: the run's planned updates
+   * (`--steps`) }, so the replayed rows grow linearly from none at the first update to the
+   * method's full share at the last. `late`: { startStep: round(¾ × planned updates), rampSteps 0 },
+   * no replay until the last quarter of the run, then the full share (samplers/replay-schedule.ts).
+   * Neither is tuned: both scale with the run, whatever its length.
+   */
+  schedule?: 'ramp' | 'late';
 }
+
+/** The sampler config a run of `m` uses, its schedule (if any) scaled to `plannedSteps` updates. */
+export function samplerFor(m: ReplayMethod, plannedSteps: number): ReplayMethod['sampler'] {
+  if (!m.schedule) return m.sampler;
+  const replaySchedule =
+    m.schedule === 'ramp'
+      ? { startStep: 0, rampSteps: plannedSteps }
+      : { startStep: Math.round(0.75 * plannedSteps), rampSteps: 0 };
+  return { ...m.sampler, params: { ...m.sampler.params, replaySchedule } };
+}
+
+/** `m` with its replay ramped over the run, named `<name>_ramp`. */
+const ramped = (m: ReplayMethod): ReplayMethod => ({
+  ...m,
+  name: `${m.name}_ramp`,
+  description: `${m.description}; replayed rows ramp linearly from none at the first update to the full share at the run's last planned update`,
+  schedule: 'ramp',
+});
+
+/** `m` replaying only in the last quarter of the run, named `<name>_late`. */
+const late = (m: ReplayMethod): ReplayMethod => ({
+  ...m,
+  name: `${m.name}_late`,
+  description: `${m.description}; no replay before ¾ of the run's planned updates, the full share from then on`,
+  schedule: 'late',
+});
 
 const clip: PolicyGradientConfigInput = { offPolicy: { mode: 'clip' } };
 
@@ -27,7 +61,7 @@ const repo = (strategy: string): ReplayMethod => ({
   trainer: clip,
 });
 
-export const REPLAY_METHODS: readonly ReplayMethod[] = [
+const BASE_METHODS: readonly ReplayMethod[] = [
   {
     name: 'fifo',
     description: 'no replay: each fresh rollout trained on once, oldest first (the baseline)',
@@ -76,6 +110,26 @@ export const REPLAY_METHODS: readonly ReplayMethod[] = [
     request: 2,
     trainer: clip,
   },
+];
+
+const byName = (name: string) => BASE_METHODS.find((m) => m.name === name)!;
+
+/** The line-up: the methods at their defaults, then the ramped variants (issue 42's follow-up). */
+export const REPLAY_METHODS: readonly ReplayMethod[] = [
+  ...BASE_METHODS,
+  ramped(byName('version_priority')),
+  ramped(byName('exgrpo')),
+  ramped(byName('dots_replay')),
+  {
+    name: 'repo_revisit',
+    description:
+      'RePO (arXiv:2506.09340) recency, plus the prompts of the previous explore step revisited (4 past rollouts each) in the room the fresh groups leave; off-policy advantages apart, PPO clip',
+    sampler: { type: 'repo', params: { strategy: 'recency', revisitSteps: 1 } },
+    request: 2,
+    trainer: clip,
+  },
+  // Added after the leaderboard run at 6396b78 and measured on fresh seeds (docs/buffer.md).
+  late(byName('version_priority')),
 ];
 
 export const REPLAY_METHOD_NAMES = REPLAY_METHODS.map((m) => m.name);

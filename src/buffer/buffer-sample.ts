@@ -124,7 +124,7 @@ function chooseSlots(
   };
   const stream = p.config.randomStream ?? p.config.table;
   const rng = new Rng(hashSeed(p.config.seed, 'sample', stream, step, p.callIndex(step)));
-  return p.sampler.select(view, n, { keepGroups: p.config.keepGroups, rng });
+  return p.sampler.select(view, n, { keepGroups: p.config.keepGroups, rng, step });
 }
 
 /**

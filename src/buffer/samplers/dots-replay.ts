@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { freshSlots, mixFreshAndReplay } from './replay-pools.ts';
+import { ReplayScheduleShape, scheduledReplay } from './replay-schedule.ts';
 import { defineSampler, ReuseParamsShape, reuseLimits } from './sampler.ts';
 
 export const DotsReplayParamsSchema = z.strictObject({
@@ -21,6 +22,7 @@ export const DotsReplayParamsSchema = z.strictObject({
     .boolean()
     .default(true)
     .describe('Replay only rollouts with a non-zero advantage (a uniform group carries no gradient).'),
+  ...ReplayScheduleShape,
   ...ReuseParamsShape,
 });
 export type DotsReplayParams = z.output<typeof DotsReplayParamsSchema>;
@@ -51,7 +53,7 @@ export const dotsReplaySampler = defineSampler({
     remover: 'oldest',
     priority: () => 0,
     fixedPriority: 0,
-    select: (view, n, { rng }) => {
+    select: (view, n, { rng, step }) => {
       // The window: the newest `window` stored rows, eligible or not.
       let first = view.size;
       for (let left = p.window; first > 0 && left > 0; ) if (view.alive(--first)) left--;
@@ -61,14 +63,14 @@ export const dotsReplaySampler = defineSampler({
         if (p.informativeOnly && !(Math.abs(view.facts(s).advantage) > 0)) continue;
         pool.push(s);
       }
-      const target = Math.round(n * p.replayShare);
+      const { target, cap } = scheduledReplay(p.replaySchedule, step, n, p.replayShare);
       const fresh = freshSlots(view);
-      const want = Math.min(pool.length, Math.max(target, n - fresh.length), n);
+      const want = Math.min(pool.length, Math.max(target, n - fresh.length), n, cap);
       const drawn = rng
         .sampleDistinct(pool.length, want)
         .map((i) => pool[i]!)
         .sort((a, b) => b - a);
-      const slots = mixFreshAndReplay(fresh, drawn, n, target);
+      const slots = mixFreshAndReplay(fresh, drawn, n, target, cap);
       return { slots, weights: slots.map(() => 1) };
     },
   }),

@@ -8,6 +8,7 @@ import {
   pastByTask,
   rollingAccuracy,
 } from './replay-pools.ts';
+import { ReplayScheduleShape, scheduledReplay } from './replay-schedule.ts';
 import { type CandidateView, defineSampler, ReuseParamsShape, reuseLimits } from './sampler.ts';
 import { drawWithoutReplacement } from './select.ts';
 
@@ -34,6 +35,7 @@ export const ExgrpoParamsSchema = z.strictObject({
     .describe(
       'σ of the Gaussian (mean 0.5) over bucket centres that weights questions; 0 = strict order medium, low, high.',
     ),
+  ...ReplayScheduleShape,
   ...ReuseParamsShape,
 });
 export type ExgrpoParams = z.output<typeof ExgrpoParamsSchema>;
@@ -65,8 +67,10 @@ interface Question {
  * Departures: accuracy is the share over the task's last `accuracyWindow` stored rollouts rather
  * than its latest on-policy group; entropy is the behaviour policy's sampled-token estimate at
  * collection time, not recomputed under the current policy; solved questions stay in the table
- * (never replayed) instead of being removed; no delayed start — set a rate limiter or start
- * replaying later in the run for that. The policy-shaping objective is the trainer's
+ * (never replayed) instead of being removed. The paper delays replay until the learner has
+ * experiences worth replaying (triggered by the training batch's accuracy); here the delay is by
+ * train step, `replaySchedule` (replay-schedule.ts: a start step and a linear ramp; default none).
+ * The policy-shaping objective is the trainer's
  * (`offPolicy: { mode: shaping }`, docs/trainer.md).
  */
 export const exgrpoSampler = defineSampler({
@@ -81,10 +85,11 @@ export const exgrpoSampler = defineSampler({
     priority: () => 0,
     fixedPriority: 0,
     needsEntropy: true,
-    select: (view, n, { rng }) => {
+    select: (view, n, { rng, step }) => {
       const questions = replayQuestions(view, p);
       const ordered = orderQuestions(questions, p.bucketStd, rng).map((q) => q.pick);
-      const slots = mixFreshAndReplay(freshSlots(view), ordered, n, Math.round(n * p.replayShare));
+      const { target, cap } = scheduledReplay(p.replaySchedule, step, n, p.replayShare);
+      const slots = mixFreshAndReplay(freshSlots(view), ordered, n, target, cap);
       return { slots, weights: slots.map(() => 1) };
     },
   }),

@@ -9,6 +9,7 @@ export * from './lifo.ts';
 export * from './priority-heap.ts';
 export * from './registry.ts';
 export * from './replay-pools.ts';
+export * from './replay-schedule.ts';
 export * from './repo.ts';
 export * from './retrieval/registry.ts';
 export * from './retrieval/retrieval.ts';

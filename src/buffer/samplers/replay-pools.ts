@@ -70,14 +70,16 @@ export function accuracyBucket(acc: number): AccuracyBucket {
 /**
  * One batch of `n` from the two pools: `replayTarget` rows from `replay` (in its order), the rest
  * fresh (oldest first). A short pool is topped up from the other, so the batch is short only when
- * both run dry. Fresh rows come first in delivery order.
+ * both run dry — except that at most `replayCap` rows are replayed (a replay schedule's cap,
+ * replay-schedule.ts). Fresh rows come first in delivery order.
  */
 export function mixFreshAndReplay(
   fresh: readonly number[],
   replay: readonly number[],
   n: number,
   replayTarget: number,
+  replayCap = n,
 ): number[] {
-  const r = Math.min(replay.length, Math.max(replayTarget, n - fresh.length), n);
+  const r = Math.min(replay.length, Math.max(replayTarget, n - fresh.length), n, replayCap);
   return [...fresh.slice(0, n - r), ...replay.slice(0, r)];
 }

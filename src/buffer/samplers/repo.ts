@@ -21,6 +21,14 @@ export const RepoParamsSchema = z.strictObject({
     .positive()
     .default(1e-6)
     .describe('Added to the standard deviation when the off-policy rows’ advantages are normalised.'),
+  revisitSteps: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(0)
+    .describe(
+      'Also revisit the prompts explored in the last this many explore steps before the batch’s newest (0 = only the prompts of the fresh groups, as in the paper).',
+    ),
   ...ReuseParamsShape,
 });
 export type RepoParams = z.output<typeof RepoParamsSchema>;
@@ -35,6 +43,12 @@ export type RepoParams = z.output<typeof RepoParamsSchema>;
  *
  * Order: each fresh group (oldest first, taken whole) followed by its retrieved rows; a group that
  * does not fit what is left of the batch ends it. Rows already trained on once are candidates.
+ *
+ * With `revisitSteps` r > 0 (Winnow's addition, off by default), the batch's room left after the
+ * fresh groups goes to prompts explored in the last r explore steps (the most recent first), `k`
+ * past rollouts each, by the same strategy and with the same separate advantages: RePO retrieves
+ * only past rollouts of the batch's own prompts, which a selection that seldom revisits a prompt
+ * (random over a large pool) rarely has.
  *
  * Departures: the paper's buffer holds every past rollout with no use limit; here the buffer's
  * `maxUses`/cooldowns (default unlimited) and `capacity` apply. Its strategies are defined over the
@@ -69,12 +83,50 @@ export const repoSampler = defineSampler({
           for (const s of retrieved) taken.add(s);
           slots.push(...group, ...retrieved);
         }
+        if (p.revisitSteps > 0 && slots.length > 0)
+          for (const task of revisitedPrompts(view, slots, past, p.revisitSteps)) {
+            const k = Math.min(p.offPolicyPerPrompt, n - slots.length);
+            if (k === 0) break;
+            const candidates = past.get(task)!.filter((s) => !taken.has(s));
+            const retrieved = retrieval.retrieve(candidates, k, view, rng);
+            for (const s of retrieved) taken.add(s);
+            slots.push(...retrieved);
+          }
         return { slots, weights: slots.map(() => 1) };
       },
       prepare: (batch) => separateAdvantages(batch, p.advantageEpsilon),
     };
   },
 });
+
+/**
+ * The prompts to revisit beside a batch's fresh groups: those with a past rollout explored within
+ * `steps` explore steps before the newest delivered fresh row's, other than the batch's own
+ * prompts; the most recently explored first (ties: the newest row first).
+ */
+function revisitedPrompts(
+  view: CandidateView,
+  slots: readonly number[],
+  past: ReadonlyMap<string, number[]>,
+  steps: number,
+): string[] {
+  let now = Number.NEGATIVE_INFINITY;
+  const own = new Set<string>();
+  for (const s of slots)
+    if (view.uses(s) === 0) {
+      now = Math.max(now, view.facts(s).exploreStep);
+      own.add(view.facts(s).taskId);
+    }
+  const recent: { task: string; step: number; seq: number }[] = [];
+  for (const [task, rows] of past) {
+    if (own.has(task)) continue;
+    const newest = rows[rows.length - 1]!;
+    const step = view.facts(newest).exploreStep;
+    if (step >= now - steps && step < now) recent.push({ task, step, seq: view.seq[newest]! });
+  }
+  recent.sort((a, b) => b.step - a.step || b.seq - a.seq);
+  return recent.map((r) => r.task);
+}
 
 /** Fresh rows grouped by GRPO group, groups in the order of their oldest fresh row. */
 function freshGroups(view: CandidateView): number[][] {

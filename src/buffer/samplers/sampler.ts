@@ -76,6 +76,8 @@ export interface SelectOptions {
   keepGroups: boolean;
   /** Seeded per (buffer seed, table, step, call): the only randomness a sampler may use. */
   rng: Rng;
+  /** The train step the call samples for (the buffer always passes it; replay schedules read it). */
+  step?: number;
 }
 
 export interface Sampler {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { hashSeed, Rng } from '../../core/rng.ts';
 import { entryOrder } from './entry-order.ts';
 import { PriorityHeap } from './priority-heap.ts';
+import { capReplayed, ReplayScheduleShape, scheduledReplay } from './replay-schedule.ts';
 import { defineSampler, ReuseParamsShape, reuseLimits } from './sampler.ts';
 import { type SelectionPolicy, selectSlots } from './select.ts';
 
@@ -12,6 +13,7 @@ export const VersionPriorityParamsSchema = z.strictObject({
     .nonnegative()
     .default(0)
     .describe('σ of Gaussian noise added to the priority (redrawn after every use, seeded).'),
+  ...ReplayScheduleShape,
   ...ReuseParamsShape,
 });
 export type VersionPriorityParams = z.output<typeof VersionPriorityParamsSchema>;
@@ -25,7 +27,9 @@ const HIGHEST: SelectionPolicy = { mode: 'highest', beta: 0, weight: () => 1 };
  * entry-order.ts). Fresh rollouts outrank old ones, and every reuse pushes an experience down by
  * `decay`. The noise for (experience, use count) is drawn
  * from a stream seeded by the buffer seed and the experience id, so a resumed run recomputes it
- * exactly. Its index is a max-heap of the deliverable rows.
+ * exactly. Its index is a max-heap of the deliverable rows. `replaySchedule` (replay-schedule.ts)
+ * caps the past rows a call delivers by train step (delayed start, linear ramp); the batch is then
+ * shorter, never topped up with older rows.
  */
 export const versionPrioritySampler = defineSampler({
   name: 'version_priority',
@@ -49,7 +53,13 @@ export const versionPrioritySampler = defineSampler({
         else heap.remove(slot);
       },
       reset: () => heap.clear(),
-      select: (view, n, opts) => selectSlots(HIGHEST, { ...view, heap, entryOrder: firstIn }, n, opts),
+      select: (view, n, opts) => {
+        const sel = selectSlots(HIGHEST, { ...view, heap, entryOrder: firstIn }, n, opts);
+        // The cap scales the replayed rows the plain sampler chose (it has no share of its own).
+        const past = sel.slots.filter((s) => view.uses(s) > 0).length;
+        const { cap } = scheduledReplay(p.replaySchedule, opts.step, past);
+        return cap >= past ? sel : capReplayed(view, sel, cap);
+      },
     };
   },
 });

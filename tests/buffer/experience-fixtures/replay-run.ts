@@ -37,9 +37,15 @@ export const METHODS: Record<string, ExperienceBufferConfigInput['sampler']> = {
 /** The replay methods: each trains every fresh rollout exactly once (fresh rows come first and fit the batch). */
 export const REPLAY_METHODS = Object.keys(METHODS).filter((m) => /^(exgrpo|repo-|dots_replay)/.test(m));
 
-/** Buffer settings beside the sampler: small compaction interval so the run compacts. */
+/**
+ * Buffer settings beside the sampler, small so that the run does everything a long one does: it
+ * evicts (capacity 40 of the 64 rows written), folds use counts into the table (every 20 waiting)
+ * and compacts (every 3 commits).
+ */
 export const bufferConfig = (method: string) => ({
   sampler: METHODS[method]!,
+  capacity: 40,
+  foldRows: 20,
   compactEvery: 3,
   retainVersionsSeconds: 0,
   seed: 11,

@@ -57,7 +57,8 @@ const SUCCESS = [0.2, 0.45, 0.55, 0.7, 0.9];
 /**
  * The rollouts explorer step `s` writes (the same on every re-run): two groups of 4 on tasks that
  * recur every few steps, seeded rewards, GRPO advantages within each group, and three behaviour
- * log-probs per rollout (so sequence entropies and behaviour log-probs differ from row to row).
+ * log-probs per rollout (so sequence entropies and behaviour log-probs differ from row to row, except
+ * for the twins below).
  */
 export function stepRollouts(s: number): Experience[] {
   const out: Experience[] = [];
@@ -67,6 +68,14 @@ export function stepRollouts(s: number): Experience[] {
     const rewards = Array.from({ length: REPEAT }, (): number => (rng.float() < SUCCESS[task]! ? 1 : 0));
     const mean = rewards.reduce((a, b) => a + b, 0) / REPEAT;
     const std = Math.sqrt(rewards.reduce((a, r) => a + (r - mean) ** 2, 0) / REPEAT);
+    const logprobs = rewards.map(() => [0, 1, 2].map(() => -(0.05 + 1.5 * rng.float())));
+    if (rewards[0] === 1 && rewards[1] === 1) {
+      // Twins: the task's lowest-entropy correct rollouts, equal once stored as float32 but not as
+      // float64 (the explorer's values). A resumed run must order them as the uninterrupted one.
+      const low = Math.fround(0.02 + 0.001 * s);
+      logprobs[0] = [-low, -low, -low];
+      logprobs[1] = logprobs[0].map((x) => x - 1e-12);
+    }
     rewards.forEach((reward, k) => {
       out.push(
         exp(`s${s}g${g}k${k}`, {
@@ -77,7 +86,7 @@ export function stepRollouts(s: number): Experience[] {
           exploreStep: s,
           reward,
           advantage: (reward - mean) / (std + 1e-6),
-          logprobs: [0, 1, 2].map(() => -(0.05 + 1.5 * rng.float())),
+          logprobs: logprobs[k]!,
         }),
       );
     });

@@ -33,7 +33,9 @@ const {
 } = writeRftYaml(dir, 'kill-replay', {
   buffer: BUFFER,
   trainer: { type: 'policy_gradient', params: { lr: 0.001, offPolicy: { mode: 'shaping' } } },
-  lifecycle: { mode: 'sync', steps: STEPS, checkpointEvery: 2 },
+  // Room for every fresh rollout of a step beside the replayed ones, so a row of a later step left
+  // in the table by a resume would be trained a step early, and show.
+  lifecycle: { mode: 'sync', steps: STEPS, checkpointEvery: 2, trainBatch: 32 },
 });
 /** The chain's kills: env for the child, and the checkpoint its resume starts from. */
 const KILLS: { name: string; env: Record<string, string> }[] = [

@@ -26,7 +26,7 @@ export const METHODS: Record<string, ExperienceBufferConfigInput['sampler']> = {
       { type: 'repo', params: { strategy, offPolicyPerPrompt: 2 } },
     ]),
   ),
-  dots_replay: { type: 'dots_replay', params: { window: 24 } },
+  dots_replay: { type: 'dots_replay', params: { window: 24, maxUses: 3 } },
   fifo: { type: 'fifo' },
   lifo: { type: 'lifo' },
   uniform: { type: 'uniform', params: { maxUses: 3 } },

@@ -62,7 +62,11 @@ export function writeFacts(rows: readonly Experience[]): WriteFacts {
     f.reward[k] = e.reward;
     f.advantage[k] = e.advantage;
     f.createdAt[k] = e.createdAt;
-    f.entropy[k] = sequenceEntropy(actionLogprobs(e.logprobs, e.actionMask, e.tokens.length, e.promptLength));
+    // From the log-probs as the table stores them (float32), as a reopened buffer rebuilds it: else
+    // two rollouts could compare differently before and after a restart (a resumed run replayed others).
+    const action = actionLogprobs(e.logprobs, e.actionMask, e.tokens.length, e.promptLength);
+    for (let t = 0; t < action.length; t++) action[t] = Math.fround(action[t]!);
+    f.entropy[k] = sequenceEntropy(action);
     f.flags[k] = slotFlags(e.truncated, e.expert);
   }
   return f;

@@ -87,8 +87,8 @@ export interface SweepResult {
   elapsedMs: number;
 }
 
-/** Winnow's own methods: the successor and its variants, alone or with a stage in front. */
-export const isWinnows = (name: string): boolean => name.startsWith('shared_ability');
+/** Winnow's own methods: the successor and its variants (alone or with a stage in front), and headroom. */
+export const isWinnows = (name: string): boolean => name.startsWith('shared_ability') || name === 'headroom';
 
 /** Methods whose select draws a fresh random number per task every step (seconds per step at 10⁶ tasks). */
 const EXACT_OVER_POOL = new Set(['bots', 'bots_explicit', 'bots+greso', 'bots+speed']);

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { isWinnows, type SweepPointResult, type SweepResult } from '../../../bench/selection/sweep.ts';
+import {
+  isWinnows,
+  runSelectionSweep,
+  type SweepPointResult,
+  type SweepResult,
+} from '../../../bench/selection/sweep.ts';
 import { aucPlace, sweepSummaryMarkdown } from '../../../bench/selection/sweep-format.ts';
 
 // The sweep table of docs/selection-zoo.md: per point the AUC winner, the runner-up and where
@@ -48,4 +53,22 @@ describe('sweep summary table', () => {
       'headroom',
     ]);
   });
+
+  it('runs a part of a sweep (--points) with the numbers the whole sweep gives those points', async () => {
+    const opts = {
+      factor: 'pool-size',
+      poolSizes: [300, 500, 700],
+      seeds: 5,
+      steps: 30,
+      selectors: ['random', 'pcl', 'dump'],
+    };
+    const whole = await runSelectionSweep(opts);
+    const part = await runSelectionSweep({ ...opts, points: [3, 1] });
+    const timeless = (p: SweepPointResult) => ({ ...p, seconds: 0 });
+    expect(part.points.map((p) => p.label)).toEqual(['300 tasks', '700 tasks']);
+    expect(part.points.map(timeless)).toEqual([whole.points[0]!, whole.points[2]!].map(timeless));
+    await expect(runSelectionSweep({ ...opts, points: [4] })).rejects.toThrow(
+      'the pool-size sweep has 3 points, no point 4',
+    );
+  }, 120_000);
 });

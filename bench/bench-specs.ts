@@ -184,6 +184,12 @@ export const SELECTION_BENCH_SPEC = {
       value: 'N,…',
       description: 'with --sweep pool-size: the pool sizes (default 1000,10000,100000,1000000)',
     },
+    points: {
+      type: 'list',
+      value: 'I,…',
+      description:
+        "with --sweep FACTOR (one factor): run only these of its points, 1-based in the sweep's order (e.g. 4,5,6: one process per part of a sweep)",
+    },
     html: {
       type: 'string',
       value: 'FILE',
@@ -197,6 +203,7 @@ export const SELECTION_BENCH_SPEC = {
     'winnow bench selection --scenario all --json',
     'winnow bench selection --selectors all --first-seed 6 --overhead-tasks 1000000 --json --html zoo.html',
     'winnow bench selection --sweep all --json',
+    'winnow bench selection --sweep easy-hard --points 4,5,6 --seeds 10 --json',
   ],
 } as const satisfies CommandSpec;
 

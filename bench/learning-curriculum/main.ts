@@ -3,8 +3,10 @@
 // every other method spends (less what the information it reads is charged). The ranking is by AUC
 // of held-out accuracy against rollouts, among methods at their published defaults reading no oracle.
 // Run: npx winnow bench curriculum [--learner curriculum|arithmetic] [--selectors all] [--json]
-import { writeFileSync } from 'node:fs';
-import { parseCommand } from '../../src/cli/command-spec.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type OptionValues, parseCommand } from '../../src/cli/command-spec.ts';
 import { ConfigError } from '../../src/core/errors.ts';
 import { loadTaskFile } from '../../src/explorer/tasks/arithmetic-datasets.ts';
 import { createSelector } from '../../src/selectors/registry.ts';
@@ -18,6 +20,7 @@ import { PUBLISHED_DEFAULTS } from '../protocol/tuning.ts';
 import { measureOverhead } from '../selection/zoo-overhead.ts';
 import { CurveStore } from './curve-store.ts';
 import { curriculumHtml } from './html.ts';
+import { childOptions, runSeedRanges, seedRanges } from './jobs.ts';
 import { buildView, type LearnerSettings, type LearningCurve, runLearner } from './learner.ts';
 import { BENCH_LEARNERS, type BenchLearnerName } from './learners.ts';
 import { type CurriculumEntry, curriculumLineup, entryInformation } from './lineup.ts';
@@ -68,7 +71,46 @@ export async function curriculumBenchMain(argv: string[]): Promise<number> {
   const log = (s: string) => {
     if (!v.quiet) process.stderr.write(`${s}\n`);
   };
+  // --jobs N: the seeds run in N child processes first (jobs.ts); below, every run is then found
+  // in the --curves file (a scratch file when none is given) and only the report is made here.
+  let curvesFile: string | undefined = v.curves;
+  const scratch =
+    v.jobs > 1 && !v['report-only'] && !curvesFile
+      ? mkdtempSync(join(tmpdir(), 'winnow-curves-'))
+      : undefined;
+  try {
+    if (v.jobs > 1 && !v['report-only'] && seeds.length > 1) {
+      curvesFile ??= join(scratch!, 'curves.jsonl');
+      await runSeedRanges({
+        options: childOptions(v, parsed.given),
+        ranges: seedRanges(seeds, v.jobs),
+        curves: curvesFile,
+        quiet: v.quiet === true,
+        log,
+      });
+    }
+    return await compare(v, { learner, seeds, settings, selectors, curvesFile, smoke, log });
+  } finally {
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  }
+}
 
+type CurriculumValues = OptionValues<typeof CURRICULUM_BENCH_SPEC.options>;
+
+/** The comparison itself: references, every run (or its stored copy), the protocol's report. */
+async function compare(
+  v: CurriculumValues,
+  c: {
+    learner: (typeof BENCH_LEARNERS)[BenchLearnerName];
+    seeds: number[];
+    settings: LearnerSettings;
+    selectors: CurriculumSelectorName[];
+    curvesFile: string | undefined;
+    smoke: boolean;
+    log: (line: string) => void;
+  },
+): Promise<number> {
+  const { learner, seeds, settings, selectors, smoke, log } = c;
   const [fullTrain, heldout] = await Promise.all([
     loadTaskFile(`${learner.data}/train.jsonl`),
     loadTaskFile(`${learner.data}/heldout.jsonl`),
@@ -111,7 +153,7 @@ export async function curriculumBenchMain(argv: string[]): Promise<number> {
     tuning: lineup[name].tuning,
   }));
   const inputs = { train, heldout, load: learner.load };
-  const store = new CurveStore(v.curves, {
+  const store = new CurveStore(c.curvesFile, {
     learner: learner.name,
     settings,
     extra: {

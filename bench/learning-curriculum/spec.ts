@@ -170,6 +170,14 @@ export const CURRICULUM_BENCH_SPEC = {
       description:
         'also time each selector step on a simulated pool of N tasks (e.g. 1000000; 0 = not measured)',
     },
+    jobs: {
+      type: 'int',
+      value: 'N',
+      min: 1,
+      default: 1,
+      description:
+        'run the seeds in N processes (contiguous seed ranges, each run appended to --curves or a scratch file); the results do not depend on N',
+    },
     ...POOL_REGIME_OPTIONS,
     html: {
       type: 'string',
@@ -183,6 +191,7 @@ export const CURRICULUM_BENCH_SPEC = {
     'winnow bench curriculum --learner arithmetic --selectors all --json > arithmetic.json',
     'winnow bench curriculum --seeds 5 --first-seed 1 --selectors random,bots,shared_ability',
     'winnow bench curriculum --smoke --json',
+    'winnow bench curriculum --selectors all --jobs 2 --curves curriculum.jsonl --json > curriculum.json',
     'winnow bench curriculum --pool-unusable 0.2 --selectors random,pcl,shared_ability --json',
   ],
 } as const satisfies CommandSpec;

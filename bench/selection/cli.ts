@@ -32,6 +32,14 @@ export async function selectionBenchMain(argv: string[]): Promise<number> {
         message: 'expected integers ≥ 100',
         hint: 'e.g. --pool-sizes 1000,10000',
       });
+    const points = values.points?.map((x) => Number(x));
+    if (points && (values.sweep === 'all' || points.some((n) => !Number.isInteger(n) || n < 1)))
+      throw new ConfigError({
+        path: 'points',
+        message:
+          values.sweep === 'all' ? '--points needs one factor, not --sweep all' : 'expected integers ≥ 1',
+        hint: 'e.g. --sweep easy-hard --points 4,5,6',
+      });
     const sweep = await runSelectionSweep({
       factor: values.sweep,
       seeds: values.seeds,
@@ -40,6 +48,7 @@ export async function selectionBenchMain(argv: string[]): Promise<number> {
       ...(values.selectors !== undefined ? { selectors: values.selectors } : {}),
       ...(values.steps !== undefined ? { steps: values.steps } : {}),
       ...(poolSizes ? { poolSizes } : {}),
+      ...(points ? { points } : {}),
       ...progress,
     });
     process.stdout.write(`${values.json ? JSON.stringify(sweep, null, 2) : formatSweep(sweep)}\n`);

@@ -78,3 +78,44 @@ export function formatSweep(result: SweepResult): string {
   );
   return parts.join('\n');
 }
+
+/**
+ * Where a method stands at a point by mean AUC among the ranked methods: its rank when ranked; an
+ * unranked one (tuned by another rule) gets the place it would take, marked "(unranked)".
+ */
+export function aucPlace(p: SweepPointResult, name: string): string {
+  const m = p.auc.find((x) => x.selector === name);
+  if (!m) return 'not run';
+  if (m.rank !== null) return `#${m.rank}`;
+  const ahead = p.auc.filter((x) => x.rank !== null && x.auc > m.auc).length;
+  return `(#${ahead + 1}, unranked)`;
+}
+
+/**
+ * One row per sweep point (docs/selection-zoo.md's sweep table): the AUC winner and runner-up with
+ * the winner's paired margin, and where each of `winnow` (Winnow's methods) stands by AUC.
+ */
+export function sweepSummaryMarkdown(result: SweepResult, winnow: readonly string[]): string {
+  const rows = result.points.map((p) => {
+    const auc = (name: string) =>
+      `${((p.auc.find((x) => x.selector === name)?.auc ?? Number.NaN) * 100).toFixed(1)}`;
+    const w = p.aucWinner;
+    return [
+      p.factor,
+      `${p.label}${p.isDefault ? ' (default)' : ''}`,
+      `${w.selector} ${auc(w.selector)}`,
+      `${w.overRunnerUp.other} ${auc(w.overRunnerUp.other)}`,
+      fmtDiff(w.overRunnerUp),
+      ...winnow.map((name) => aucPlace(p, name)),
+    ];
+  });
+  const head = [
+    'factor',
+    'point',
+    'AUC winner (AUC %)',
+    'runner-up (AUC %)',
+    'winner − runner-up [90%]',
+    ...winnow,
+  ];
+  return markdown(head, rows);
+}

@@ -31,6 +31,8 @@ export interface SweepOptions {
   steps?: number;
   /** Pool sizes of the pool-size factor (default 1k, 10k, 100k, 1M). */
   poolSizes?: number[];
+  /** Only these points of the factor (1-based, in the sweep's order); all when absent. */
+  points?: number[];
   /** Above this pool size, methods that score every task with a fresh draw each step are skipped. */
   maxExactPool?: number;
   onProgress?: (message: string) => void;
@@ -87,8 +89,8 @@ export interface SweepResult {
   elapsedMs: number;
 }
 
-/** Winnow's own methods: the successor and its variants, alone or with a stage in front. */
-export const isWinnows = (name: string): boolean => name.startsWith('shared_ability');
+/** Winnow's own methods: the successor and its variants (alone or with a stage in front), and headroom. */
+export const isWinnows = (name: string): boolean => name.startsWith('shared_ability') || name === 'headroom';
 
 /** Methods whose select draws a fresh random number per task every step (seconds per step at 10⁶ tasks). */
 const EXACT_OVER_POOL = new Set(['bots', 'bots_explicit', 'bots+greso', 'bots+speed']);
@@ -224,14 +226,28 @@ export async function runSelectionSweep(opts: SweepOptions): Promise<SweepResult
     if (!known.has(s))
       throw new ConfigError({ path: 'selectors', message: `unknown selector '${s}'`, hint: 'see --help' });
   const points: SweepPointResult[] = [];
-  for (const factor of factors)
-    for (const point of sweepPoints(factor, opts.poolSizes)) {
-      const r = runPoint(point, opts, selectors, points.length);
+  // A point's index in the whole sweep salts its bootstrap: a point run alone (--points) gives the
+  // numbers it gives inside its factor's full sweep.
+  let index = 0;
+  for (const factor of factors) {
+    const all = sweepPoints(factor, opts.poolSizes);
+    const missing = opts.points?.filter((i) => i > all.length) ?? [];
+    if (missing.length > 0)
+      throw new ConfigError({
+        path: 'points',
+        message: `the ${factor} sweep has ${all.length} points, no point ${missing.join(', ')}`,
+        hint: `choose among 1–${all.length}`,
+      });
+    for (const [i, point] of all.entries()) {
+      if (opts.points && !opts.points.includes(i + 1)) continue;
+      const r = runPoint(point, opts, selectors, index + i);
       opts.onProgress?.(`sweep ${factor} ${point.label}: winner ${r.winner} (${r.seconds.toFixed(0)} s)`);
       points.push(r);
       // Yield between points so a caller's timers and signals get a turn.
       await new Promise((resolve) => setImmediate(resolve));
     }
+    index += all.length;
+  }
   const base = SCENARIOS['default']!;
   const seedCount = opts.seeds ?? 5;
   return {

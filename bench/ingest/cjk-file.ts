@@ -84,7 +84,8 @@ export function cjkLine(rand: () => number, i: number, recent: string[]): string
   else if (r < 0.05 && recent.length > 0) text = recent[Math.floor(rand() * recent.length)]!.toUpperCase();
   else {
     text = cjkText(rand, i);
-    recent[i % 512] = text;
+    if (recent.length < 512) recent.push(text);
+    else recent[i % 512] = text;
   }
   return JSON.stringify({ text, source: `crawl-${i % 17}` });
 }

@@ -32,6 +32,7 @@ Usage: python3 bench/ingest_dj10.py IN.jsonl OUT_DIR --prompt text [--engine pyt
 """
 
 import argparse
+import functools
 import hashlib
 import html
 import json
@@ -313,39 +314,38 @@ def polars_text(pl, col):
     )
 
 
-def polars_char_repetition(pl, lf, n=10):
-    """Per row: Data-Juicer's character n-gram ratio, by exploding each row's n-gram offsets."""
-    grams = (
-        lf.select("rid", "t", pl.int_ranges(0, pl.col("t").str.len_chars() - n + 1).alias("i"))
-        .explode("i")
-        .drop_nulls("i")
-        .select("rid", pl.col("t").str.slice(pl.col("i"), n).alias("g"))
-        .group_by("rid", "g")
-        .len()
-    )
-    k = pl.min_horizontal(pl.len().sqrt().floor(), (pl.col("len") > 1).sum())
-    top = pl.col("len").filter(pl.col("len").rank("ordinal", descending=True) <= k).sum()
-    return grams.group_by("rid").agg((top / pl.col("len").sum()).alias("char_rep"))
+def polars_char_repetition(pl, n=10):
+    """Data-Juicer's character n-gram ratio per row, in list expressions: each character hashed,
+    each window's hash a sum of its characters' hashes times per-position constants."""
+    chars = pl.col("t").str.split("").list.eval(pl.element().hash(1))
+    mult = [pl.lit((0x9E3779B97F4A7C15 * (k + 1)) % 2**64, dtype=pl.UInt64) for k in range(n)]
+    window = functools.reduce(lambda a, b: a + b, [pl.element().shift(-k) * mult[k] for k in range(n)])
+    grams = chars.list.eval(window.drop_nulls())
+    counts = grams.list.eval(pl.element().unique_counts().sort(descending=True))
+    repeated = counts.list.eval((pl.element() > 1).sum()).list.first().cast(pl.Int64)
+    k = pl.min_horizontal(counts.list.len().cast(pl.Float64).sqrt().floor().cast(pl.Int64), repeated)
+    total = grams.list.len()
+    return pl.when(total > 0).then(counts.list.head(k).list.sum() / total).otherwise(0.0)
 
 
-def polars_word_repetition(pl, lf, n=5):
-    """Per row: the word n-gram ratio, words split on space/tab/newline and stripped of specials."""
+def polars_word_repetition(pl, n=5):
+    """The word n-gram ratio per row: words split on space/tab/newline, lower-cased, stripped of
+    special characters at both ends, empties dropped; n-grams joined by a space."""
     edge = f"^{SPECIAL_CLASS}+|{SPECIAL_CLASS}+$"
     words = (
-        lf.select("rid", pl.col("t").str.to_lowercase().str.replace_all("[\t\n]", " ").str.split(" ").alias("w"))
-        .explode("w")
-        .with_columns(pl.col("w").str.replace_all(edge, ""))
-        .filter(pl.col("w").is_not_null() & (pl.col("w") != ""))
+        pl.col("t")
+        .str.to_lowercase()
+        .str.replace_all("[\t\n]", " ")
+        .str.split(" ")
+        .list.eval(pl.element().str.replace_all(edge, "").filter(pl.element().str.replace_all(edge, "") != ""))
     )
-    shifted = [pl.col("w").shift(-k).over("rid") for k in range(n)]
-    grams = (
-        words.select("rid", pl.concat_str(shifted, separator=" ").alias("g"))
-        .drop_nulls("g")
-        .group_by("rid", "g")
-        .len()
+    grams = words.list.eval(
+        pl.concat_str([pl.element().shift(-k) for k in range(n)], separator=" ").drop_nulls()
     )
-    rep = pl.col("len").filter(pl.col("len") > 1).sum()
-    return grams.group_by("rid").agg((rep / pl.col("len").sum()).alias("word_rep"))
+    counts = grams.list.eval(pl.element().unique_counts())
+    repeated = counts.list.eval(pl.element().filter(pl.element() > 1).sum()).list.first()
+    total = grams.list.len()
+    return pl.when(total > 0).then(repeated / total).otherwise(0.0)
 
 
 def run_polars(args):
@@ -359,11 +359,8 @@ def run_polars(args):
         total.is_between(10, 10000)
         & (pl.col("t").str.count_matches(r"[\pL\pN]") / total >= 0.25)
         & (pl.col("t").str.count_matches(SPECIAL_CLASS) / total <= 0.4)
-    ).with_row_index("rid")
-    lf = lf.join(polars_char_repetition(pl, lf), on="rid", how="left")
-    lf = lf.filter(pl.col("char_rep").fill_null(0) <= 0.5)
-    lf = lf.join(polars_word_repetition(pl, lf), on="rid", how="left")
-    lf = lf.filter(pl.col("word_rep").fill_null(0) <= 0.5).sort("rid")
+    )
+    lf = lf.filter(polars_char_repetition(pl) <= 0.5).filter(polars_word_repetition(pl) <= 0.5)
     out = lf.unique(subset=pl.col("t").str.to_lowercase(), keep="first", maintain_order=True)
     kept = out.select(pl.col("t").alias("text")).collect()
     kept.write_parquet(os.path.join(args.out_dir, "kept.parquet"))

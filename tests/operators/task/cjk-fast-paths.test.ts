@@ -12,7 +12,13 @@ import {
   stripSpecial,
   stripSpecialRef,
 } from '../../../src/operators/task/dj-words.ts';
+import {
+  normalizePunctuation,
+  normalizePunctuationRef,
+} from '../../../src/operators/task/normalize-punctuation.ts';
 import { charClassCounts, charClassCountsFull } from '../../../src/operators/task/text-stats.ts';
+import { repeatedGramsByHash } from '../../../src/operators/task/word-gram-counts.ts';
+import { repeatedGramsRef } from '../../../src/operators/task/word-repetition-filter.ts';
 
 // The fast paths the dj10 recipe (bench ingest --pipeline dj10) leans on, each against the
 // definition it replaces: CJK, kana, full-width forms, emoji (surrogate pairs, ZWJ), lone
@@ -109,5 +115,40 @@ describe('character classes by table (text-stats.ts)', () => {
       const ch = String.fromCodePoint(c);
       expect(charClassCounts(ch)).toEqual(charClassCountsFull(ch));
     }
+  });
+});
+
+describe('punctuation and word n-grams without a regular expression or a string per n-gram', () => {
+  it('normalizePunctuation gives the reference on any text, and the table on every code point', () => {
+    fc.assert(
+      fc.property(texts, (t) => {
+        expect(normalizePunctuation(t)).toBe(normalizePunctuationRef(t));
+      }),
+      { numRuns: 5000, seed: 43 },
+    );
+    for (let c = 0; c < 0x10000; c++) {
+      const ch = String.fromCharCode(c);
+      expect(normalizePunctuation(ch)).toBe(normalizePunctuationRef(ch));
+    }
+    expect(normalizePunctuation('数据，清洗。（注）…')).toBe('数据,清洗.(注)...');
+  });
+
+  it('repeatedGramsByHash counts what the string Map counts, or −1', () => {
+    const word = fc.constantFrom('数据', 'the', 'cat', 'データ', '😀', 'a', 'A', '');
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(word, fc.string({ maxLength: 3 })), { maxLength: 60 }),
+        fc.integer({ min: 1, max: 6 }),
+        (words, n) => {
+          const total = words.length - n + 1;
+          if (total <= 0) return;
+          const fast = repeatedGramsByHash(words, n, total);
+          if (fast !== -1) expect(fast).toBe(repeatedGramsRef(words, n, total));
+        },
+      ),
+      { numRuns: 5000, seed: 44 },
+    );
+    // the cat ×3 (2-grams: "the cat" ×3, "cat the" ×2): all 5 repeated.
+    expect(repeatedGramsByHash(['the', 'cat', 'the', 'cat', 'the', 'cat'], 2, 5)).toBe(5);
   });
 });

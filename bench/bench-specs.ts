@@ -81,7 +81,7 @@ export const INGEST_BENCH_SPEC = {
     anchor: {
       type: 'boolean',
       description:
-        "also run the pipeline as a plain per-row Python script (bench/ingest_baseline.py) and in Polars (bench/ingest_polars.py, where python3 -c 'import polars' works) on the same file, and print each run's speed as a ratio to theirs; without --runs, the full pipeline is then measured on both Winnow paths (engine: rows and engine: duckdb)",
+        "also run the pipeline as a plain per-row Python script (bench/ingest_baseline.py; dj10: bench/ingest_dj10.py) and in Polars (bench/ingest_polars.py; dj10: bench/ingest_dj10.py --engine polars; where python3 -c 'import polars' works) on the same file, and print each run's speed as a ratio to theirs; without --runs, the full pipeline is then measured on both Winnow paths (engine: rows and engine: duckdb)",
     },
     workers: {
       type: 'string',

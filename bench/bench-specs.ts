@@ -38,7 +38,7 @@ export const INGEST_BENCH_SPEC = {
       min: 1,
       default: 1_000_000,
       description:
-        "rows in the generated task file (the bench's synthetic file; with --pipeline issue40, issue 40's question/answer file from bench/engine/qa-file.ts)",
+        "rows in the generated task file (the bench's synthetic file; with --pipeline issue40, issue 40's question/answer file from bench/engine/qa-file.ts; with --pipeline dj10, the CJK crawl file from bench/ingest/cjk-file.ts)",
     },
     docs: {
       type: 'int',
@@ -73,15 +73,15 @@ export const INGEST_BENCH_SPEC = {
     pipeline: {
       type: 'string',
       value: 'NAME',
-      choices: ['cleaning', 'issue40'],
+      choices: ['cleaning', 'issue40', 'dj10'],
       default: 'cleaning',
       description:
-        'the operator chain: cleaning (strip_html, NFKC, whitespace, length, special-char ratio, exact dedup) or issue40 (whitespace, length 10..2000, special-char ≤ 0.25, alnum ≥ 0.5, word 2-gram repetition ≤ 0.5, exact dedup)',
+        'the operator chain: cleaning (strip_html, NFKC, whitespace, length, special-char ratio, exact dedup), issue40 (whitespace, length 10..2000, special-char ≤ 0.25, alnum ≥ 0.5, word 2-gram repetition ≤ 0.5, exact dedup) or dj10 (the 10-operator Data-Juicer recipe bench/ingest/dj10-cjk.yaml over English/Chinese/Japanese crawl text, bench/ingest/cjk-file.ts)',
     },
     anchor: {
       type: 'boolean',
       description:
-        "also run the pipeline as a plain per-row Python script (bench/ingest_baseline.py) and in Polars (bench/ingest_polars.py, where python3 -c 'import polars' works) on the same file, and print each run's speed as a ratio to theirs; without --runs, the full pipeline is then measured on both Winnow paths (engine: rows and engine: duckdb)",
+        "also run the pipeline as a plain per-row Python script (bench/ingest_baseline.py; dj10: bench/ingest_dj10.py) and in Polars (bench/ingest_polars.py; dj10: bench/ingest_dj10.py --engine polars; where python3 -c 'import polars' works) on the same file, and print each run's speed as a ratio to theirs; without --runs, the full pipeline is then measured on both Winnow paths (engine: rows and engine: duckdb)",
     },
     workers: {
       type: 'string',
@@ -98,6 +98,7 @@ export const INGEST_BENCH_SPEC = {
     'winnow bench ingest --input data/train.jsonl --mapping prompt=problem,answer=solution --json',
     'winnow bench ingest --input qa.jsonl --pipeline issue40 --anchor --runs full --docs 0',
     'winnow bench ingest --pipeline issue40 --rows 10000000 --runs full --docs 0 --no-python',
+    'winnow bench ingest --pipeline dj10 --rows 1000000 --anchor --runs full,full-duckdb --docs 0',
   ],
 } as const satisfies CommandSpec;
 

@@ -20,14 +20,19 @@ import { taskOperatorRegistry } from '../src/operators/registries.ts';
 import { autoWorkers } from '../src/pipeline-workers/row-stage.ts';
 import { closeAllConnections } from '../src/store/connection.ts';
 import { INGEST_BENCH_SPEC } from './bench-specs.ts';
-import { writeQaFile } from './engine/qa-file.ts';
-import { type Anchor, BENCH_PIPELINES, type BenchPipeline, ratioTo, runAnchors } from './ingest/anchors.ts';
+import { type Anchor, type BenchPipeline, ratioTo, runAnchors } from './ingest/anchors.ts';
+import {
+  generatedMapping,
+  pipelineLabel,
+  pipelineOperators,
+  writeGeneratedFile,
+} from './ingest/bench-input.ts';
 import { measureFloor } from './ingest/floor.ts';
 import { type BenchMapping, inferMapping } from './ingest/input-mapping.ts';
 import { mainThreadCpuSecs, mainThreadSince } from './ingest/main-thread-cpu.ts';
 import { nearDedupPooled } from './ingest/near-dedup-pool.ts';
 import { type PythonBaseline, runPythonBaseline } from './ingest/python-baseline.ts';
-import { problemText, SYNTHETIC_MAPPING, writeSyntheticFileApart } from './ingest/synthetic.ts';
+import { problemText, SYNTHETIC_MAPPING } from './ingest/synthetic.ts';
 
 type Mapping = BenchMapping;
 
@@ -148,34 +153,24 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
   if (!parsed) return 0;
   const { docs, seed, input, json } = parsed.values;
   if (parsed.values.mapping && !input) throw new UsageError('--mapping needs --input FILE');
+  const pipeline = parsed.values.pipeline as BenchPipeline;
   const mapping =
     input && !parsed.values.mapping
       ? await inferMapping(resolve(input))
-      : !input && parsed.values.pipeline === 'issue40'
-        ? { prompt: 'question', answer: 'answer' }
+      : !input && !parsed.values.mapping
+        ? generatedMapping(pipeline)
         : parseMapping(parsed.values.mapping);
   const workers = parseWorkers(parsed.values.workers);
-  const pipeline = parsed.values.pipeline as BenchPipeline;
-  const CLEANING_STEPS = BENCH_PIPELINES[pipeline];
   // The near-dedup table always compares one thread with a pool (auto size unless --workers N).
   const ndWorkers = workers === 'auto' || workers === 0 ? autoWorkers() : workers;
   const dir = mkdtempSync(join(tmpdir(), 'winnow-bench-ingest-'));
   let floorWait = 0;
   try {
-    let file: string;
-    if (input) file = resolve(input);
-    else if (pipeline === 'issue40') {
-      // Issue 40's own file: question/answer rows with HTML, URLs, punctuation runs, no id column.
-      file = join(dir, 'qa.jsonl');
-      say(
-        `writing ${parsed.values.rows.toLocaleString('en-US')} rows of issue 40's file (bench/engine/qa-file.ts)…`,
-      );
-      await writeQaFile(file, parsed.values.rows, seed);
-    } else {
-      file = join(dir, 'tasks.jsonl');
-      say(`writing ${parsed.values.rows.toLocaleString('en-US')} synthetic rows…`);
-      await writeSyntheticFileApart(file, parsed.values.rows, seed);
-    }
+    const file = input
+      ? resolve(input)
+      : await writeGeneratedFile(pipeline, dir, parsed.values.rows, seed, say);
+    const CLEANING_STEPS = pipelineOperators(pipeline, file);
+    const label = pipelineLabel(pipeline);
     const want = new Set(parsed.values.runs ?? ['floor', 'baseline', 'full', 'full-workers']);
     // The anchors are compared with both Winnow paths, the row path and the engine's, unless
     // --runs names the runs (repeated rounds may leave out the engine's slower run).
@@ -190,6 +185,8 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
       mainCpuSecs: number | null;
       peakMb: number;
       workers: number;
+      /** Leading steps run in the column-wise engine (0: all row by row; null: no pipeline). */
+      engineSteps: number | null;
     };
     const measured: Measured[] = [];
     if (want.has('floor')) {
@@ -206,6 +203,7 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
         mainCpuSecs: mainThreadSince(main0),
         peakMb: mem.stop() / 2 ** 20,
         workers: 0,
+        engineSteps: null,
       });
       floorWait = f.writeWaitSecs;
       closeAllConnections();
@@ -219,7 +217,13 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
     ) => {
       const r = await runPipeline(file, join(dir, db), mapping, ops, w, engine);
       const { report, ...m } = r;
-      measured.push({ label, rows: report.rowsRead, landed: report.tasksOut, ...m });
+      measured.push({
+        label,
+        rows: report.rowsRead,
+        landed: report.tasksOut,
+        engineSteps: report.engineSteps ?? 0,
+        ...m,
+      });
       closeAllConnections();
       return r;
     };
@@ -229,29 +233,19 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
     }
     let full: Awaited<ReturnType<typeof runPipeline>> | null = null;
     if (want.has('full')) {
-      say(`pipeline: read + 5 cleaning/filter operators + exact dedup + LanceDB (workers: ${workers})…`);
-      full = await measure(
-        pipeline === 'cleaning' ? '5 filters + exact dedup' : `${pipeline} pipeline`,
-        'db-full',
-        CLEANING_STEPS,
-        workers,
-      );
+      say(`pipeline: read + ${label} + LanceDB (workers: ${workers})…`);
+      full = await measure(label, 'db-full', CLEANING_STEPS, workers);
     }
     // The same pipeline with a worker thread for the text steps and dedup hashes (text-job.ts),
     // measured in the same run so the two can be compared against one baseline.
     if (want.has('full-workers') && workers !== 'auto') {
       say('pipeline: the same, workers: auto…');
-      const r = await measure(
-        `${pipeline === 'cleaning' ? '5 filters + exact dedup' : `${pipeline} pipeline`}, workers: auto`,
-        'db-full-workers',
-        CLEANING_STEPS,
-        'auto',
-      );
+      const r = await measure(`${label}, workers: auto`, 'db-full-workers', CLEANING_STEPS, 'auto');
       full ??= r;
     }
     if (want.has('full-duckdb')) {
       say('pipeline: the same, engine: duckdb (the column-wise steps in DuckDB)…');
-      await measure(`${pipeline} pipeline, engine: duckdb`, 'db-full-duckdb', CLEANING_STEPS, 0, 'duckdb');
+      await measure(`${label}, engine: duckdb`, 'db-full-duckdb', CLEANING_STEPS, 0, 'duckdb');
     }
     let py: PythonBaseline | { skipped: string } = { skipped: '--no-python' };
     let anchors: { python: Anchor; polars: Anchor } | null = null;
@@ -293,6 +287,7 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
         cpuUtilisation: utilisation(m.cpuSecs, m.secs),
         mainThreadCpuSecs: m.mainCpuSecs,
         workers: m.workers,
+        engineSteps: m.engineSteps,
         ...(anchors
           ? {
               ratioToPythonAnchor: ratioTo(m.rows / m.secs, anchors.python),
@@ -317,6 +312,7 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
               cpuUtilisation: utilisation(py.cpuSeconds, py.seconds),
               mainThreadCpuSecs: null,
               workers: 0,
+              engineSteps: null,
             },
           ]),
     ];

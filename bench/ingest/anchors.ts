@@ -37,7 +37,15 @@ export const BENCH_PIPELINES = {
     { op: 'exact_dedup' },
   ],
 } as const;
-export type BenchPipeline = keyof typeof BENCH_PIPELINES;
+/** The bench's pipelines: the two chains above, and `dj10`, a Data-Juicer recipe (dj10.ts). */
+export type BenchPipeline = keyof typeof BENCH_PIPELINES | 'dj10';
+
+/** The Python scripts of each pipeline: per-row, then Polars. */
+const SCRIPTS: Record<BenchPipeline, readonly [string, string]> = {
+  cleaning: ['ingest_baseline.py', 'ingest_polars.py'],
+  issue40: ['ingest_baseline.py', 'ingest_polars.py'],
+  dj10: ['ingest_dj10.py', 'ingest_dj10.py'],
+};
 
 function runScript(
   script: string,
@@ -45,10 +53,13 @@ function runScript(
   workDir: string,
   mapping: BenchMapping,
   pipeline: BenchPipeline,
+  polars: boolean,
 ): Anchor {
   const out = mkdtempSync(join(workDir, 'anchor-'));
   try {
     const args = [join(HERE, script), file, out, '--prompt', mapping.prompt, '--pipeline', pipeline];
+    // The dj10 script holds both anchors; --engine picks one.
+    if (pipeline === 'dj10') args.push('--engine', polars ? 'polars' : 'python');
     if (mapping.id) args.push('--id', mapping.id);
     if (mapping.answer) args.push('--answer', mapping.answer);
     const res = spawnSync('python3', args, { encoding: 'utf8', maxBuffer: 1 << 20 });
@@ -75,9 +86,9 @@ export function runAnchors(
   if (!hasPython())
     return { python: { skipped: 'python3 not found' }, polars: { skipped: 'python3 not found' } };
   return {
-    python: runScript('ingest_baseline.py', file, workDir, mapping, pipeline),
+    python: runScript(SCRIPTS[pipeline][0], file, workDir, mapping, pipeline, false),
     polars: hasPython('polars')
-      ? runScript('ingest_polars.py', file, workDir, mapping, pipeline)
+      ? runScript(SCRIPTS[pipeline][1], file, workDir, mapping, pipeline, true)
       : { skipped: "polars is not installed (python3 -c 'import polars' failed)" },
   };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Task } from '../../core/task.ts';
 import { defineOperator, filterRows } from '../operator.ts';
+import { charRepetitionByHash } from './char-grams.ts';
 import { readText, TextFieldSchema } from './text-fields.ts';
 import { fmtRatio } from './text-stats.ts';
 
@@ -10,6 +11,13 @@ import { fmtRatio } from './text-stats.ts';
  * ratio = (sum of their counts) / (total n-grams). 0 when the text is shorter than n.
  */
 export function charRepetitionRatio(text: string, n: number): number {
+  // Hashed windows, no string per n-gram (char-grams.ts); the string path when it cannot decide.
+  const fast = charRepetitionByHash(text, n);
+  return fast >= 0 ? fast : charRepetitionRatioRef(text, n);
+}
+
+/** The reference: one string per n-gram, counted in a Map (exported so tests can compare). */
+export function charRepetitionRatioRef(text: string, n: number): number {
   const units = /[\ud800-\udfff]/.test(text) ? Array.from(text) : null;
   const len = units ? units.length : text.length;
   const total = len - n + 1;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Tokenizer, TokenizerSpec } from '../../models/tokenizer.ts';
 import type { OperatorContext } from '../operator.ts';
+import { lazyCodeUnitTable, pairAt } from './code-unit-table.ts';
 import { lazyTokenizer } from './task-tokenizer.ts';
 
 /**
@@ -42,8 +43,26 @@ export function isDjSpecial(ch: string): boolean {
   return SPECIAL_SET.has(ch) || EMOJI.test(ch);
 }
 
+/** Data-Juicer's special characters by code unit (BMP; a surrogate pair is asked of isDjSpecial). */
+const djSpecialTable = lazyCodeUnitTable((unit) => (isDjSpecial(unit) ? 1 : 0));
+
 /** Share of code points that are special characters (Data-Juicer's special_char_ratio); 0 for empty text. */
 export function djSpecialRatio(text: string): number {
+  const table = djSpecialTable();
+  let total = 0;
+  let special = 0;
+  for (let i = 0; i < text.length; i++) {
+    total++;
+    if (pairAt(text, i)) {
+      if (isDjSpecial(text.slice(i, i + 2))) special++;
+      i++;
+    } else special += table[text.charCodeAt(i)]!;
+  }
+  return total === 0 ? 0 : special / total;
+}
+
+/** The reference: every code point asked of isDjSpecial (djSpecialRatio reads a table). */
+export function djSpecialRatioRef(text: string): number {
   let total = 0;
   let special = 0;
   for (const ch of text) {
@@ -53,8 +72,31 @@ export function djSpecialRatio(text: string): number {
   return total === 0 ? 0 : special / total;
 }
 
+/** Whether the code point starting at `i` (a unit, or a pair of `width` 2) is special. */
+function specialAt(text: string, i: number, width: number, table: Uint8Array): boolean {
+  return width === 2 ? isDjSpecial(text.slice(i, i + 2)) : table[text.charCodeAt(i)] === 1;
+}
+
 /** `word` with special characters stripped from both ends. */
 export function stripSpecial(word: string): string {
+  const table = djSpecialTable();
+  let a = 0;
+  let b = word.length;
+  while (a < b) {
+    const w = pairAt(word, a) ? 2 : 1;
+    if (!specialAt(word, a, w, table)) break;
+    a += w;
+  }
+  while (b > a) {
+    const w = b - 2 >= a && pairAt(word, b - 2) ? 2 : 1;
+    if (!specialAt(word, b - w, w, table)) break;
+    b -= w;
+  }
+  return a === 0 && b === word.length ? word : word.slice(a, b);
+}
+
+/** The reference: code points stripped one by one from an array (stripSpecial scans in place). */
+export function stripSpecialRef(word: string): string {
   const cps = Array.from(word);
   let a = 0;
   let b = cps.length;

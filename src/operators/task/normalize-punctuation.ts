@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Task } from '../../core/task.ts';
 import { defineOperator } from '../operator.ts';
+import { lazyCodeUnitTable } from './code-unit-table.ts';
 import { mapTextBatch, TextFieldSchema } from './text-fields.ts';
 
 /**
@@ -124,7 +125,24 @@ const KEYS = new RegExp(
   'gu',
 );
 
+/** Which code units the table maps (every key is one BMP character, none a surrogate). */
+const MAPPED = lazyCodeUnitTable((unit) => (Object.hasOwn(PUNCTUATION_TABLE, unit) ? 1 : 0));
+
 export function normalizePunctuation(text: string): string {
+  // One scan with a table lookup per code unit; most texts have nothing to map and are returned as they are.
+  const mapped = MAPPED();
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (mapped[text.charCodeAt(i)] === 0) continue;
+    out += text.slice(from, i) + PUNCTUATION_TABLE[text[i]!]!;
+    from = i + 1;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
+/** The reference: one regular expression over the table's keys (normalizePunctuation scans). */
+export function normalizePunctuationRef(text: string): string {
   return text.replace(KEYS, (ch) => PUNCTUATION_TABLE[ch]!);
 }
 

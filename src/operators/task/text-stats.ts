@@ -3,6 +3,7 @@
  * run of non-whitespace (whitespace is what `\s` matches), split further inside CJK and Thai runs
  * (see text-units.ts).
  */
+import { lazyCodeUnitTable, pairAt } from './code-unit-table.ts';
 import { type AsciiProfile, textProfile } from './text-profile.ts';
 import { countWordUnits } from './text-units.ts';
 
@@ -82,14 +83,38 @@ export function charClassCounts(text: string): CharClassCounts {
     else if (c === 32 || (c >= 9 && c <= 13)) space++;
   }
   if (i === text.length) return { total, alnum, space, special: total - alnum - space };
-  const rest = charClassCountsFull(text.slice(i));
-  return {
-    total: total + rest.total,
-    alnum: alnum + rest.alnum,
-    space: space + rest.space,
-    special: total - alnum - space + rest.special,
-  };
+  // The rest by a table of the same classes (charClassCountsFull is the reference).
+  const table = classTable();
+  for (; i < text.length; i++) {
+    total++;
+    if (pairAt(text, i)) {
+      const cls = classOf(text.slice(i, i + 2), text.codePointAt(i)!);
+      if (cls === ALNUM) alnum++;
+      else if (cls === SPACE) space++;
+      i++;
+      continue;
+    }
+    const cls = table[text.charCodeAt(i)]!;
+    if (cls === ALNUM) alnum++;
+    else if (cls === SPACE) space++;
+  }
+  return { total, alnum, space, special: total - alnum - space };
 }
+
+const ALNUM = 1;
+const SPACE = 2;
+
+/** One code point's class as charClassCountsFull decides it: ALNUM, SPACE or 0 (special). */
+function classOf(ch: string, c: number): number {
+  if (c < 128) {
+    if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)) return ALNUM;
+    return isSpaceCode(c) ? SPACE : 0;
+  }
+  if (isSpaceCode(c)) return SPACE;
+  return LETTER_OR_DIGIT.test(ch) ? ALNUM : 0;
+}
+
+const classTable = lazyCodeUnitTable(classOf);
 
 /** The reference: every code point classified (charClassCounts takes an ASCII fast path first). */
 export function charClassCountsFull(text: string): CharClassCounts {

@@ -8,6 +8,7 @@ import { TokenizerParamSchema } from './task-tokenizer.ts';
 import { readText, TextFieldSchema } from './text-fields.ts';
 import { fmtRatio } from './text-stats.ts';
 import { wordTokens } from './text-units.ts';
+import { repeatedGramsByHash } from './word-gram-counts.ts';
 
 /**
  * Word n-gram repetition: words are text-units.ts's `wordTokens` (lower-cased whitespace tokens
@@ -29,6 +30,13 @@ export function repetitionRatioOf(words: readonly string[], n: number): number {
 
 /** How many of the `total` n-grams of `words` occur more than once (each occurrence counted). */
 function repeatedGrams(words: readonly string[], n: number, total: number): number {
+  // Hashed windows, no string per n-gram (word-gram-counts.ts); strings when it cannot decide.
+  const fast = repeatedGramsByHash(words, n, total);
+  return fast >= 0 ? fast : repeatedGramsRef(words, n, total);
+}
+
+/** The reference: one joined string per n-gram, counted in a Map (exported so tests can compare). */
+export function repeatedGramsRef(words: readonly string[], n: number, total: number): number {
   const counts = new Map<string, number>();
   for (let i = 0; i < total; i++) {
     const gram = n === 1 ? words[i]! : words.slice(i, i + n).join(' ');

@@ -106,6 +106,7 @@ async function runPipeline(
     peakMb: mem.stop() / 2 ** 20,
     cpuSecs: (cpu.user + cpu.system) / 1e6,
     mainCpuSecs,
+    workerCpuSecs: report.workerCpuSecs ?? [],
   };
 }
 
@@ -146,6 +147,15 @@ async function nearDedupRate(docs: number, seed: number, workers: number) {
   };
 }
 
+/**
+ * The wall time a run's CPU allows on this machine's cores, busy with nothing else: at least its
+ * main thread's CPU, its busiest worker's, and its total CPU spread over every core. A shared
+ * machine's wall times say little; this says what the run's threads would take alone.
+ */
+function modelWall(cpuSecs: number, mainCpuSecs: number | null, workerCpuSecs: readonly number[]): number {
+  return Math.max(mainCpuSecs ?? 0, ...workerCpuSecs, cpuSecs / availableParallelism());
+}
+
 const say = (m: string) => process.stderr.write(`${m}\n`);
 
 export async function ingestBenchMain(argv: string[]): Promise<number> {
@@ -183,6 +193,8 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
       secs: number;
       cpuSecs: number;
       mainCpuSecs: number | null;
+      /** Per pipeline worker thread, its CPU seconds (empty without workers). */
+      workerCpuSecs?: number[];
       peakMb: number;
       workers: number;
       /** Leading steps run in the column-wise engine (0: all row by row; null: no pipeline). */
@@ -286,6 +298,8 @@ export async function ingestBenchMain(argv: string[]): Promise<number> {
         cpuSecs: m.cpuSecs,
         cpuUtilisation: utilisation(m.cpuSecs, m.secs),
         mainThreadCpuSecs: m.mainCpuSecs,
+        workerCpuSecs: m.workerCpuSecs ?? [],
+        modelWallSecs: modelWall(m.cpuSecs, m.mainCpuSecs, m.workerCpuSecs ?? []),
         workers: m.workers,
         engineSteps: m.engineSteps,
         ...(anchors

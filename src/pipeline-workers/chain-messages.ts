@@ -5,6 +5,7 @@ import type { RawRecord } from '../io/raw-record.ts';
 import type { StepRejection } from '../operators/graph.ts';
 import type { ParsedOpStep } from '../operators/graph-spec.ts';
 import type { StepMetrics } from '../operators/step-metrics.ts';
+import type { EncodedChunk } from './encoded-chunk.ts';
 import type { PackedChunk } from './jsonl-chunk-pack.ts';
 import type { ChunkJob } from './jsonl-chunk-rows.ts';
 import type { ExactDedupParams, NearDedupParams } from './row-wise-plan.ts';
@@ -38,7 +39,7 @@ export type ChainJob =
   | { records: RawRecord[] }
   | { tasks: Task[] }
   | { texts: TextJob }
-  | { jsonl: ChunkJob };
+  | { jsonl: ChunkJob; encode?: { measure: boolean } };
 
 export interface ChainReply {
   id: number;
@@ -47,6 +48,8 @@ export interface ChainReply {
   text: TextReply | null;
   /** A `jsonl` job's answer (every row, drop and rejection of the chunk); then `tasks`, `tasksJson` are null. */
   chunk?: PackedChunk | null;
+  /** A `jsonl` job sent with `encode`: its rows in the task table's layout (encoded-chunk.ts). */
+  encoded?: EncodedChunk | null;
   /** The batch's rows, as objects (copied by structured clone), or null when `tasksJson` holds them. */
   tasks: Task[] | null;
   /** The same rows as one JSON text: the main thread parses that ~2.5x faster than it decodes a clone. */
@@ -59,6 +62,8 @@ export interface ChainReply {
   /** This worker's totals so far (the main thread keeps the latest per worker and sums them). */
   metrics: StepMetrics[];
   worker: number;
+  /** This worker's CPU time so far (user + system, µs). */
+  cpuMicros?: number;
   /** near_dedup signatures of `tasks`, `permutations` numbers per task, or null. */
   signatures: Uint32Array | null;
   signerKey: string | null;

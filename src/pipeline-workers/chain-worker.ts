@@ -8,8 +8,10 @@ import type { RejectedInput } from '../core/rejected.ts';
 import type { Task } from '../core/task.ts';
 import { mapRecords } from '../io/map-records.ts';
 import { compileMapping } from '../io/mapping.ts';
+import type { ExactDedupKeyer } from '../operators/task/exact-dedup-prepared.ts';
 import type { ChainJob, ChainReply, ChainSetup } from './chain-messages.ts';
 import { buildWorkerChain } from './chain-setup.ts';
+import { encodeChunk, encodedBuffers } from './encoded-chunk.ts';
 import { packChunk, packedBuffers } from './jsonl-chunk-pack.ts';
 import { chunkRows } from './jsonl-chunk-rows.ts';
 import { FastChunkReader } from './jsonl-fast-rows.ts';
@@ -74,7 +76,11 @@ function dedupHashes(
 const fastReader = signer === null ? FastChunkReader.of(mapping, graph, keyer) : null;
 
 /** Read, map and process one chunk of a JSONL file; its rows go back packed (jsonl-chunk-pack.ts). */
-async function handleChunk(job: { jsonl: Parameters<typeof chunkRows>[0] }): Promise<Omit<ChainReply, 'id'>> {
+async function handleChunk(job: {
+  jsonl: Parameters<typeof chunkRows>[0];
+  encode?: { measure: boolean };
+}): Promise<Omit<ChainReply, 'id'>> {
+  if (job.encode && keyer) return handleEncoded(job.jsonl, keyer, job.encode.measure);
   if (fastReader !== null) {
     const fast = await fastReader.read(job.jsonl);
     return {
@@ -112,6 +118,40 @@ async function handleChunk(job: { jsonl: Parameters<typeof chunkRows>[0] }): Pro
   };
 }
 
+/** Read, map and process one chunk; its rows go back encoded in the task table's layout (encoded-chunk.ts). */
+async function handleEncoded(
+  job: Parameters<typeof chunkRows>[0],
+  keyer: ExactDedupKeyer,
+  measure: boolean,
+): Promise<Omit<ChainReply, 'id'>> {
+  const rows = await chunkRows(job, mapping, graph);
+  const encoded = encodeChunk(rows, {
+    runId: setup.runId,
+    taskset: setup.mapping.taskset,
+    file: job.file,
+    keyer,
+    measure,
+  });
+  return {
+    tasks: null,
+    tasksJson: null,
+    text: null,
+    chunk: null,
+    encoded,
+    mapRejected: [],
+    mapMs: rows.mapMs,
+    rejected: [],
+    warnings: warnings.splice(0),
+    metrics: graph.metrics(),
+    worker: threadId,
+    signatures: null,
+    signerKey: null,
+    exactKeys: null,
+    exactChecks: null,
+    exactParamsKey: null,
+  };
+}
+
 /**
  * Rows as JSON text when that round-trips them exactly: JSON turns NaN and ±Infinity into null and
  * cannot hold a BigInt, so a batch whose text holds `null` anywhere (or that fails) goes as a
@@ -125,6 +165,12 @@ function asJson(rows: Task[]): { tasks: Task[] | null; tasksJson: string | null 
     // a BigInt or a cycle: the structured clone below copies it
   }
   return { tasks: rows, tasksJson: null };
+}
+
+/** This thread's CPU time so far (user + system, µs): the run's bench reports it per worker. */
+function threadCpuMicros(): number {
+  const u = process.threadCpuUsage();
+  return u.user + u.system;
 }
 
 // Set up: the main thread may now send batches here instead of running them itself.
@@ -143,7 +189,8 @@ parentPort!.on('message', async ({ id, job }: { id: number; job: ChainJob }) => 
     ])
       if (a) transfer.push(a.buffer as ArrayBuffer);
     if (reply.chunk) transfer.push(...packedBuffers(reply.chunk));
-    parentPort!.postMessage({ id, ...reply }, transfer);
+    if (reply.encoded) transfer.push(...encodedBuffers(reply.encoded));
+    parentPort!.postMessage({ id, ...reply, cpuMicros: threadCpuMicros() }, transfer);
   } catch (err) {
     parentPort!.postMessage({ id, error: err instanceof Error ? err.message : String(err) });
   }

@@ -2,10 +2,10 @@ import type { Task } from '../core/task.ts';
 import type { MapRejection } from '../io/map-records.ts';
 import type { ReadRejection } from '../io/raw-record.ts';
 import type { StepRejection } from '../operators/graph.ts';
-import type { ChunkRows } from './jsonl-chunk-rows.ts';
+import type { ChunkJob, ChunkRows } from './jsonl-chunk-rows.ts';
 
 /** A batch as the reader would have made it (`batchSize` records), after mapping and the row-wise steps. */
-export interface LandingBatch {
+export interface LandingBatch<R = Task> {
   file: string;
   readRejected: ReadRejection[];
   /** Records the reader yielded in this batch. */
@@ -14,10 +14,17 @@ export interface LandingBatch {
   mapMs: number;
   warnings: Array<{ step: string; message: string }>;
   rejected: StepRejection<Task>[];
-  tasks: Task[];
+  tasks: R[];
 }
 
-function emptyBatch(file: string): LandingBatch {
+/** How a chunked read gets its chunks' rows and lands a batch of them (as tasks, or as encoded rows). */
+export interface ChunkWay<R> {
+  run(job: ChunkJob): Promise<{ rows(lineOffset: number): ChunkRows<R>; warnings: LandingBatch['warnings'] }>;
+  /** Land a batch whose read and map rejections are recorded already. */
+  land(b: LandingBatch<R>, rowsRead: number): Promise<void>;
+}
+
+function emptyBatch<R>(file: string): LandingBatch<R> {
   return {
     file,
     readRejected: [],
@@ -37,13 +44,13 @@ function emptyBatch(file: string): LandingBatch {
  * drops and drop order a run without chunks sees: the steps after the row-wise ones, commits,
  * progress and the rejected table's order do not depend on how the file was cut.
  */
-export class ChunkBatcher {
+export class ChunkBatcher<R = Task> {
   private readonly file: string;
   private readonly batchSize: number;
   /** Records and lines of the chunks added so far. */
   private recordsSoFar = 0;
   private linesSoFar = 0;
-  private open: LandingBatch;
+  private open: LandingBatch<R>;
   /** Rank of each row-wise step: a batch's drops are reported step by step, as its graph reports them. */
   private readonly rank: Map<string, number>;
   /** The open batch holds drops from more than one chunk (they need putting in step order). */
@@ -52,7 +59,7 @@ export class ChunkBatcher {
   constructor(file: string, batchSize: number, steps: readonly string[]) {
     this.file = file;
     this.batchSize = batchSize;
-    this.open = emptyBatch(file);
+    this.open = emptyBatch<R>(file);
     this.rank = new Map(steps.map((s, i) => [s, i]));
   }
 
@@ -62,13 +69,13 @@ export class ChunkBatcher {
   }
 
   /** Add the next chunk (numbered in the file); returns the batches it completed, in order. */
-  add(rows: ChunkRows, warnings: LandingBatch['warnings']): LandingBatch[] {
+  add(rows: ChunkRows<R>, warnings: LandingBatch['warnings']): LandingBatch<R>[] {
     const base = this.recordsSoFar;
     const size = this.batchSize;
     const first = Math.floor(base / size);
     const last = Math.floor((base + rows.records) / size);
     const buckets = [this.open];
-    for (let b = first + 1; b <= last; b++) buckets.push(emptyBatch(this.file));
+    for (let b = first + 1; b <= last; b++) buckets.push(emptyBatch<R>(this.file));
     const at = (ordinal: number) => buckets[Math.floor((base + ordinal) / size) - first]!;
     for (let b = first; b <= last; b++) {
       const from = Math.max(b * size, base);
@@ -101,17 +108,17 @@ export class ChunkBatcher {
    * reports all of one step's drops (rows in order) before the next step's. A stable sort by step
    * puts them so: within a step, chunk order is row order.
    */
-  private inStepOrder(batch: LandingBatch): void {
+  private inStepOrder(batch: LandingBatch<R>): void {
     const rank = (step: string) => this.rank.get(step) ?? this.rank.size;
     batch.rejected.sort((a, b) => rank(a.step) - rank(b.step));
   }
 
   /** The file's last batch, if it holds a record or a read rejection (as the reader's). */
-  finish(): LandingBatch[] {
+  finish(): LandingBatch<R>[] {
     const last = this.open;
     if (this.mixed) this.inStepOrder(last);
     this.mixed = false;
-    this.open = emptyBatch(this.file);
+    this.open = emptyBatch<R>(this.file);
     return last.records > 0 || last.readRejected.length > 0 ? [last] : [];
   }
 }

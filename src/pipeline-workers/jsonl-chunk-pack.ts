@@ -41,7 +41,7 @@ export interface PackedChunk {
 const USUAL_KEYS = ['id', 'taskset', 'prompt', 'answer', 'features', 'meta', 'source'];
 
 /** True when `t` is a row of the usual shape (see PackedChunk) from `file`, taskset `taskset`. */
-function usual(t: Task, taskset: string, file: string): boolean {
+export function usual(t: Task, taskset: string, file: string): boolean {
   let at = 0;
   for (const key in t) {
     while (at < USUAL_KEYS.length && USUAL_KEYS[at] !== key && (at === 2 || at === 3)) at++;

@@ -20,7 +20,7 @@ export interface ChunkJob {
  * in the chunk, and every row carries the ordinal of the record it came from (0-based in the chunk),
  * which is what places it in the run's batches (a batch is `batchSize` records of a file).
  */
-export interface ChunkRows {
+export interface ChunkRows<R = Task> {
   /** Lines in the chunk (blank and bad ones included). */
   lines: number;
   /** Records read (lines that parsed to an object). */
@@ -31,7 +31,8 @@ export interface ChunkRows {
   mapRejected: MapRejection[];
   mapOrdinal: Int32Array;
   mapMs: number;
-  tasks: Task[];
+  /** The rows left (tasks; on an encoded chunk's way to landing, their indices in the run's encoded rows). */
+  tasks: R[];
   taskOrdinal: Int32Array;
   /** The steps' drops, in the order the graph reported them (step by step, rows in order). */
   rejected: StepRejection<Task>[];

@@ -9,13 +9,15 @@ import type { CompiledMapping } from '../io/mapping.ts';
 import type { RawRecord } from '../io/raw-record.ts';
 import type { OperatorGraph, StepRejection } from '../operators/graph.ts';
 import { addStepCounts, type StepMetrics } from '../operators/step-metrics.ts';
-import { prepareExactKey } from '../operators/task/exact-dedup-prepared.ts';
+import { ExactDedupKeyer, prepareExactKey } from '../operators/task/exact-dedup-prepared.ts';
 import { presign } from '../operators/task/near-dedup-signer.ts';
 import { readText } from '../operators/task/text-fields.ts';
 import { keptProfile } from '../operators/task/text-profile.ts';
 import type { ChainJob, ChainReply, ChainSetup } from './chain-messages.ts';
+import { type EncodedChunk, encodeChunk } from './encoded-chunk.ts';
 import { unpackChunk } from './jsonl-chunk-pack.ts';
 import { type ChunkJob, type ChunkRows, chunkRows, shiftChunkRows } from './jsonl-chunk-rows.ts';
+import { FastChunkReader } from './jsonl-fast-rows.ts';
 import { OrderedPool } from './ordered-pool.ts';
 import { applyTextReply, toTextJob } from './text-job.ts';
 
@@ -54,6 +56,12 @@ export interface RowStageOptions {
    */
   textOnly?: boolean;
   onPoolStart?: (workers: number) => void;
+  /**
+   * The rest of the chain is exact_dedup alone and the run lands encoded rows: a JSONL chunk's rows
+   * may come back in the task table's layout (encoded-chunk.ts; `measure`: with the report's
+   * measures). Null: they come back as tasks.
+   */
+  encode?: { measure: boolean } | null;
 }
 
 /**
@@ -67,10 +75,16 @@ export class RowStage {
   /** The pool has finished starting (or failed: then its jobs fail the run). */
   private poolReady = false;
   private readonly workerTotals = new Map<number, StepMetrics[]>();
+  /** Per worker, its CPU time so far (µs), from its latest reply. */
+  private readonly workerCpu = new Map<number, number>();
   private readonly opts: RowStageOptions;
+  /** exact_dedup's key hashing on this thread, for chunks encoded here while the workers start. */
+  private readonly keyer: ExactDedupKeyer | null;
 
   constructor(opts: RowStageOptions) {
     this.opts = opts;
+    const params = opts.setup?.exactDedupParams;
+    this.keyer = params ? new ExactDedupKeyer(params) : null;
     if (typeof opts.workers === 'number' && opts.workers > 0) this.start(opts.workers);
   }
 
@@ -105,6 +119,51 @@ export class RowStage {
     return this.opts.setup !== null && this.opts.workers !== 0;
   }
 
+  /**
+   * Chunks come back encoded (`runEncodedChunk`): asked for, and the workers would not read the
+   * chunks straight from their bytes instead (jsonl-fast-rows.ts: that path stays as it is).
+   */
+  get encodesChunks(): boolean {
+    return (
+      this.takesChunks &&
+      !!this.opts.encode &&
+      this.keyer !== null &&
+      this.opts.setup?.nearDedupParams == null &&
+      FastChunkReader.of(this.opts.mapping, this.opts.graph, this.keyer) === null
+    );
+  }
+
+  /**
+   * `runChunk` with the chunk's rows encoded in the task table's layout (`encodesChunks`), on a
+   * worker once the pool has started, here until then.
+   */
+  async runEncodedChunk(job: ChunkJob): Promise<{ chunk: EncodedChunk; warnings: ChainReply['warnings'] }> {
+    const encode = this.opts.encode!;
+    if (!(this.pool && this.poolReady)) {
+      const rows = await chunkRows(job, this.opts.mapping, this.opts.graph);
+      const o = { runId: this.opts.setup!.runId, taskset: this.opts.mapping.mapping.taskset, file: job.file };
+      return {
+        chunk: encodeChunk(rows, { ...o, keyer: this.keyer!, measure: encode.measure }),
+        warnings: [],
+      };
+    }
+    const reply = await this.pool.run({ jsonl: job, encode }, [job.bytes.buffer as ArrayBuffer]);
+    this.note(reply);
+    if (!reply.encoded) throw new Error('a pipeline worker sent a chunk back without its encoded rows');
+    return { chunk: reply.encoded, warnings: reply.warnings };
+  }
+
+  /** Keep a worker's latest totals and CPU time. */
+  private note(reply: ChainReply): void {
+    this.workerTotals.set(reply.worker, reply.metrics);
+    if (reply.cpuMicros !== undefined) this.workerCpu.set(reply.worker, reply.cpuMicros);
+  }
+
+  /** Per worker that ran a batch, its CPU seconds so far (its thread alone; empty without a pool). */
+  workerCpuSecs(): number[] {
+    return [...this.workerCpu.values()].map((us) => us / 1e6);
+  }
+
   /** The row-wise steps' names, in chain order. */
   get stepNames(): string[] {
     return this.opts.graph.metrics().map((m) => m.step);
@@ -134,7 +193,7 @@ export class RowStage {
       };
     }
     const reply = await this.pool.run({ jsonl: job }, [job.bytes.buffer as ArrayBuffer]);
-    this.workerTotals.set(reply.worker, reply.metrics);
+    this.note(reply);
     return {
       rows: (lineOffset) => {
         const rows = unpackChunk(reply.chunk!, job.file, lineOffset);
@@ -184,7 +243,7 @@ export class RowStage {
 
   /** Keep the worker's totals, and hand its near/exact dedup hashes to the rows they were made for. */
   private prepare(tasks: readonly Task[], reply: ChainReply): void {
-    this.workerTotals.set(reply.worker, reply.metrics);
+    this.note(reply);
     if (reply.signatures && reply.signerKey && this.opts.setup?.nearDedupParams) {
       const k = reply.signatures.length / Math.max(1, tasks.length);
       const field = this.opts.setup.nearDedupParams.field;

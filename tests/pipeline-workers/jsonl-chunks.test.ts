@@ -155,6 +155,7 @@ describe('a pipeline run reading JSONL in chunks on workers lands what one witho
       { op: 'near_dedup', params: { threshold: 0.8 } },
     ];
     const chunked = vi.spyOn(RowStage.prototype, 'runChunk');
+    const encoded = vi.spyOn(RowStage.prototype, 'runEncodedChunk');
     // Chunks of ~5 KB: each file is several chunks, and batches straddle them.
     jsonlChunking.bytes = 5000;
     // `auto` takes these small files in chunks too; it runs chunks here until its workers have started.
@@ -180,9 +181,12 @@ describe('a pipeline run reading JSONL in chunks on workers lands what one witho
           expect(got[k]!.steps).toEqual(base[k]!.steps);
         }
       }
-      // Every worker run read its inputs in chunks.
-      expect(chunked.mock.calls.length).toBeGreaterThanOrEqual(60);
+      // Every worker run read its inputs in chunks; a chain that ends in exact_dedup alone, and whose
+      // rows are not read from their bytes, gets them back encoded (encoded-chunk.ts), the others as tasks.
+      expect(chunked.mock.calls.length + encoded.mock.calls.length).toBeGreaterThanOrEqual(60);
+      expect(encoded.mock.calls.length > 0).toBe(name === 'text' || name === 'text-meta');
       chunked.mockClear();
+      encoded.mockClear();
     }
   }, 120_000);
 });

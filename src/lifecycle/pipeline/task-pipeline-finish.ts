@@ -46,6 +46,8 @@ export interface Streamed {
   rowsRead: number;
   inputErrors: number;
   workersUsed: number | undefined;
+  /** Per worker thread, its CPU seconds (empty without workers). */
+  workerCpuSecs?: number[];
   steps: StepMetrics[];
 }
 
@@ -116,6 +118,7 @@ export async function finishRun(
     totalTasks: await store.count(),
     steps,
     workers: s.workersUsed,
+    ...(s.workerCpuSecs && s.workerCpuSecs.length > 0 ? { workerCpuSecs: s.workerCpuSecs } : {}),
     engineSteps,
     durationMs: performance.now() - n.t0,
     warnings: n.warnings,

@@ -12,13 +12,14 @@ import { parseReadOptions } from '../../io/read-options.ts';
 import { readDataset } from '../../io/reader.ts';
 import type { OperatorGraph, StepRejection } from '../../operators/graph.ts';
 import { countReason as count, type StepMetrics } from '../../operators/step-metrics.ts';
-import { ChunkBatcher, type LandingBatch } from '../../pipeline-workers/chunk-batches.ts';
+import { ChunkBatcher, type ChunkWay, type LandingBatch } from '../../pipeline-workers/chunk-batches.ts';
 import type { RowStage, StagedBatch } from '../../pipeline-workers/row-stage.ts';
 import { autoWorkers } from '../../pipeline-workers/row-stage.ts';
 import type { Hooks } from '../hooks.ts';
 import type { LandedMeasures } from './report/collector.ts';
 import type { RowsEstimate } from './rows-estimate.ts';
 import type { TaskPipelineConfig } from './task-pipeline-config.ts';
+import { encodedWay } from './task-pipeline-encoded.ts';
 import { readOptionsOf } from './task-pipeline-inputs.ts';
 import type { TaskPipelineEvents } from './task-pipeline-types.ts';
 
@@ -89,13 +90,19 @@ interface Queued {
  * the work. At most `stage.window` batches are in flight (memory stays bounded). Returns the
  * counts of rows read and of input errors.
  */
-export async function streamInputs(c: StreamContext): Promise<{ rowsRead: number; inputErrors: number }> {
+export async function streamInputs(
+  c: StreamContext,
+): Promise<{ rowsRead: number; inputErrors: number; tailSteps?: StepMetrics[] }> {
   let rowsRead = 0;
   let inputErrors = 0;
   const hooked = c.hooks.count('afterIngest') > 0;
   if (!hooked && c.stage.takesChunks) {
     const inputs = await chunkedInputs(c);
-    if (inputs) return streamChunks(c, inputs);
+    if (inputs && c.stage.encodesChunks && c.landEncoded) {
+      const way = encodedWay(c, c.landEncoded);
+      return { ...(await streamChunks(c, inputs, way)), tailSteps: way.tailSteps() };
+    }
+    if (inputs) return streamChunks(c, inputs, taskWay(c));
   }
   if (c.rowsEstimate) await estimateRows(c.files, c.config, c.rowsEstimate);
   const queue: Queued[] = [];
@@ -206,42 +213,37 @@ async function chunkedInputs(c: StreamContext): Promise<Array<{ file: string; gz
   return inputs;
 }
 
+/** Chunks whose rows come back as tasks: landed through the rest of the graph. */
+function taskWay(c: StreamContext): ChunkWay<Task> {
+  return {
+    run: (job) => c.stage.runChunk(job),
+    land: (b, rowsRead) => landStaged(c, b, b.file, rowsRead),
+  };
+}
+
 /**
  * JSONL inputs on the workers: the main thread cuts each file into large chunks at line breaks and
  * never parses them; a worker reads, maps and runs the row-wise steps on a chunk (jsonl-chunk-rows.ts)
- * and sends its rows back packed. Here the chunks are put back in order, cut into the batches the
- * reader would have yielded (ChunkBatcher) and landed exactly as streamInputs lands a batch.
+ * and sends its rows back packed or encoded (`way`). Here the chunks are put back in order, cut into
+ * the batches the reader would have yielded (ChunkBatcher) and landed exactly as streamInputs lands a batch.
  */
-async function streamChunks(
+async function streamChunks<R>(
   c: StreamContext,
   inputs: ReadonlyArray<{ file: string; gzip: boolean }>,
+  way: ChunkWay<R>,
 ): Promise<{ rowsRead: number; inputErrors: number }> {
   const read = parseReadOptions(readOptionsOf(c.config.input));
   let rowsRead = 0;
   let inputErrors = 0;
-  const land = async (b: LandingBatch) => {
-    c.steps.read.rowsIn += b.records + b.readRejected.length;
-    c.steps.read.rowsOut += b.records;
+  const land = async (b: LandingBatch<R>) => {
     rowsRead += b.records + b.readRejected.length;
-    for (const r of b.readRejected) {
-      count(c.steps.read, r.reason);
-      inputErrors++;
-      c.reject({ step: r.step, reason: r.reason, file: r.file, row: r.row, payload: r.payload });
-    }
-    for (const r of b.mapRejected) {
-      count(c.steps.map, r.reason);
-      inputErrors++;
-      c.reject(r);
-    }
-    c.steps.map.rowsIn += b.records;
-    c.steps.map.rowsOut += b.records - b.mapRejected.length;
-    c.steps.map.ms += b.mapMs;
-    await landStaged(c, b, b.file, rowsRead);
+    inputErrors += recordChunkInputs(c, b);
+    await way.land(b, rowsRead);
   };
   for (const { file, gzip } of inputs) {
     const readBefore = rowsRead;
-    const batcher = new ChunkBatcher(file, read.batchSize, c.stage.stepNames);
-    const queue: Array<{ job: ReturnType<StreamContext['stage']['runChunk']>; bytes: number }> = [];
+    const batcher = new ChunkBatcher<R>(file, read.batchSize, c.stage.stepNames);
+    const queue: Array<{ job: ReturnType<ChunkWay<R>['run']>; bytes: number }> = [];
     const takeOldest = async () => {
       const { job, bytes } = queue.shift()!;
       const done = await job;
@@ -251,7 +253,7 @@ async function streamChunks(
     };
     for await (const { bytes } of jsonlChunks(file, gzip)) {
       const size = bytes.length;
-      const job = c.stage.runChunk({ bytes, file, maxLineBytes: read.maxLineBytes, maxDepth: read.maxDepth });
+      const job = way.run({ bytes, file, maxLineBytes: read.maxLineBytes, maxDepth: read.maxDepth });
       // A failed chunk fails the run when it is taken; until then its failure is not unhandled.
       job.catch(() => undefined);
       queue.push({ job, bytes: size });
@@ -263,4 +265,25 @@ async function streamChunks(
       c.warn(`${file}: no rows read (the file is empty or holds only blank lines or a header)`);
   }
   return { rowsRead, inputErrors };
+}
+
+/** A chunked batch's read and map rejections and counts, recorded as streamInputs records them. Returns its input errors. */
+function recordChunkInputs(c: StreamContext, b: LandingBatch<unknown>): number {
+  let inputErrors = 0;
+  c.steps.read.rowsIn += b.records + b.readRejected.length;
+  c.steps.read.rowsOut += b.records;
+  for (const r of b.readRejected) {
+    count(c.steps.read, r.reason);
+    inputErrors++;
+    c.reject({ step: r.step, reason: r.reason, file: r.file, row: r.row, payload: r.payload });
+  }
+  for (const r of b.mapRejected) {
+    count(c.steps.map, r.reason);
+    inputErrors++;
+    c.reject(r);
+  }
+  c.steps.map.rowsIn += b.records;
+  c.steps.map.rowsOut += b.records - b.mapRejected.length;
+  c.steps.map.ms += b.mapMs;
+  return inputErrors;
 }

@@ -103,6 +103,8 @@ export interface TaskPipelineReport {
   steps: StepMetrics[];
   /** Worker threads that ran the row-wise steps (0: all on the main thread; see `workers`). */
   workers?: number;
+  /** Per worker thread that ran batches, its CPU seconds (its own thread; benchmarks report it). */
+  workerCpuSecs?: number[];
   /** Leading steps that ran in the column-wise engine (`engine`; 0 or absent: every step ran row by row). */
   engineSteps?: number;
   durationMs: number;

@@ -267,6 +267,7 @@ async function streamRun(r: LiveRun<Built>): Promise<Streamed> {
     : await streamInputs(streamContext);
   // The workers' part is done: free their threads and memory before the last commits.
   const workersUsed = stage.workers;
+  const workerCpuSecs = stage.workerCpuSecs();
   await stage.close();
   const tail = await built.graph.flush();
   for (const x of tail.rejected) landing.rejectTask(x.step, x.row, x.reason);
@@ -277,7 +278,13 @@ async function streamRun(r: LiveRun<Built>): Promise<Streamed> {
     [...(streamed.rowSteps ?? stage.metrics()), ...(streamed.tailSteps ?? built.graph.metrics())],
     hooks.count('afterIngest') + hooks.count('afterTaskOps') > 0,
   );
-  return { rowsRead: streamed.rowsRead, inputErrors: streamed.inputErrors, workersUsed, steps };
+  return {
+    rowsRead: streamed.rowsRead,
+    inputErrors: streamed.inputErrors,
+    workersUsed,
+    workerCpuSecs,
+    steps,
+  };
 }
 
 /** Load a pipeline file and run it, resolving relative paths against the file's folder. */

@@ -104,7 +104,7 @@ export function writeIngestInput(file: string, rows: number): number {
   return statSync(file).size;
 }
 
-async function ingestOnce(
+export async function ingestOnce(
   dir: string,
   name: string,
   file: string,

@@ -34,6 +34,11 @@ export interface PipelineCoordinatorOptions {
   window: number;
   leaseTtlMs: number;
   log: (line: string) => void;
+  /**
+   * Called as the first shard job is queued (`shards`) and once the last shard is landed (`landed`):
+   * `bench scale` splits the coordinator's CPU time there (what overlaps the workers and what does not).
+   */
+  onPhase?: (phase: 'shards' | 'landed') => void;
 }
 
 /** One landed shard, as the coordinator reports it. */
@@ -138,6 +143,7 @@ async function runShards(
     );
     const jobs = new ShardSubmitter(queue, context, c.runId, plan, o.window);
     const tally = new ShardTally();
+    o.onPhase?.('shards');
     for (let i = 0; i < plan.length; i++) {
       const job = await jobs.take(i);
       const raw = await job.waitUntilFinished(events);
@@ -151,6 +157,7 @@ async function runShards(
       await queue.remove(job.id!).catch(() => undefined);
       if (result.frame) await redis.del(result.frame.key).catch(() => undefined);
     }
+    o.onPhase?.('landed');
     for (const file of c.files)
       if ((tally.readPerFile.get(file) ?? 0) === 0)
         c.warn(`${file}: no rows read (the file is empty or holds only blank lines or a header)`);

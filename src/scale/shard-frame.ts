@@ -170,10 +170,11 @@ const utf8 = new TextDecoder();
 export function utf8Values(vector: arrow.Vector): string[] {
   const out: string[] = [];
   for (const data of vector.data) {
+    // apache-arrow slices a variable-width column's offsets with it (its values buffer stays whole).
     const offsets = data.valueOffsets as Int32Array;
     const bytes = data.values as Uint8Array;
-    const first = offsets[data.offset]!;
-    const last = offsets[data.offset + data.length]!;
+    const first = offsets[0]!;
+    const last = offsets[data.length]!;
     let ascii = true;
     for (let i = first; i < last; i++)
       if (bytes[i]! >= 0x80) {
@@ -182,11 +183,10 @@ export function utf8Values(vector: arrow.Vector): string[] {
       }
     if (ascii) {
       const all = Buffer.from(bytes.buffer, bytes.byteOffset + first, last - first).toString('latin1');
-      for (let i = 0; i < data.length; i++)
-        out.push(all.slice(offsets[data.offset + i]! - first, offsets[data.offset + i + 1]! - first));
+      for (let i = 0; i < data.length; i++) out.push(all.slice(offsets[i]! - first, offsets[i + 1]! - first));
     } else
       for (let i = 0; i < data.length; i++)
-        out.push(utf8.decode(bytes.subarray(offsets[data.offset + i]!, offsets[data.offset + i + 1]!)));
+        out.push(utf8.decode(bytes.subarray(offsets[i]!, offsets[i + 1]!)));
   }
   return out;
 }

@@ -24,7 +24,7 @@ function tasksOf(ids: readonly string[]): Task[] {
     taskset: i % 2 ? 'a' : 'b',
     prompt: `prompt ${i} ${id}`,
     answer: String(i),
-    features: i % 3 ? { difficulty: i / 10 } : {},
+    features: (i % 3 ? { difficulty: i / 10 } : {}) as Record<string, number>,
     meta: {},
     source: { file: 'in.jsonl', row: i + 1 },
   }));

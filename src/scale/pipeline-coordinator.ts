@@ -18,8 +18,8 @@ import {
   type ShardBatch,
   type ShardJob,
   type ShardResult,
-  ShardResultSchema,
   shardJobId,
+  shardResultOf,
 } from './pipeline-job.ts';
 import { EncodedShardLanding, fetchShardFrame, landJsonBatch } from './pipeline-landing.ts';
 import { planShards } from './pipeline-shards.ts';
@@ -308,24 +308,6 @@ async function landShard(
   if (landing && frame && c.landEncoded)
     await landing.finishShard(c.landEncoded, frame, result.frame!.tasksets);
   tally.rowSteps = addSteps(tally.rowSteps, result.metrics);
-}
-
-/** A finished job's result, checked; a malformed one fails the run with one line naming the shard. */
-function shardResultOf(raw: unknown, where: string): ShardResult {
-  let value = raw;
-  // An object since workers return one (BullMQ parsed it once); a string from an older worker.
-  if (typeof raw === 'string')
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      value = undefined;
-    }
-  const parsed = ShardResultSchema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  throw new DataError({
-    message: `${where}: its result is malformed (${issue ? `${issue.path.join('.') || 'result'}: ${issue.message}` : 'not a shard result'}; run the same winnow version on every machine)`,
-  });
 }
 
 /** The run's rows, estimated from the first shard's rows and bytes (sizes the dedup key set once). */

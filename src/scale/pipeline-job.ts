@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { DataError } from '../core/errors.ts';
 
 /** The one BullMQ queue pipeline shards of every run go through (rollouts have their own). */
 export const PIPELINE_QUEUE = 'winnow-pipeline-shards';
@@ -130,6 +131,24 @@ export const ShardResultSchema = z.object({
     .default(null),
 });
 export type ShardResult = z.infer<typeof ShardResultSchema>;
+
+/** A finished job's result, checked; a malformed one fails the run with one line naming the shard. */
+export function shardResultOf(raw: unknown, where: string): ShardResult {
+  let value = raw;
+  // An object since workers return one (BullMQ parsed it once); a string from an older worker.
+  if (typeof raw === 'string')
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      value = undefined;
+    }
+  const parsed = ShardResultSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new DataError({
+    message: `${where}: its result is malformed (${issue ? `${issue.path.join('.') || 'result'}: ${issue.message}` : 'not a shard result'}; run the same winnow version on every machine)`,
+  });
+}
 
 /** Redis key of a pipeline run's context (a database is named by a hash of its absolute path). */
 export function pipelineContextKeyOf(dbDir: string, runId: string): string {

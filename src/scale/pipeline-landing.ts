@@ -16,6 +16,7 @@ import {
   decodeShardFrame,
   ShardFrameError,
   type ShardRowMeasures,
+  utf8Values,
 } from './shard-frame.ts';
 
 /**
@@ -142,14 +143,16 @@ export class EncodedShardLanding {
     b: ShardBatch,
   ): number {
     const inputErrors = landInputRejections(c, b);
-    const { ids, side } = at.shard;
+    const { side } = at.shard;
+    // A batch's ids at a time: they die young instead of living through the shard's landing.
+    const ids = utf8Values(at.shard.rows.getChild('id')!.slice(at.from, at.from + b.tasks));
     const exact = side.exact!;
     const t0 = performance.now();
     const drops: number[] = [];
     const reasons: string[] = [];
     let byId = 0;
     for (let i = at.from; i < at.from + b.tasks; i++) {
-      const id = ids[i]!;
+      const id = ids[i - at.from]!;
       let reason: string | null = null;
       if (this.seen.findId(id) >= 0) {
         reason = `duplicate id ${id}`;

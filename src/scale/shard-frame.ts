@@ -11,7 +11,8 @@ import { TASK_SCHEMA } from '../store/task-table.ts';
  *
  * Binary end to end: the coordinator reads typed arrays and never parses a JSON array per row, nor
  * checks one element at a time; `decodeShardFrame` checks the shape once (magic, lengths, the rows'
- * schema, the sidecar's columns, types and row counts). Ids are read from the rows' own `id` column.
+ * schema, the sidecar's columns, types and row counts). Ids are read from the rows' own `id` column
+ * (`utf8Values`), a batch at a time.
  */
 
 /** The sidecar's column values. */
@@ -78,8 +79,8 @@ export interface FrameShape {
 }
 
 export interface DecodedShard {
+  /** The rows; their ids are in the `id` column (`utf8Values`). */
   rows: arrow.Table;
-  ids: string[];
   side: ShardSidecar;
 }
 
@@ -121,7 +122,7 @@ export function decodeShardFrame(bytes: Uint8Array, shape: FrameShape): DecodedS
   const exact = shape.exact
     ? { keys: values.key as Float64Array, checks: values.check as Uint32Array }
     : null;
-  return { rows, ids: utf8Values(rows.getChild('id')!), side: { exact, measures } };
+  return { rows, side: { exact, measures } };
 }
 
 function readIpc(bytes: Uint8Array, what: string): arrow.Table {

@@ -32,28 +32,46 @@ export interface IngestRow {
   ratio: number;
   /** Rows per second against the single-process run (no queue) measured in the same run. */
   vsPlain: number;
-  /** CPU seconds of the coordinator (this process), the workers together, and redis-server, during the timed run. */
-  cpu: { coordinator: number; workers: number; redis: number };
+  /**
+   * CPU seconds of the coordinator (this process, every thread: LanceDB's and V8's too), the workers
+   * together, and redis-server, during the timed run; `serial`: the coordinator's part before it
+   * queued the first shard (opening tables, cutting shards) and after it landed the last one (the
+   * last commit, compaction, the run record), which no worker overlaps.
+   */
+  cpu: { coordinator: number; serial: { before: number; after: number }; workers: number; redis: number };
   /**
    * Each count of `simulate` as if every process had a core of its own (this machine's cores are
-   * shared): the run takes the longest of the coordinator's CPU seconds, redis's, and the workers'
-   * CPU seconds shared by the count, plus one shard's worth of worker time to fill the pipeline;
-   * `vsPlain` divides the single-process run's CPU seconds by it (its own time on a free core).
+   * shared): see `simulateWorkers`; `vsPlain` divides the single-process run's CPU seconds by it
+   * (its own time on a free core).
    */
   simulated: Array<{ workers: number; seconds: number; vsPlain: number }>;
 }
 
-/** The CPU-seconds model of `IngestRow.simulated` (a queued run's parts on cores of their own). */
+/**
+ * The CPU-seconds model of `IngestRow.simulated`: a queued run's parts on cores of their own. The
+ * coordinator's serial parts run alone; in between it lands shards while the workers clean the
+ * next ones, so that stretch takes the longest of: one shard's worker time (the first result) plus
+ * all of the coordinator's landing; the workers' CPU shared by N plus the landing of the last shard;
+ * redis-server's CPU. Redis round trips and memory bandwidth are not in it.
+ */
 export function simulateWorkers(
   cpu: IngestRow['cpu'],
   shards: number,
   plainCpu: number,
   counts: readonly number[],
 ): IngestRow['simulated'] {
+  const per = Math.max(1, shards);
+  const { before, after } = cpu.serial;
+  const landing = Math.max(0, cpu.coordinator - before - after);
   return counts.map((n) => {
-    const seconds = Math.max(cpu.coordinator, cpu.redis, cpu.workers / n) + cpu.workers / Math.max(1, shards);
+    const overlapped = Math.max(cpu.workers / per + landing, cpu.workers / n + landing / per, cpu.redis);
+    const seconds = before + overlapped + after;
     return { workers: n, seconds, vsPlain: seconds > 0 ? plainCpu / seconds : 0 };
   });
+}
+
+function cpuOf(u: NodeJS.CpuUsage): number {
+  return (u.user + u.system) / 1e6;
 }
 
 /** User + system CPU seconds of a process so far (Linux /proc; 0 where unreadable). */
@@ -104,13 +122,14 @@ export function writeIngestInput(file: string, rows: number): number {
   return statSync(file).size;
 }
 
-async function ingestOnce(
+export async function ingestOnce(
   dir: string,
   name: string,
   file: string,
   redisUrl: string | undefined,
   shardBytes: number,
   path: IngestPath,
+  onPhase?: (phase: 'shards' | 'landed') => void,
 ) {
   const db = join(dir, `ingest-db-${name}`);
   const config = TaskPipelineConfigSchema.parse({
@@ -138,7 +157,14 @@ async function ingestOnce(
     ...(redisUrl
       ? {
           inputStream: queuedInputStream(
-            { url: parseQueueUrl(redisUrl), shardBytes, window: 8, leaseTtlMs: 30_000, log: () => {} },
+            {
+              url: parseQueueUrl(redisUrl),
+              shardBytes,
+              window: 8,
+              leaseTtlMs: 30_000,
+              log: () => {},
+              ...(onPhase ? { onPhase } : {}),
+            },
             shards,
           ),
         }
@@ -180,6 +206,7 @@ export async function ingestBench(o: {
     const w0 = pids.reduce((t: number, p) => t + cpuSecondsOf(p), 0);
     const r0 = cpuSecondsOf(o.redisPid);
     const c0 = process.cpuUsage();
+    const at: Partial<Record<'shards' | 'landed', number>> = {};
     const r = await ingestOnce(
       o.dir,
       `w${n}-${path}`,
@@ -187,8 +214,11 @@ export async function ingestBench(o: {
       n === 0 ? undefined : o.redisUrl,
       shardBytes,
       path,
+      (phase) => {
+        at[phase] = cpuOf(process.cpuUsage(c0));
+      },
     );
-    const c = process.cpuUsage(c0);
+    const coordinator = cpuOf(process.cpuUsage(c0));
     const row: IngestRow = {
       workers: n,
       path: n === 0 ? null : path,
@@ -202,7 +232,8 @@ export async function ingestBench(o: {
       vsPlain: 1,
       simulated: [],
       cpu: {
-        coordinator: (c.user + c.system) / 1e6,
+        coordinator,
+        serial: { before: at.shards ?? 0, after: at.landed === undefined ? 0 : coordinator - at.landed },
         workers: pids.reduce((t: number, p) => t + cpuSecondsOf(p), 0) - w0,
         redis: n === 0 ? 0 : cpuSecondsOf(o.redisPid) - r0,
       },

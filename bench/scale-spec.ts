@@ -68,7 +68,7 @@ export const SCALE_BENCH_SPEC = {
   notes: [
     'Each worker builds the run once (a warm-up round that is not timed), then the timed round runs.',
     'Ingest: the coordinator (this process) cuts the file into about 32 line-aligned shards, runs exact dedup and writes LanceDB; each worker reads, maps and cleans its shards (and, on the encoded path, encodes their rows in the table layout). Each count gets an untimed warm-up run first.',
-    "Simulated counts: the longest of the coordinator's CPU seconds, redis's, and the workers' CPU seconds shared by N, plus one shard's worth; compared with the single-process run's CPU seconds. The machine's load average is printed with the results.",
+    "Simulated counts (each process on a core of its own): the coordinator's serial CPU seconds (before the first shard is queued, after the last is landed) plus the longest of: one shard's worker CPU plus the coordinator's landing CPU; the workers' CPU shared by N plus one shard's landing; redis's CPU. Compared with the single-process run's CPU seconds. The machine's load average is printed with the results.",
   ],
   examples: [
     'winnow bench scale',

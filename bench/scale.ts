@@ -223,7 +223,7 @@ export async function scaleBenchMain(argv: string[]): Promise<number> {
                 'rows/s',
                 'vs 1 worker',
                 'vs one process',
-                'CPU s coord/workers/redis',
+                'CPU s coord (serial)/workers/redis',
                 'simulated (N: vs one process)',
               ],
               ingest.runs.map((r) => [
@@ -237,7 +237,7 @@ export async function scaleBenchMain(argv: string[]): Promise<number> {
                 Math.round(r.rowsPerSecond),
                 r.workers === 0 ? '' : `×${r.ratio.toFixed(2)}`,
                 `×${r.vsPlain.toFixed(2)}`,
-                `${r.cpu.coordinator.toFixed(1)}/${r.cpu.workers.toFixed(1)}/${r.cpu.redis.toFixed(1)}`,
+                `${r.cpu.coordinator.toFixed(2)}${r.workers === 0 ? '' : ` (${(r.cpu.serial.before + r.cpu.serial.after).toFixed(2)})`}/${r.cpu.workers.toFixed(2)}/${r.cpu.redis.toFixed(2)}`,
                 r.simulated.map((x) => `${x.workers}: ×${x.vsPlain.toFixed(2)}`).join(', '),
               ]),
             )}\n`

@@ -1,6 +1,7 @@
+import { statSync } from 'node:fs';
 import { type Job, Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
-import { ConfigError } from '../core/errors.ts';
+import { ConfigError, DataError } from '../core/errors.ts';
 import { chainChecksIds } from '../lifecycle/pipeline/task-pipeline-ids.ts';
 import type { StreamContext } from '../lifecycle/pipeline/task-pipeline-stream.ts';
 import type { PipelineRunInfo, RunTaskPipelineOptions } from '../lifecycle/pipeline/task-pipeline-types.ts';
@@ -17,10 +18,10 @@ import {
   type ShardBatch,
   type ShardJob,
   type ShardResult,
-  ShardResultSchema,
   shardJobId,
+  shardResultOf,
 } from './pipeline-job.ts';
-import { EncodedShardLanding, fetchShardRows, landJsonBatch } from './pipeline-landing.ts';
+import { EncodedShardLanding, fetchShardFrame, landJsonBatch } from './pipeline-landing.ts';
 import { planShards } from './pipeline-shards.ts';
 import { connectionOf, type QueueUrl } from './queue-url.ts';
 import { encodeWire } from './wire.ts';
@@ -33,6 +34,11 @@ export interface PipelineCoordinatorOptions {
   window: number;
   leaseTtlMs: number;
   log: (line: string) => void;
+  /**
+   * Called as the first shard job is queued (`shards`) and once the last shard is landed (`landed`):
+   * `bench scale` splits the coordinator's CPU time there (what overlaps the workers and what does not).
+   */
+  onPhase?: (phase: 'shards' | 'landed') => void;
 }
 
 /** One landed shard, as the coordinator reports it. */
@@ -137,18 +143,21 @@ async function runShards(
     );
     const jobs = new ShardSubmitter(queue, context, c.runId, plan, o.window);
     const tally = new ShardTally();
+    o.onPhase?.('shards');
     for (let i = 0; i < plan.length; i++) {
       const job = await jobs.take(i);
       const raw = await job.waitUntilFinished(events);
       lease.check();
-      // An object since workers return one (BullMQ parsed it once); a string from an older worker.
-      const result = ShardResultSchema.parse(typeof raw === 'string' ? JSON.parse(raw) : raw);
-      await landShard(c, plan[i]!, result, tally, landing, redis);
+      const result = shardResultOf(raw, `shard ${i} (job ${job.id})`);
+      const where = `shard ${i} (${plan[i]!.file}, job ${job.id}, from ${result.worker})`;
+      await landShard(c, { shard: plan[i]!, where }, result, tally, landing, redis);
+      if (i === 0) landing?.reserve(expectedRows(plan, tally.rowsOut));
       shards.push(await recordShard(o, queue, job.id!, plan[i]!, result));
       // Landed: its result and rows are no longer needed in Redis.
       await queue.remove(job.id!).catch(() => undefined);
-      if (result.rowsKey) await redis.del(result.rowsKey).catch(() => undefined);
+      if (result.frame) await redis.del(result.frame.key).catch(() => undefined);
     }
+    o.onPhase?.('landed');
     for (const file of c.files)
       if ((tally.readPerFile.get(file) ?? 0) === 0)
         c.warn(`${file}: no rows read (the file is empty or holds only blank lines or a header)`);
@@ -187,7 +196,7 @@ function encodedLandingFor(c: StreamContext): EncodedShardLanding | null {
   const tail = c.graph.metrics();
   if (plan.workerSteps.length !== c.config.operators.length - 1 || tail.length !== 1) return null;
   if (!chainChecksIds(c.config.operators, registry)) return null;
-  return new EncodedShardLanding(tail[0]!);
+  return new EncodedShardLanding(tail[0]!, c.config.output.report);
 }
 
 /** Store what workers build the run from under the run's context key; returns the key. */
@@ -255,6 +264,8 @@ class ShardSubmitter {
 /** What the landed shards add up to. */
 class ShardTally {
   rowsRead = 0;
+  /** Rows the shards' row-wise steps kept (before exact dedup). */
+  rowsOut = 0;
   inputErrors = 0;
   rowSteps: StepMetrics[] | null = null;
   readonly readPerFile = new Map<string, number>();
@@ -269,23 +280,42 @@ class ShardTally {
 /** Land a shard's batches in order, as JSON rows or as the worker's encoded rows. */
 async function landShard(
   c: StreamContext,
-  shard: Shard,
+  at: { shard: Shard; where: string },
   result: ShardResult,
   tally: ShardTally,
   landing: EncodedShardLanding | null,
   redis: Redis,
 ): Promise<void> {
-  const rows = result.rowsKey ? await fetchShardRows(redis, result) : null;
+  const { shard } = at;
+  if (landing && !result.frame && result.batches.some((b) => b.tasks > 0))
+    throw new DataError({
+      message: `${at.where}: the worker sent its rows as JSON where the run asked for encoded rows (run the same winnow version on every machine)`,
+    });
+  const frame = landing && result.frame ? await fetchShardFrame(redis, result.frame, at.where) : null;
   let from = 0;
   for (const b of result.batches) {
     tally.read(shard.file, b);
-    if (landing && rows) {
-      tally.inputErrors += landing.land(c, { file: shard.file, rows, from, rowsRead: tally.rowsRead }, b);
+    tally.rowsOut += b.tasks;
+    if (landing && frame) {
+      tally.inputErrors += landing.land(
+        c,
+        { file: shard.file, shard: frame, from, rowsRead: tally.rowsRead },
+        b,
+      );
       from += b.tasks;
     } else tally.inputErrors += await landJsonBatch(c, shard.file, b, tally.rowsRead);
   }
-  if (landing && rows && c.landEncoded) await landing.finishShard(c.landEncoded, rows);
+  if (landing && frame && c.landEncoded)
+    await landing.finishShard(c.landEncoded, frame, result.frame!.tasksets);
   tally.rowSteps = addSteps(tally.rowSteps, result.metrics);
+}
+
+/** The run's rows, estimated from the first shard's rows and bytes (sizes the dedup key set once). */
+function expectedRows(plan: readonly Shard[], firstRows: number): number {
+  const bytes = (s: Shard) => (s.range ? s.range.end - s.range.start : statSync(s.file).size);
+  const first = bytes(plan[0]!);
+  if (first <= 0) return firstRows;
+  return Math.ceil((firstRows * plan.reduce((n, s) => n + bytes(s), 0)) / first);
 }
 
 /** The landed shard's record (who did it, how often it was reclaimed), logged. */

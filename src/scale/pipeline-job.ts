@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { DataError } from '../core/errors.ts';
 
 /** The one BullMQ queue pipeline shards of every run go through (rollouts have their own). */
 export const PIPELINE_QUEUE = 'winnow-pipeline-shards';
@@ -17,9 +18,10 @@ export const PipelineContextSchema = z.object({
   dbDir: z.string(),
   seed: z.number().int(),
   /**
-   * Workers encode their shard's cleaned rows in the task table's typed layout (Arrow, stored in
-   * Redis under `shardRowsKey`) instead of sending them as JSON: the coordinator lands them without
-   * decoding a row. Set by the coordinator when the chain after the row-wise steps is exact_dedup alone.
+   * Workers encode their shard's cleaned rows in the task table's typed layout, with their dedup key
+   * hashes (and report measures) beside them, in one binary frame in Redis under `shardRowsKey`
+   * (shard-frame.ts) instead of sending them as JSON: the coordinator lands them without decoding a
+   * row. Set by the coordinator when the chain after the row-wise steps is exact_dedup alone.
    */
   encodeRows: z.boolean().default(false),
   /** With `encodeRows`: measure each row for the run's report (output.report). */
@@ -71,14 +73,15 @@ export const ShardBatchSchema = z.object({
   /**
    * Cleaned rows (Task objects, in input order) as one plain JSON array, as the in-process worker
    * threads hand them over: parsing one string is several times cheaper for the coordinator, which
-   * is the part that does not scale out.
+   * is the part that does not scale out. '[]' when the shard's rows are in its frame (`encodeRows`).
    */
   tasksJson: z.string(),
   tasks: z.number().int().nonnegative(),
   rejected: z.array(StepRejectionSchema),
   /**
    * exact_dedup's per-row half (key hashes of the cleaned rows' text, computed by the worker as the
-   * worker threads do); the coordinator keeps the one global ordered key set. Null without exact_dedup.
+   * worker threads do); the coordinator keeps the one global ordered key set. Null without exact_dedup,
+   * and with `encodeRows` (the hashes are then in the shard's frame, as typed arrays).
    */
   exact: z
     .object({
@@ -89,23 +92,6 @@ export const ShardBatchSchema = z.object({
     })
     .nullable(),
   warnings: z.array(z.object({ step: z.string(), message: z.string() })),
-  /** With `encodeRows`: what the coordinator needs of each cleaned row (tasksJson is then '[]'). */
-  encoded: z
-    .object({
-      ids: z.array(z.string()),
-      /** Null when the run writes no report (output.report: false): nothing needs them. */
-      measures: z
-        .object({
-          chars: z.array(z.number()),
-          words: z.array(z.number()),
-          difficulty: z.array(z.number().nullable()),
-          taskset: z.array(z.number().int()),
-          tasksets: z.array(z.string()),
-        })
-        .nullable(),
-    })
-    .nullable()
-    .default(null),
 });
 export type ShardBatch = z.infer<typeof ShardBatchSchema>;
 
@@ -128,10 +114,41 @@ export const ShardResultSchema = z.object({
   /** The row-wise steps' counts over this shard; the coordinator adds those of landed shards only. */
   metrics: z.array(StepMetricsSchema),
   worker: z.string(),
-  /** With `encodeRows`: the Redis key of the shard's rows (one Arrow IPC stream, its batches' rows in order). */
-  rowsKey: z.string().nullable().default(null),
+  /**
+   * With `encodeRows`: where the shard's frame is (its batches' rows one after another, their
+   * sidecar beside them) and what it holds; the frame itself is checked when it is read.
+   */
+  frame: z
+    .object({
+      key: z.string().min(1),
+      rows: z.number().int().nonnegative(),
+      /** The sidecar carries exact_dedup's key hashes. */
+      exact: z.boolean(),
+      /** Taskset names the sidecar's measures index into; null: no measures (no report). */
+      tasksets: z.array(z.string()).nullable(),
+    })
+    .nullable()
+    .default(null),
 });
 export type ShardResult = z.infer<typeof ShardResultSchema>;
+
+/** A finished job's result, checked; a malformed one fails the run with one line naming the shard. */
+export function shardResultOf(raw: unknown, where: string): ShardResult {
+  let value = raw;
+  // An object since workers return one (BullMQ parsed it once); a string from an older worker.
+  if (typeof raw === 'string')
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      value = undefined;
+    }
+  const parsed = ShardResultSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new DataError({
+    message: `${where}: its result is malformed (${issue ? `${issue.path.join('.') || 'result'}: ${issue.message}` : 'not a shard result'}; run the same winnow version on every machine)`,
+  });
+}
 
 /** Redis key of a pipeline run's context (a database is named by a hash of its absolute path). */
 export function pipelineContextKeyOf(dbDir: string, runId: string): string {
@@ -145,8 +162,8 @@ export function shardJobId(context: string, shard: number): string {
 }
 
 /**
- * Where a shard job's encoded rows wait for the coordinator: a function of the job, so a redone job
- * overwrites the same key with the same rows (never a second copy).
+ * Where a shard job's frame (encoded rows) waits for the coordinator: a function of the job, so a
+ * redone job overwrites the same key with the same rows (never a second copy).
  */
 export function shardRowsKey(jobId: string): string {
   return `winnow:pipeline-rows:${jobId}`;

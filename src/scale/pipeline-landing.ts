@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import * as arrow from 'apache-arrow';
 import type { Redis } from 'ioredis';
+import { DataError } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
 import type { LandedMeasures } from '../lifecycle/pipeline/report/collector.ts';
 import type { StreamContext } from '../lifecycle/pipeline/task-pipeline-stream.ts';
@@ -11,6 +11,13 @@ import { readText, type TextField } from '../operators/task/text-fields.ts';
 import { decodeTasks } from '../store/task-table.ts';
 import { type RowRange, takeRanges } from './arrow-take.ts';
 import type { ShardBatch, ShardResult } from './pipeline-job.ts';
+import {
+  type DecodedShard,
+  decodeShardFrame,
+  ShardFrameError,
+  type ShardRowMeasures,
+  utf8Values,
+} from './shard-frame.ts';
 
 /**
  * Landing a shard's result in the coordinator, batch by batch, exactly as the in-process loop lands
@@ -18,7 +25,8 @@ import type { ShardBatch, ShardResult } from './pipeline-job.ts';
  * then the rest of the chain, then the writer. Two ways:
  * - rows as JSON (`landJsonBatch`): decoded here and run through the rest of the chain, any chain;
  * - rows encoded by the worker (`EncodedShardLanding`): the rest of the chain is exact_dedup alone,
- *   run here on the worker's ids and key hashes; kept rows go to the writer as the worker's Arrow.
+ *   run here on the ids and key hashes of the worker's frame; kept rows go to the writer as the
+ *   worker's Arrow.
  */
 
 /** Record a batch's read and map rejections and counts (both ways). Returns its input errors. */
@@ -69,33 +77,50 @@ export async function landJsonBatch(
   return inputErrors;
 }
 
-/** A shard's encoded rows from Redis: one Arrow table, its batches' rows one after another. */
-export async function fetchShardRows(redis: Redis, result: ShardResult): Promise<arrow.Table> {
-  const bytes = result.rowsKey ? await redis.getBuffer(result.rowsKey) : null;
+/**
+ * A shard's frame from Redis, checked against what its job's result says it holds. Anything that
+ * does not fit fails the run with one line naming the shard and the worker (`where`).
+ */
+export async function fetchShardFrame(
+  redis: Redis,
+  frame: NonNullable<ShardResult['frame']>,
+  where: string,
+): Promise<DecodedShard> {
+  const bytes = await redis.getBuffer(frame.key);
   if (!bytes)
-    throw new Error(`a shard's encoded rows are missing from Redis (${result.rowsKey ?? 'no key'})`);
-  const table = arrow.tableFromIPC(bytes);
-  const rows = result.batches.reduce((n, b) => n + b.tasks, 0);
-  if (table.numRows !== rows) throw new Error(`a shard's encoded rows do not match their count (${rows})`);
-  return table;
+    throw new DataError({ message: `${where}: its encoded rows are missing from Redis (${frame.key})` });
+  try {
+    return decodeShardFrame(bytes, frame);
+  } catch (err) {
+    if (!(err instanceof ShardFrameError)) throw err;
+    throw new DataError({
+      message: `${where}: its encoded rows cannot be landed: ${err.message} (run the same winnow version on every machine)`,
+    });
+  }
 }
 
 /**
  * The rest of the chain when it is exact_dedup alone (checking ids): the global, ordered key set of
- * every shard landed so far, over the workers' ids and key hashes, with the same decisions, reasons
- * and counts as the operator (src/operators/task/exact-dedup.ts). Kept rows land as the worker
- * encoded them; only a dropped row is decoded (its payload goes to the rejected table).
+ * every shard landed so far, over the ids in the workers' rows and the key hashes beside them, with
+ * the same decisions, reasons and counts as the operator (src/operators/task/exact-dedup.ts). Kept
+ * rows land as the worker encoded them; only the dropped rows are decoded (their payloads go to the
+ * rejected table), a batch's at once.
  */
 export class EncodedShardLanding {
   private readonly seen = new ExactDedupIndex(true);
   private readonly metrics: StepMetrics;
-  /** The shard being landed: its kept rows (indices into its encoded rows) and their report measures. */
-  private kept: number[] = [];
-  private measures: ShardMeasures | null = null;
+  /** The shard being landed: its kept rows as runs [start, end) of consecutive rows. */
+  private kept: RowRange[] = [];
+  private keptCount = 0;
+  private readonly measures: KeptMeasures | null;
 
-  /** `step`: the exact_dedup step's counts as the graph names it (its totals start at zero). */
-  constructor(step: StepMetrics) {
+  /**
+   * `step`: the exact_dedup step's counts as the graph names it (its totals start at zero);
+   * `withMeasures`: the run writes a report (workers then measure each row).
+   */
+  constructor(step: StepMetrics, withMeasures: boolean) {
     this.metrics = { ...step, rowsIn: 0, rowsOut: 0, dropped: 0, ms: 0, reasons: {}, extra: {} };
+    this.measures = withMeasures ? new KeptMeasures() : null;
   }
 
   /** The exact_dedup step's counts so far (the run's report lists them in the graph's place). */
@@ -103,38 +128,56 @@ export class EncodedShardLanding {
     return [this.metrics];
   }
 
+  /** Room for this many kept rows in the key set without rebuilding it (a hint). */
+  reserve(rows: number): void {
+    this.seen.reserve(rows);
+  }
+
   /**
-   * Land batch `b` of a shard whose rows are `rows[from, from + b.tasks)`: its rejections now, its kept
-   * rows with the shard's others (`finishShard`). Returns its input errors.
+   * Land batch `b` of a shard whose rows are `shard.rows[from, from + b.tasks)`: its rejections now,
+   * its kept rows with the shard's others (`finishShard`). Returns its input errors.
    */
   land(
     c: StreamContext,
-    at: { file: string; rows: arrow.Table; from: number; rowsRead: number },
+    at: { file: string; shard: DecodedShard; from: number; rowsRead: number },
     b: ShardBatch,
   ): number {
     const inputErrors = landInputRejections(c, b);
-    const enc = b.encoded;
-    if (!enc || !b.exact || enc.ids.length !== b.tasks || b.exact.keys.length !== b.tasks)
-      throw new Error(`a shard batch's encoded rows do not match their count (${b.tasks})`);
+    const { side } = at.shard;
+    // A batch's ids at a time: they die young instead of living through the shard's landing.
+    const ids = utf8Values(at.shard.rows.getChild('id')!.slice(at.from, at.from + b.tasks));
+    const exact = side.exact!;
     const t0 = performance.now();
-    const kept: number[] = [];
-    const drops: Array<{ i: number; reason: string }> = [];
-    for (let i = 0; i < b.tasks; i++) {
-      const id = enc.ids[i]!;
-      const key = b.exact.keys[i]!;
-      const check = b.exact.checks[i]!;
-      const reason = this.seen.findId(id) >= 0 ? `duplicate id ${id}` : this.duplicateText(key, check);
+    const drops: number[] = [];
+    const reasons: string[] = [];
+    let byId = 0;
+    for (let i = at.from; i < at.from + b.tasks; i++) {
+      const id = ids[i - at.from]!;
+      let reason: string | null = null;
+      if (this.seen.findId(id) >= 0) {
+        reason = `duplicate id ${id}`;
+        byId++;
+      } else {
+        const first = this.seen.findText(exact.keys[i]!, exact.checks[i]!);
+        if (first >= 0) reason = `duplicate of ${this.seen.idAt(first)}`;
+      }
       if (reason === null) {
-        this.seen.add(id, key, check);
-        kept.push(i);
-      } else drops.push({ i, reason });
+        this.seen.add(id, exact.keys[i]!, exact.checks[i]!);
+        this.keep(i);
+      } else {
+        drops.push(i);
+        reasons.push(reason);
+      }
     }
-    this.account(b.tasks, kept.length, drops, performance.now() - t0);
-    for (const d of drops) c.rejectTask(this.metrics.step, rowAt(at.rows, at.from + d.i), d.reason);
-    for (const i of kept) this.kept.push(at.from + i);
-    if (enc.measures) {
-      this.measures ??= new ShardMeasures();
-      this.measures.add(enc.measures, kept);
+    this.account(b.tasks, drops.length, byId, reasons, performance.now() - t0);
+    if (drops.length > 0) {
+      const dropped = decodeTasks(
+        takeRanges(
+          at.shard.rows,
+          drops.map((i) => [i, i + 1] as const),
+        ),
+      );
+      for (let k = 0; k < dropped.length; k++) c.rejectTask(this.metrics.step, dropped[k]!, reasons[k]!);
     }
     c.afterBatch(at.file, at.rowsRead);
     return inputErrors;
@@ -146,74 +189,77 @@ export class EncodedShardLanding {
    */
   async finishShard(
     landEncoded: NonNullable<StreamContext['landEncoded']>,
-    rows: arrow.Table,
+    shard: DecodedShard,
+    tasksets: readonly string[] | null,
   ): Promise<void> {
     const kept = this.kept;
-    const measures = this.measures?.all ?? null;
+    const count = this.keptCount;
     this.kept = [];
-    this.measures = null;
-    if (kept.length === 0) return;
-    await landEncoded(keptRows(rows, 0, kept), measures, measures ? kept.map((_, k) => k) : []);
+    this.keptCount = 0;
+    if (count === 0) return;
+    const rows = count === shard.rows.numRows ? shard.rows : takeRanges(shard.rows, kept);
+    const measured =
+      this.measures && shard.side.measures && tasksets
+        ? this.measures.of(shard.side.measures, tasksets, kept, count)
+        : null;
+    await landEncoded(rows, measured, measured ? measured.chars.map((_, k) => k) : []);
   }
 
-  private duplicateText(key: number, check: number): string | null {
-    const first = this.seen.findText(key, check);
-    return first >= 0 ? `duplicate of ${this.seen.idAt(first)}` : null;
+  /** Row `i` of the shard is kept: extend the last run or start one. */
+  private keep(i: number): void {
+    const last = this.kept[this.kept.length - 1];
+    if (last && last[1] === i) this.kept[this.kept.length - 1] = [last[0], i + 1];
+    else this.kept.push([i, i + 1]);
+    this.keptCount++;
   }
 
   /** The graph's accounting for the step (operators/graph.ts `account`); a batch with no rows is not run. */
-  private account(rowsIn: number, rowsOut: number, drops: Array<{ reason: string }>, ms: number): void {
+  private account(
+    rowsIn: number,
+    dropped: number,
+    byId: number,
+    reasons: readonly string[],
+    ms: number,
+  ): void {
     if (rowsIn === 0) return;
-    const byId = drops.filter((d) => d.reason.startsWith('duplicate id ')).length;
     addStepCounts(this.metrics, {
       ...this.metrics,
       rowsIn,
-      rowsOut,
+      rowsOut: rowsIn - dropped,
       dropped: 0,
       reasons: {},
       warnings: 0,
       ms,
-      extra: { duplicate_ids: byId, duplicate_texts: drops.length - byId },
+      extra: { duplicate_ids: byId, duplicate_texts: dropped - byId },
     });
-    for (const d of drops) count(this.metrics, d.reason);
+    for (const r of reasons) count(this.metrics, r);
   }
 }
 
-/** Row `i` of the encoded rows as a task (a dropped row's payload, file and line for the rejected table). */
-function rowAt(rows: arrow.Table, i: number): Task {
-  return decodeTasks(rows.slice(i, i + 1))[0]!;
-}
-
-/** Rows `from + kept[k]` of `rows` as one batch, copied run by run of consecutive rows (drops are few). */
-function keptRows(rows: arrow.Table, from: number, kept: readonly number[]): arrow.Table {
-  const ranges: RowRange[] = [];
-  let start = 0;
-  for (let k = 1; k <= kept.length; k++) {
-    if (k < kept.length && kept[k] === kept[k - 1]! + 1) continue;
-    ranges.push([from + kept[start]!, from + kept[k - 1]! + 1]);
-    start = k;
-  }
-  return takeRanges(rows, ranges);
-}
-
-/** The report measures of a shard's kept rows, batch after batch, in one set of columns. */
-class ShardMeasures {
-  readonly all: LandedMeasures = { chars: [], words: [], difficulty: [], taskset: [], tasksets: [] };
-  private readonly sets = new Map<string, number>();
-
-  add(m: LandedMeasures, rows: readonly number[]): void {
-    for (const i of rows) {
-      const name = m.tasksets[m.taskset[i]!]!;
-      let k = this.sets.get(name);
-      if (k === undefined) {
-        k = this.all.tasksets.length;
-        this.sets.set(name, k);
-        this.all.tasksets.push(name);
+/** The report measures of a shard's kept rows, in the shape the run's report collector takes. */
+class KeptMeasures {
+  of(
+    m: ShardRowMeasures,
+    names: readonly string[],
+    kept: readonly RowRange[],
+    count: number,
+  ): LandedMeasures {
+    const out: LandedMeasures = {
+      chars: new Array(count),
+      words: new Array(count),
+      difficulty: new Array(count),
+      taskset: new Array(count),
+      tasksets: [...names],
+    };
+    let k = 0;
+    for (const [start, end] of kept)
+      for (let i = start; i < end; i++, k++) {
+        out.chars[k] = m.chars[i]!;
+        out.words[k] = m.words[i]!;
+        const d = m.difficulty[i]!;
+        out.difficulty[k] = Number.isFinite(d) ? d : null;
+        out.taskset[k] = m.taskset[i]!;
       }
-      this.all.chars.push(m.chars[i]!);
-      this.all.words.push(m.words[i]!);
-      this.all.difficulty.push(m.difficulty[i] ?? null);
-      this.all.taskset.push(k);
-    }
+    return out;
   }
 }

@@ -2,16 +2,13 @@ import { performance } from 'node:perf_hooks';
 import type { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Task } from '../core/task.ts';
-import { tableToIpcStream } from '../io/arrow-ipc.ts';
 import { mapRecords } from '../io/map-records.ts';
 import { type CompiledMapping, compileMapping } from '../io/mapping.ts';
-import { measureLanded } from '../lifecycle/pipeline/report/collector.ts';
 import type { TaskPipelineConfig } from '../lifecycle/pipeline/task-pipeline-config.ts';
 import type { GraphNode } from '../operators/graph.ts';
 import { OperatorGraph } from '../operators/graph.ts';
 import { exactDedupOp } from '../operators/task/exact-dedup.ts';
 import { ExactDedupKeyer } from '../operators/task/exact-dedup-prepared.ts';
-import { TaskRowsEncoder } from '../store/task-encoder.ts';
 import {
   PIPELINE_QUEUE,
   PipelineContextSchema,
@@ -28,6 +25,7 @@ import {
   workerName,
   workerRedis,
 } from './queue-worker.ts';
+import { ShardFrameBuilder } from './shard-frame-builder.ts';
 import { decodeWire } from './wire.ts';
 
 export type PipelineWorkerOptions = QueueWorkerOptions;
@@ -52,8 +50,9 @@ interface BuiltPipeline {
  * `winnow worker --role pipeline`: takes shards of task pipelines started with `winnow run --queue`.
  * It reads its shard, maps the rows and runs the pipeline's leading row-wise operators; the cleaned
  * rows and every rejected record (with file and line) go back as the job's result. Where the rest of
- * the chain is exact_dedup alone, the rows go back encoded in the task table's layout (Arrow in
- * Redis) with their ids and dedup keys, and the coordinator lands them without decoding them. It
+ * the chain is exact_dedup alone, the rows go to Redis as one binary frame — encoded in the task
+ * table's layout, their dedup key hashes beside them (shard-frame.ts) — and the job's result says
+ * only where it is and what it holds; the coordinator lands them without decoding them. It
  * commits nothing: the coordinator runs the rest of the chain (exact dedup across shards included)
  * and is the table's single committer.
  */
@@ -94,30 +93,29 @@ export class PipelineWorker {
     });
     const { path: _path, ...read } = built.config.input;
     const batches: ShardBatch[] = [];
-    const encoder = built.encodeRows ? new TaskRowsEncoder(built.runId, 1 << 12) : null;
+    const frame = built.encodeRows
+      ? new ShardFrameBuilder(built.runId, built.keyer, built.measureRows)
+      : null;
     for await (const batch of readShard(shard, read)) {
       const t0 = performance.now();
       const mapped = mapRecords(built.mapping, batch.records);
       const mapMs = performance.now() - t0;
       const out = await graph.process(mapped.tasks);
-      if (encoder) for (const task of out.rows) encoder.push(task);
+      frame?.add(out.rows);
       batches.push({
         records: batch.records.length,
         readRejected: batch.rejected,
         mapRejected: mapped.rejected,
         mapMs,
-        tasksJson: encoder ? '[]' : JSON.stringify(out.rows),
+        tasksJson: frame ? '[]' : JSON.stringify(out.rows),
         tasks: out.rows.length,
-        exact: built.keyer ? exactKeysOf(built.keyer, out.rows) : null,
+        exact: built.keyer && !frame ? exactKeysOf(built.keyer, out.rows) : null,
         rejected: out.rejected as unknown as ShardBatch['rejected'],
         warnings: warnings.splice(0),
-        encoded: encoder
-          ? { ids: out.rows.map((t) => t.id), measures: built.measureRows ? measureLanded(out.rows) : null }
-          : null,
       });
     }
-    const rowsKey = encoder ? await this.storeRows(job, encoder) : null;
-    const result: ShardResult = { batches, metrics: graph.metrics(), worker: this.name, rowsKey };
+    const stored = frame ? await this.storeFrame(job, frame) : null;
+    const result: ShardResult = { batches, metrics: graph.metrics(), worker: this.name, frame: stored };
     this.jobsDone++;
     const rows = batches.reduce((n, b) => n + b.tasks, 0);
     this.o.log(`job ${job.id} done: shard ${shard.index}, ${rows} row(s)`);
@@ -128,14 +126,14 @@ export class PipelineWorker {
   }
 
   /**
-   * The shard's encoded rows, as one Arrow IPC stream under a key named by the job: a redone job
-   * overwrites it with the same rows. Nothing reaches the table until the coordinator commits them.
+   * The shard's frame (its encoded rows and their sidecar, shard-frame.ts) under a key named by the
+   * job: a redone job overwrites it with the same rows. Nothing reaches the table until the
+   * coordinator commits them.
    */
-  private async storeRows(job: Job, encoder: TaskRowsEncoder): Promise<string> {
-    const key = shardRowsKey(job.id!);
-    const ipc = tableToIpcStream(encoder.finish(Date.now()));
-    await this.redis.set(key, Buffer.from(ipc.buffer, ipc.byteOffset, ipc.byteLength), 'EX', 7 * 86_400);
-    return key;
+  private async storeFrame(job: Job, frame: ShardFrameBuilder): Promise<NonNullable<ShardResult['frame']>> {
+    const built = frame.finish(shardRowsKey(job.id!));
+    await this.redis.set(built.frame.key, built.bytes, 'EX', 7 * 86_400);
+    return built.frame;
   }
 
   private async buildRun(text: string): Promise<BuiltPipeline> {

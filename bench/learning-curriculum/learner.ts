@@ -77,6 +77,12 @@ export interface BatchSource {
   /** Trainer settings the source needs (e.g. the off-policy correction of replayed rows). */
   trainer?: PolicyGradientConfigInput;
   choose(fresh: Experience[], step: number): Promise<Experience[]>;
+  /**
+   * Extra updates after the step's own, each on a replay-only batch of up to `size` rows
+   * (`replayUpdates` of a replay method); an empty batch ends them. Before `trained(step)`.
+   */
+  replayUpdates?: number;
+  replayBatch?(step: number, size: number): Promise<Experience[]>;
   trained(step: number): Promise<void>;
 }
 
@@ -217,10 +223,18 @@ export async function runLearner(
       });
       const trainOn = source ? await source.choose(batch, step) : batch;
       if (trainOn.length > 0) {
-        await trainer.step(trainOn);
-        updates++;
-        trainedSamples += trainOn.length;
-        replayedSamples += trainOn.filter((e) => (e.useCount ?? 0) > 1).length;
+        const train = async (rows: Experience[]) => {
+          await trainer.step(rows);
+          updates++;
+          trainedSamples += rows.length;
+          replayedSamples += rows.filter((e) => (e.useCount ?? 0) > 1).length;
+        };
+        await train(trainOn);
+        for (let k = 0; k < (source?.replayUpdates ?? 0); k++) {
+          const extra = await source!.replayBatch!(step, trainOn.length);
+          if (extra.length === 0) break;
+          await train(extra);
+        }
         await source?.trained(step);
       }
       if (step % s.every === 0) points.push(await evaluate(step, rollouts));

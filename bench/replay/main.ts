@@ -119,6 +119,7 @@ async function runOnLearner(
         sampler: samplerFor(m, settings.steps),
         request: m.request,
         trainer: m.trainer ?? null,
+        ...(m.replayUpdates ? { replayUpdates: m.replayUpdates } : {}),
       })),
     },
   });

@@ -116,6 +116,25 @@ export function buildView(
 }
 
 /**
+ * A step's updates: one on `rows`, then the source's extra replay updates (each on a replay-only
+ * batch as large as `rows`, until one comes back empty), then the source hears the step trained.
+ */
+export async function stepUpdates(
+  rows: Experience[],
+  step: number,
+  source: BatchSource | undefined,
+  train: (rows: Experience[]) => Promise<void>,
+): Promise<void> {
+  await train(rows);
+  for (let k = 0; k < (source?.replayUpdates ?? 0) && source?.replayBatch; k++) {
+    const extra = await source.replayBatch(step, rows.length);
+    if (extra.length === 0) break;
+    await train(extra);
+  }
+  await source?.trained(step);
+}
+
+/**
  * One run: `budget` null runs exactly `s.steps` updates (the baseline's full run); a number runs
  * until that many rollouts are spent (at most `s.maxSteps` steps; 0 evaluates the start only).
  * `view` is what the selector is given (the caller decides which columns, see lineup.ts).
@@ -223,19 +242,12 @@ export async function runLearner(
       });
       const trainOn = source ? await source.choose(batch, step) : batch;
       if (trainOn.length > 0) {
-        const train = async (rows: Experience[]) => {
+        await stepUpdates(trainOn, step, source, async (rows) => {
           await trainer.step(rows);
           updates++;
           trainedSamples += rows.length;
           replayedSamples += rows.filter((e) => (e.useCount ?? 0) > 1).length;
-        };
-        await train(trainOn);
-        for (let k = 0; k < (source?.replayUpdates ?? 0); k++) {
-          const extra = await source!.replayBatch!(step, trainOn.length);
-          if (extra.length === 0) break;
-          await train(extra);
-        }
-        await source?.trained(step);
+        });
       }
       if (step % s.every === 0) points.push(await evaluate(step, rollouts));
     }

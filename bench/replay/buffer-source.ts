@@ -11,22 +11,26 @@ export class ReplayBufferSource implements BatchSource {
   readonly replayUpdates: number;
   private readonly buffer: ExperienceBuffer;
   private readonly request: number;
-  private constructor(buffer: ExperienceBuffer, method: ReplayMethod) {
+  private constructor(buffer: ExperienceBuffer, method: ReplayMethod, lr: number) {
     this.buffer = buffer;
     this.request = method.request;
-    this.trainer = method.trainer;
+    this.trainer = method.lrScale ? { ...method.trainer, lr: lr * method.lrScale } : method.trainer;
     this.replayUpdates = method.replayUpdates ?? 0;
   }
 
-  /** A fresh buffer in `dbDir` for one run of `method` (`plannedSteps`: the run's planned updates), its sampler seeded by the run's seed. */
+  /**
+   * A fresh buffer in `dbDir` for one run of `method` (`plannedSteps`: the run's planned updates;
+   * `lr`: the run's learning rate, scaled by the method's `lrScale`), its sampler seeded by the run's seed.
+   */
   static async open(
     dbDir: string,
     method: ReplayMethod,
     seed: number,
     plannedSteps: number,
+    lr: number,
   ): Promise<ReplayBufferSource> {
     const buffer = await ExperienceBuffer.open(dbDir, { sampler: samplerFor(method, plannedSteps), seed });
-    return new ReplayBufferSource(buffer, method);
+    return new ReplayBufferSource(buffer, method, lr);
   }
 
   async choose(fresh: Experience[], step: number): Promise<Experience[]> {

@@ -31,6 +31,8 @@ export interface ReplayMethod {
    * the method's correction. Absent: replayed rows join the step's one update.
    */
   replayUpdates?: number;
+  /** The trainer's learning rate as a multiple of the run's `--lr` (a control for more optimisation, not replay). */
+  lrScale?: number;
 }
 
 /** The sampler config a run of `m` uses, its schedule (if any) scaled to `plannedSteps` updates. */
@@ -155,6 +157,14 @@ export const REPLAY_METHODS: readonly ReplayMethod[] = [
       "fifo's update on the fresh rows, then one extra update on as many past rows by ExGRPO's rule (lowest-entropy correct trajectory of medium-accuracy questions); policy shaping",
     request: 1,
     replayUpdates: 1,
+  },
+  // The control for the two above: fifo with twice the learning rate — as much more optimisation
+  // per step without a replayed row (reported beside them, not a candidate).
+  {
+    ...byName('fifo'),
+    name: 'fifo_lr2',
+    description: 'fifo with twice the learning rate: the control for extra optimisation without replay',
+    lrScale: 2,
   },
 ];
 

@@ -11,11 +11,15 @@ export class ReplayBufferSource implements BatchSource {
   readonly replayUpdates: number;
   private readonly buffer: ExperienceBuffer;
   private readonly request: number;
+  private readonly replayFrom: NonNullable<ReplayMethod['replayFrom']>;
+  /** The rows the step's own update trained (for `replayFrom: step`). */
+  private stepRows: Experience[] = [];
   private constructor(buffer: ExperienceBuffer, method: ReplayMethod, lr: number) {
     this.buffer = buffer;
     this.request = method.request;
     this.trainer = method.lrScale ? { ...method.trainer, lr: lr * method.lrScale } : method.trainer;
     this.replayUpdates = method.replayUpdates ?? 0;
+    this.replayFrom = method.replayFrom ?? 'past';
   }
 
   /**
@@ -42,11 +46,14 @@ export class ReplayBufferSource implements BatchSource {
     // order (the sampler sees only the fresh pool; its order is put back to the rows' own).
     const order = new Map(fresh.map((e, i) => [e.id, i] as const));
     const rows = (await this.buffer.sample(n, { step, pool: 'fresh' })).experiences;
-    return rows.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+    this.stepRows = rows.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+    return this.stepRows;
   }
 
-  /** A replay-only batch for an extra update: up to `size` past rows by the method's sampler. */
+  /** A replay-only batch for an extra update: up to `size` past rows by the method's sampler (or the step's own rows again). */
   async replayBatch(step: number, size: number): Promise<Experience[]> {
+    if (this.replayFrom === 'step')
+      return this.stepRows.slice(0, size).map((e) => ({ ...e, useCount: (e.useCount ?? 1) + 1 }));
     return (await this.buffer.sample(size, { step, pool: 'past' })).experiences;
   }
 

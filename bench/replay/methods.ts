@@ -31,6 +31,13 @@ export interface ReplayMethod {
    * the method's correction. Absent: replayed rows join the step's one update.
    */
   replayUpdates?: number;
+  /**
+   * Where the extra updates' rows come from: `past` (default), the method's sampler over the rows
+   * delivered before; `step`, the step's own fresh rows again (a second epoch on fifo's batch, each
+   * copy's use count raised by one so the correction applies; not a buffer delivery): the control
+   * for more updates at the same learning rate without older rows.
+   */
+  replayFrom?: 'past' | 'step';
   /** The trainer's learning rate as a multiple of the run's `--lr` (a control for more optimisation, not replay). */
   lrScale?: number;
 }
@@ -165,6 +172,17 @@ export const REPLAY_METHODS: readonly ReplayMethod[] = [
     name: 'fifo_lr2',
     description: 'fifo with twice the learning rate: the control for extra optimisation without replay',
     lrScale: 2,
+  },
+  // The second control (added after the report runs above, docs/buffer.md): fifo's update, then one
+  // more on the same fresh rows (PPO clip against their behaviour log-probs).
+  {
+    ...byName('fifo'),
+    name: 'fifo_twice',
+    description:
+      "fifo's update, then a second on the same fresh rows (PPO clip): the control for more updates at the same learning rate without replay",
+    replayUpdates: 1,
+    replayFrom: 'step',
+    trainer: clip,
   },
 ];
 

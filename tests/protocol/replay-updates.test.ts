@@ -127,3 +127,23 @@ describe('fifo_lr2', () => {
     expect((await source.choose(rows, 1)).map((e) => e.id)).toEqual(['a0', 'a1']);
   });
 });
+
+describe('fifo_twice', () => {
+  it("a second update on the step's own fresh rows, each copy marked as a replay (use count + 1)", async () => {
+    const steps = await run(method('fifo_twice'), [pair('a', 1), pair('b', 2), pair('c', 3)]);
+    expect(steps).toEqual([
+      [
+        ['a0×1', 'a1×1'],
+        ['a0×2', 'a1×2'],
+      ],
+      [
+        ['b0×1', 'b1×1'],
+        ['b0×2', 'b1×2'],
+      ],
+      [
+        ['c0×1', 'c1×1'],
+        ['c0×2', 'c1×2'],
+      ],
+    ]);
+  });
+});

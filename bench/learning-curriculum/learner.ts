@@ -77,6 +77,12 @@ export interface BatchSource {
   /** Trainer settings the source needs (e.g. the off-policy correction of replayed rows). */
   trainer?: PolicyGradientConfigInput;
   choose(fresh: Experience[], step: number): Promise<Experience[]>;
+  /**
+   * Extra updates after the step's own, each on a replay-only batch of up to `size` rows
+   * (`replayUpdates` of a replay method); an empty batch ends them. Before `trained(step)`.
+   */
+  replayUpdates?: number;
+  replayBatch?(step: number, size: number): Promise<Experience[]>;
   trained(step: number): Promise<void>;
 }
 
@@ -107,6 +113,25 @@ export function buildView(
 ): SelectorTaskView {
   const view = taskViewFromTasks(train);
   return { ...view, features: { ...view.features, weak_pass_rate: weak, strong_pass_rate: strong } };
+}
+
+/**
+ * A step's updates: one on `rows`, then the source's extra replay updates (each on a replay-only
+ * batch as large as `rows`, until one comes back empty), then the source hears the step trained.
+ */
+export async function stepUpdates(
+  rows: Experience[],
+  step: number,
+  source: BatchSource | undefined,
+  train: (rows: Experience[]) => Promise<void>,
+): Promise<void> {
+  await train(rows);
+  for (let k = 0; k < (source?.replayUpdates ?? 0) && source?.replayBatch; k++) {
+    const extra = await source.replayBatch(step, rows.length);
+    if (extra.length === 0) break;
+    await train(extra);
+  }
+  await source?.trained(step);
 }
 
 /**
@@ -217,11 +242,12 @@ export async function runLearner(
       });
       const trainOn = source ? await source.choose(batch, step) : batch;
       if (trainOn.length > 0) {
-        await trainer.step(trainOn);
-        updates++;
-        trainedSamples += trainOn.length;
-        replayedSamples += trainOn.filter((e) => (e.useCount ?? 0) > 1).length;
-        await source?.trained(step);
+        await stepUpdates(trainOn, step, source, async (rows) => {
+          await trainer.step(rows);
+          updates++;
+          trainedSamples += rows.length;
+          replayedSamples += rows.filter((e) => (e.useCount ?? 0) > 1).length;
+        });
       }
       if (step % s.every === 0) points.push(await evaluate(step, rollouts));
     }

@@ -1,12 +1,14 @@
 // What each replay method cost beyond the rollouts the protocol charges: gradient updates, and the
-// trainer's extra compute for replayed rows — rows trained per update (fresh and replayed) and that
-// against fifo's, per seed then averaged over the seeds.
+// trainer's extra compute for replayed rows — rows trained per update (fresh and replayed), and the
+// updates and rows trained against fifo's, per seed then averaged over the seeds.
 import type { LearningCurve } from '../learning-curriculum/learner.ts';
 
 export interface ReplayCharge {
   method: string;
   /** Gradient updates over the run (mean over seeds). */
   updates: number;
+  /** Gradient updates over the run ÷ fifo's on the same seed. */
+  updatesVsFifo: number;
   /** Rows the trainer trained on per update, and how many of them were replays (means over seeds). */
   trainedPerUpdate: number;
   replayedPerUpdate: number;
@@ -33,6 +35,12 @@ export function replayCharges(
     return {
       method,
       updates: mean(mine.map(updates)),
+      updatesVsFifo: mean(
+        mine.map((c) => {
+          const b = base.get(c.seed);
+          return b ? updates(c) / Math.max(1, updates(b)) : Number.NaN;
+        }),
+      ),
       trainedPerUpdate: mean(mine.map((c) => (c.trainedSamples ?? 0) / Math.max(1, updates(c)))),
       replayedPerUpdate: mean(mine.map((c) => (c.replayedSamples ?? 0) / Math.max(1, updates(c)))),
       replayShare: mean(mine.map((c) => (c.replayedSamples ?? 0) / Math.max(1, c.trainedSamples ?? 0))),
@@ -49,6 +57,7 @@ export function chargesMarkdown(charges: readonly ReplayCharge[]): string {
   const head = [
     'method',
     'updates',
+    'updates ÷ fifo',
     'rows trained / update',
     'replayed / update',
     'replayed share',
@@ -58,6 +67,7 @@ export function chargesMarkdown(charges: readonly ReplayCharge[]): string {
   const rows = charges.map((c) => [
     c.method,
     c.updates.toFixed(1),
+    c.updatesVsFifo.toFixed(2),
     c.trainedPerUpdate.toFixed(1),
     c.replayedPerUpdate.toFixed(1),
     `${(c.replayShare * 100).toFixed(0)}%`,

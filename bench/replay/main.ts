@@ -119,6 +119,8 @@ async function runOnLearner(
         sampler: samplerFor(m, settings.steps),
         request: m.request,
         trainer: m.trainer ?? null,
+        ...(m.replayUpdates ? { replayUpdates: m.replayUpdates } : {}),
+        ...(m.lrScale ? { lrScale: m.lrScale } : {}),
       })),
     },
   });
@@ -184,7 +186,7 @@ async function runWithBuffer(
 ): Promise<LearningCurve> {
   const dir = mkdtempSync(join(tmpdir(), 'winnow-bench-replay-'));
   try {
-    const source = await ReplayBufferSource.open(dir, method, seed, ctx.settings.steps);
+    const source = await ReplayBufferSource.open(dir, method, seed, ctx.settings.steps, ctx.settings.lr);
     try {
       const recipe = { config: { type: 'random' } };
       return await runLearner(method.name, recipe, ctx.view, seed, ctx.inputs, ctx.settings, budget, source);

@@ -23,6 +23,23 @@ export interface ReplayMethod {
    * Neither is tuned: both scale with the run, whatever its length.
    */
   schedule?: 'ramp' | 'late';
+  /**
+   * Extra updates per step on replay-only batches (RePO's "more optimisation steps at equal
+   * rollouts"): the step's own update trains exactly its fresh rows, as fifo does (`request` 1, the
+   * sampler limited to the fresh pool), then `replayUpdates` more updates each train up to as many
+   * past rows, chosen by the method's sampler from the rows delivered before (`pool: past`), with
+   * the method's correction. Absent: replayed rows join the step's one update.
+   */
+  replayUpdates?: number;
+  /**
+   * Where the extra updates' rows come from: `past` (default), the method's sampler over the rows
+   * delivered before; `step`, the step's own fresh rows again (a second epoch on fifo's batch, each
+   * copy's use count raised by one so the correction applies; not a buffer delivery): the control
+   * for more updates at the same learning rate without older rows.
+   */
+  replayFrom?: 'past' | 'step';
+  /** The trainer's learning rate as a multiple of the run's `--lr` (a control for more optimisation, not replay). */
+  lrScale?: number;
 }
 
 /** The sampler config a run of `m` uses, its schedule (if any) scaled to `plannedSteps` updates. */
@@ -130,6 +147,43 @@ export const REPLAY_METHODS: readonly ReplayMethod[] = [
   },
   // Added after the leaderboard run at 6396b78 and measured on fresh seeds (docs/buffer.md).
   late(byName('version_priority')),
+  // Replay as extra updates (issue 42 follow-up, pre-registered in docs/buffer.md): fifo's update,
+  // then one more on a batch of past rows chosen by the method's sampler.
+  {
+    ...byName('version_priority'),
+    name: 'version_priority_updates',
+    description:
+      "fifo's update on the fresh rows, then one extra update on as many past rows by Trinity-RFT's version priority (decay 0.5, each row at most 3 times); PPO clip",
+    request: 1,
+    replayUpdates: 1,
+  },
+  {
+    ...byName('exgrpo'),
+    name: 'exgrpo_updates',
+    description:
+      "fifo's update on the fresh rows, then one extra update on as many past rows by ExGRPO's rule (lowest-entropy correct trajectory of medium-accuracy questions); policy shaping",
+    request: 1,
+    replayUpdates: 1,
+  },
+  // The control for the two above: fifo with twice the learning rate — as much more optimisation
+  // per step without a replayed row (reported beside them, not a candidate).
+  {
+    ...byName('fifo'),
+    name: 'fifo_lr2',
+    description: 'fifo with twice the learning rate: the control for extra optimisation without replay',
+    lrScale: 2,
+  },
+  // The second control (added after the report runs above, docs/buffer.md): fifo's update, then one
+  // more on the same fresh rows (PPO clip against their behaviour log-probs).
+  {
+    ...byName('fifo'),
+    name: 'fifo_twice',
+    description:
+      "fifo's update, then a second on the same fresh rows (PPO clip): the control for more updates at the same learning rate without replay",
+    replayUpdates: 1,
+    replayFrom: 'step',
+    trainer: clip,
+  },
 ];
 
 export const REPLAY_METHOD_NAMES = REPLAY_METHODS.map((m) => m.name);

@@ -38,7 +38,7 @@ export async function sampleExperiences(
   opts: SampleOptions,
 ): Promise<SampleResult> {
   const { step } = opts;
-  checkSampleCall(p, n, step);
+  checkSampleCall(p, n, step, opts.pool);
   const sl = p.slots;
   if (p.rateLimiter && !p.rateLimiter.canSample(n, sl.live))
     return {
@@ -53,7 +53,7 @@ export async function sampleExperiences(
   const version = opts.modelVersion ?? step;
   const minVersion = opts.maxStaleness === undefined ? Number.NEGATIVE_INFINITY : version - opts.maxStaleness;
   const skippedSlots = p.use.stale(minVersion);
-  const chosen = chooseSlots(p, n, step, now, minVersion, skippedSlots);
+  const chosen = chooseSlots(p, n, step, now, minVersion, skippedSlots, opts.pool ?? 'any');
   const skipReason = (s: number) =>
     `stale: model version ${sl.modelVersion[s]} < ${minVersion} (version ${version} − maxStaleness ${opts.maxStaleness})`;
   const entry = (kind: 'use' | 'skip', s: number): JournalEntry => ({
@@ -88,12 +88,14 @@ export async function sampleExperiences(
   return { step, experiences, weights: chosen.weights, skipped, requested: n };
 }
 
-function checkSampleCall(p: SampleParts, n: number, step: number): void {
+function checkSampleCall(p: SampleParts, n: number, step: number, pool: unknown): void {
   const table = p.config.table;
   if (!Number.isInteger(step) || step < 0)
     throw new WinnowError(`buffer '${table}': sample step must be a non-negative integer, got ${step}`);
   if (!Number.isInteger(n) || n < 0)
     throw new WinnowError(`buffer '${table}': sample size must be a non-negative integer, got ${n}`);
+  if (pool !== undefined && pool !== 'any' && pool !== 'fresh' && pool !== 'past')
+    throw new WinnowError(`buffer '${table}': sample pool must be any, fresh or past, got ${String(pool)}`);
   if (step <= p.use.lastAcked)
     throw new WinnowError(
       `buffer '${table}': sample step ${step} is not after the last acknowledged step ${p.use.lastAcked}`,
@@ -108,9 +110,12 @@ function chooseSlots(
   now: number,
   minVersion: number,
   skippedSlots: number[],
+  pool: NonNullable<SampleOptions['pool']>,
 ): Selection {
   const sl = p.slots;
-  const eligible = p.use.eligibility(step, now, minVersion, new Set(skippedSlots));
+  const usable = p.use.eligibility(step, now, minVersion, new Set(skippedSlots));
+  const eligible =
+    pool === 'any' ? usable : (s: number) => usable(s) && (sl.effectiveUses(s) === 0) === (pool === 'fresh');
   const view: CandidateView = {
     ...p.use.bounds(),
     seq: sl.seq,

@@ -13,6 +13,13 @@ export interface SampleOptions {
   now?: number;
   /** The `step` recorded with skipped rows in the rejected table (default `sample:staleness`). */
   skipStepName?: string;
+  /**
+   * Which rows the sampler may choose from (default `any`): `fresh`, only rows never delivered
+   * (use count 0, no pending lease); `past`, only rows delivered before (a replay-only batch, e.g.
+   * an extra update on replayed rows after the fresh rows' own update). The sampler's rule is
+   * unchanged; it sees only the rows of the pool as eligible.
+   */
+  pool?: 'any' | 'fresh' | 'past';
 }
 
 export interface SkippedExperience {

@@ -5,14 +5,10 @@
  * so a hash collision never merges two different n-grams (the text then takes the string path:
  * -1). Same counts, same ratio.
  */
+import { WindowSlots } from './window-slots.ts';
 
 let codes = new Uint32Array(1024);
-/** An open-addressing table of windows: hash, first window, count, and the row it belongs to. */
-let slotHash = new Int32Array(2048);
-let slotFirst = new Int32Array(2048);
-let slotCount = new Int32Array(2048);
-let slotStamp = new Int32Array(2048);
-let stamp = 0;
+const slots = new WindowSlots(2048);
 let repeatedCounts = new Int32Array(1024);
 
 /** The text's code points into `codes` (grown as needed); how many. */
@@ -47,24 +43,6 @@ function sameWindow(a: number, b: number, n: number): boolean {
   return true;
 }
 
-/** A mask for a table of at least twice `windows` slots (a power of two), stamped for this text. */
-function tableFor(windows: number): number {
-  let size = 64;
-  while (size < windows * 2) size *= 2;
-  if (size > slotHash.length) {
-    slotHash = new Int32Array(size);
-    slotFirst = new Int32Array(size);
-    slotCount = new Int32Array(size);
-    slotStamp = new Int32Array(size);
-    stamp = 0;
-  }
-  if (++stamp === 0x7fffffff) {
-    slotStamp.fill(0);
-    stamp = 1;
-  }
-  return size - 1;
-}
-
 /**
  * The ratio for `text` and n, or -1 when this path cannot decide it exactly (two different
  * n-grams with the same hash): the caller takes the string path then.
@@ -73,33 +51,17 @@ export function charRepetitionByHash(text: string, n: number): number {
   const len = codePoints(text);
   const total = len - n + 1;
   if (total <= 0) return 0;
-  const mask = tableFor(total);
+  slots.begin(total);
   let distinct = 0;
   for (let i = 0; i < total; i++) {
-    const h = windowHash(i, n) | 0;
-    let slot = h & mask;
-    for (;;) {
-      if (slotStamp[slot] !== stamp) {
-        slotStamp[slot] = stamp;
-        slotHash[slot] = h;
-        slotFirst[slot] = i;
-        slotCount[slot] = 1;
-        distinct++;
-        break;
-      }
-      if (slotHash[slot] === h) {
-        if (!sameWindow(slotFirst[slot]!, i, n)) return -1;
-        slotCount[slot]!++;
-        break;
-      }
-      slot = (slot + 1) & mask;
-    }
+    const first = slots.place(windowHash(i, n) | 0, i);
+    if (first < 0) distinct++;
+    else if (sameWindow(first, i, n)) slots.repeat();
+    else return -1;
   }
   // The k most frequent n-grams are all repeated ones (k never exceeds their number).
   if (repeatedCounts.length < total) repeatedCounts = new Int32Array(total * 2);
-  let repeated = 0;
-  for (let s = 0; s <= mask; s++)
-    if (slotStamp[s] === stamp && slotCount[s]! > 1) repeatedCounts[repeated++] = slotCount[s]!;
+  const repeated = slots.repeatedCounts(repeatedCounts);
   const k = Math.min(Math.floor(Math.sqrt(distinct)), repeated);
   if (k === 0) return 0;
   const counts = repeatedCounts.subarray(0, repeated).sort();

@@ -5,13 +5,10 @@
  * word with that slot's first window, so a hash collision never merges two different n-grams
  * (-1 then: the caller counts with strings). Same count as word-repetition-filter.ts's Map.
  */
+import { WindowSlots } from './window-slots.ts';
 
 let wordHash = new Int32Array(256);
-let slotHash = new Int32Array(512);
-let slotFirst = new Int32Array(512);
-let slotCount = new Int32Array(512);
-let slotStamp = new Int32Array(512);
-let stamp = 0;
+const slots = new WindowSlots(512);
 
 function hashWord(w: string): number {
   let h = 0x811c9dc5 ^ w.length;
@@ -24,50 +21,20 @@ function sameWindow(words: readonly string[], a: number, b: number, n: number): 
   return true;
 }
 
-/** A mask for a table of at least twice `windows` slots, stamped for this call. */
-function tableFor(windows: number): number {
-  let size = 64;
-  while (size < windows * 2) size *= 2;
-  if (size > slotHash.length) {
-    slotHash = new Int32Array(size);
-    slotFirst = new Int32Array(size);
-    slotCount = new Int32Array(size);
-    slotStamp = new Int32Array(size);
-    stamp = 0;
-  }
-  if (++stamp === 0x7fffffff) {
-    slotStamp.fill(0);
-    stamp = 1;
-  }
-  return size - 1;
-}
-
 /** Occurrences of repeated n-grams among the `total` (≥ 1) n-grams of `words`, or -1 (see above). */
 export function repeatedGramsByHash(words: readonly string[], n: number, total: number): number {
   if (wordHash.length < words.length) wordHash = new Int32Array(words.length * 2);
   for (let i = 0; i < words.length; i++) wordHash[i] = hashWord(words[i]!);
-  const mask = tableFor(total);
+  slots.begin(total);
   let repeated = 0;
   for (let i = 0; i < total; i++) {
     let h = 0x9e3779b1;
     for (let j = 0; j < n; j++) h = Math.imul(h ^ wordHash[i + j]!, 0x85ebca6b) ^ (h >>> 13);
-    let slot = h & mask;
-    for (;;) {
-      if (slotStamp[slot] !== stamp) {
-        slotStamp[slot] = stamp;
-        slotHash[slot] = h;
-        slotFirst[slot] = i;
-        slotCount[slot] = 1;
-        break;
-      }
-      if (slotHash[slot] === h) {
-        if (!sameWindow(words, slotFirst[slot]!, i, n)) return -1;
-        // The second occurrence counts the first one too.
-        repeated += ++slotCount[slot]! === 2 ? 2 : 1;
-        break;
-      }
-      slot = (slot + 1) & mask;
-    }
+    const first = slots.place(h, i);
+    if (first < 0) continue;
+    if (!sameWindow(words, first, i, n)) return -1;
+    // The second occurrence counts the first one too.
+    repeated += slots.repeat() === 2 ? 2 : 1;
   }
   return repeated;
 }

@@ -83,7 +83,12 @@ describe('bench curriculum --jobs', () => {
     const curves = join(dir, 'curves.jsonl');
     const two = bench(['--jobs', '2', '--curves', curves]);
     expect(two.seeds).toEqual([6, 7]);
-    expect(two.curves.map((c) => `${c.selector}@${c.seed}`)).toEqual(['random@6', 'dump@6', 'random@7', 'dump@7']);
+    expect(two.curves.map((c) => `${c.selector}@${c.seed}`)).toEqual([
+      'random@6',
+      'dump@6',
+      'random@7',
+      'dump@7',
+    ]);
     expect(withoutSeconds(two)).toEqual(withoutSeconds(one));
     const stored = readFileSync(curves, 'utf8');
     expect(stored.trim().split('\n')).toHaveLength(4);

@@ -2,9 +2,10 @@
 // are written, the method's sampler chooses what the update trains on (fresh and replayed rows,
 // leased), and the leases are acknowledged after the update, as a `winnow run` does.
 import { ExperienceBuffer } from '../../src/buffer/experience-buffer.ts';
+import { type ReplaySchedule, replayScale } from '../../src/buffer/samplers/replay-schedule.ts';
 import type { Experience } from '../../src/core/experience.ts';
 import type { BatchSource } from '../learning-curriculum/learner.ts';
-import { type ReplayMethod, samplerFor } from './methods.ts';
+import { annealSchedule, type ReplayMethod, samplerFor } from './methods.ts';
 
 export class ReplayBufferSource implements BatchSource {
   readonly trainer: ReplayMethod['trainer'];
@@ -14,8 +15,11 @@ export class ReplayBufferSource implements BatchSource {
   private readonly replayFrom: NonNullable<ReplayMethod['replayFrom']>;
   /** The rows the step's own update trained (for `replayFrom: step`). */
   private stepRows: Experience[] = [];
-  private constructor(buffer: ExperienceBuffer, method: ReplayMethod, lr: number) {
+  /** How the extra updates' batches shrink over the run (`anneal`); none: always full. */
+  private readonly anneal: ReplaySchedule | undefined;
+  private constructor(buffer: ExperienceBuffer, method: ReplayMethod, lr: number, plannedSteps: number) {
     this.buffer = buffer;
+    this.anneal = annealSchedule(method, plannedSteps);
     this.request = method.request;
     this.trainer = method.lrScale ? { ...method.trainer, lr: lr * method.lrScale } : method.trainer;
     this.replayUpdates = method.replayUpdates ?? 0;
@@ -34,7 +38,7 @@ export class ReplayBufferSource implements BatchSource {
     lr: number,
   ): Promise<ReplayBufferSource> {
     const buffer = await ExperienceBuffer.open(dbDir, { sampler: samplerFor(method, plannedSteps), seed });
-    return new ReplayBufferSource(buffer, method, lr);
+    return new ReplayBufferSource(buffer, method, lr, plannedSteps);
   }
 
   async choose(fresh: Experience[], step: number): Promise<Experience[]> {
@@ -50,8 +54,13 @@ export class ReplayBufferSource implements BatchSource {
     return this.stepRows;
   }
 
-  /** A replay-only batch for an extra update: up to `size` past rows by the method's sampler (or the step's own rows again). */
-  async replayBatch(step: number, size: number): Promise<Experience[]> {
+  /**
+   * A replay-only batch for an extra update: up to `full` past rows by the method's sampler (or the
+   * step's own rows again), scaled by the method's anneal schedule at `step` (0 rows: no update).
+   */
+  async replayBatch(step: number, full: number): Promise<Experience[]> {
+    const size = this.anneal ? Math.round(full * replayScale(this.anneal, step)) : full;
+    if (size === 0) return [];
     if (this.replayFrom === 'step')
       return this.stepRows.slice(0, size).map((e) => ({ ...e, useCount: (e.useCount ?? 1) + 1 }));
     return (await this.buffer.sample(size, { step, pool: 'past' })).experiences;

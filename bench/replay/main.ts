@@ -26,7 +26,7 @@ import { runComparison } from '../protocol/run.ts';
 import { PUBLISHED_DEFAULTS } from '../protocol/tuning.ts';
 import { ReplayBufferSource } from './buffer-source.ts';
 import { chargesMarkdown, type ReplayCharge, replayCharges } from './charges.ts';
-import { protocolMethod, REPLAY_METHODS, type ReplayMethod, samplerFor } from './methods.ts';
+import { annealSchedule, protocolMethod, REPLAY_METHODS, type ReplayMethod, samplerFor } from './methods.ts';
 import { REPLAY_BENCH_SPEC } from './spec.ts';
 
 export interface ReplayLearnerResult {
@@ -121,6 +121,7 @@ async function runOnLearner(
         trainer: m.trainer ?? null,
         ...(m.replayUpdates ? { replayUpdates: m.replayUpdates } : {}),
         ...(m.lrScale ? { lrScale: m.lrScale } : {}),
+        ...(m.anneal ? { anneal: annealSchedule(m, settings.steps) } : {}),
       })),
     },
   });

@@ -4,6 +4,7 @@
 // the baseline. Every replay method asks for twice that (the fresh rows and as many again), so the
 // trainer's extra compute is the same request for all of them; what each delivers is measured.
 import type { ExperienceBufferConfigInput } from '../../src/buffer/experience-config.ts';
+import { type ReplaySchedule, ReplayScheduleSchema } from '../../src/buffer/samplers/replay-schedule.ts';
 import type { PolicyGradientConfigInput } from '../../src/tiny/pg-config.ts';
 import type { ProtocolMethod } from '../protocol/method.ts';
 import { PUBLISHED_DEFAULTS } from '../protocol/tuning.ts';
@@ -40,6 +41,21 @@ export interface ReplayMethod {
   replayFrom?: 'past' | 'step';
   /** The trainer's learning rate as a multiple of the run's `--lr` (a control for more optimisation, not replay). */
   lrScale?: number;
+  /**
+   * Replay-ratio annealing of the extra updates (with `replayUpdates`): the replay batch of step t
+   * holds round(size × scale(t)) past rows, scale(t) the library's replay schedule (replay-schedule.ts)
+   * { stopStep: round(until × planned updates) + 1, decaySteps: stopStep − 1 with `decay` (a linear
+   * fall from the full batch at step 1 to none at stopStep), else 0 (the full batch, then none) };
+   * a batch of 0 rows takes no update. The sampler itself runs unscheduled.
+   */
+  anneal?: { until: number; decay: boolean };
+}
+
+/** The replay schedule of an annealed method's extra updates, over a run of `plannedSteps` updates. */
+export function annealSchedule(m: ReplayMethod, plannedSteps: number): ReplaySchedule | undefined {
+  if (!m.anneal) return undefined;
+  const stopStep = Math.round(m.anneal.until * plannedSteps) + 1;
+  return ReplayScheduleSchema.parse({ stopStep, decaySteps: m.anneal.decay ? stopStep - 1 : 0 });
 }
 
 /** The sampler config a run of `m` uses, its schedule (if any) scaled to `plannedSteps` updates. */
@@ -67,6 +83,17 @@ const late = (m: ReplayMethod): ReplayMethod => ({
   description: `${m.description}; no replay before ¾ of the run's planned updates, the full share from then on`,
   schedule: 'late',
 });
+
+/** `exgrpo_updates` with its extra updates annealed (`anneal`), named `exgrpo_updates_<suffix>`. */
+function annealed(until: number, decay: boolean, suffix: string, what: string): ReplayMethod {
+  const base = EXGRPO_UPDATES;
+  return {
+    ...base,
+    name: `${base.name}_${suffix}`,
+    description: `${base.description}; ${what}`,
+    anneal: { until, decay },
+  };
+}
 
 const clip: PolicyGradientConfigInput = { offPolicy: { mode: 'clip' } };
 
@@ -131,6 +158,15 @@ const BASE_METHODS: readonly ReplayMethod[] = [
 
 const byName = (name: string) => BASE_METHODS.find((m) => m.name === name)!;
 
+const EXGRPO_UPDATES: ReplayMethod = {
+  ...byName('exgrpo'),
+  name: 'exgrpo_updates',
+  description:
+    "fifo's update on the fresh rows, then one extra update on as many past rows by ExGRPO's rule (lowest-entropy correct trajectory of medium-accuracy questions); policy shaping",
+  request: 1,
+  replayUpdates: 1,
+};
+
 /** The line-up: the methods at their defaults, then the ramped variants (issue 42's follow-up). */
 export const REPLAY_METHODS: readonly ReplayMethod[] = [
   ...BASE_METHODS,
@@ -157,14 +193,7 @@ export const REPLAY_METHODS: readonly ReplayMethod[] = [
     request: 1,
     replayUpdates: 1,
   },
-  {
-    ...byName('exgrpo'),
-    name: 'exgrpo_updates',
-    description:
-      "fifo's update on the fresh rows, then one extra update on as many past rows by ExGRPO's rule (lowest-entropy correct trajectory of medium-accuracy questions); policy shaping",
-    request: 1,
-    replayUpdates: 1,
-  },
+  EXGRPO_UPDATES,
   // The control for the two above: fifo with twice the learning rate — as much more optimisation
   // per step without a replayed row (reported beside them, not a candidate).
   {
@@ -184,6 +213,21 @@ export const REPLAY_METHODS: readonly ReplayMethod[] = [
     replayFrom: 'step',
     trainer: clip,
   },
+  // Replay-ratio annealing of exgrpo_updates (issue 42 follow-up, pre-registered in docs/buffer.md):
+  // its extra updates were ahead of fifo early and behind late, so they stop or fade out.
+  annealed(1 / 3, false, 'stop33', 'full extra updates through the first third of the run, none after'),
+  annealed(
+    0.5,
+    true,
+    'anneal50',
+    'the extra batch falls linearly from full at the first update to none at half the run',
+  ),
+  annealed(
+    1,
+    true,
+    'anneal100',
+    'the extra batch falls linearly from full at the first update to none at the end',
+  ),
 ];
 
 export const REPLAY_METHOD_NAMES = REPLAY_METHODS.map((m) => m.name);

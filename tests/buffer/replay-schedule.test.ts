@@ -11,7 +11,7 @@ import { tempDir } from '../helpers/tmp.ts';
 import { exp, freshDb } from './experience-fixtures/make.ts';
 
 /**
- * Replay schedules (delayed start, linear ramp by train step) on the replaying samplers: the scale
+ * Replay schedules (delayed start, linear ramp, stop and linear decay by train step) on the replaying samplers: the scale
  * and cap by hand, then each sampler on a hand-computed buffer (exact ids and order), and a
  * kill-and-resume run with a ramp that re-draws the same batch.
  */
@@ -57,6 +57,48 @@ describe('replay schedule: scale and cap', () => {
     expect(scheduledReplay(s, 2, 10)).toEqual({ target: 5, cap: 5 });
   });
 
+  it('scale with a stop: 1 until stopStep, 0 from it on; with decaySteps a linear fall to 0 at stopStep', () => {
+    const stop = ReplayScheduleSchema.parse({ stopStep: 5 });
+    expect([1, 2, 4, 5, 6, 30].map((t) => replayScale(stop, t))).toEqual([1, 1, 1, 0, 0, 0]);
+    const anneal = ReplayScheduleSchema.parse({ stopStep: 12, decaySteps: 12 });
+    expect([0, 1, 3, 6, 9, 11, 12, 24].map((t) => replayScale(anneal, t))).toEqual([
+      1,
+      11 / 12,
+      0.75,
+      0.5,
+      0.25,
+      1 / 12,
+      0,
+      0,
+    ]);
+    // up and down together: min of the ramp from step 2 and the decay to step 10
+    const both = ReplayScheduleSchema.parse({ startStep: 2, rampSteps: 4, stopStep: 10, decaySteps: 4 });
+    expect([1, 2, 4, 6, 7, 8, 9, 10, 11].map((t) => replayScale(both, t))).toEqual([
+      0, 0, 0.5, 1, 0.75, 0.5, 0.25, 0, 0,
+    ]);
+    // overlapping ramp and decay: the smaller of the two
+    const tent = ReplayScheduleSchema.parse({ rampSteps: 4, stopStep: 4, decaySteps: 4 });
+    expect([0, 1, 2, 3, 4].map((t) => replayScale(tent, t))).toEqual([0, 0.25, 0.5, 0.25, 0]);
+    expect(ReplayScheduleSchema.parse(undefined)).toEqual({ startStep: 0, rampSteps: 0, decaySteps: 0 });
+  });
+
+  it('cap while decaying: round(n × share × scale); full (n) before the decay begins', () => {
+    const s = ReplayScheduleSchema.parse({ stopStep: 8, decaySteps: 4 });
+    expect(scheduledReplay(s, 3, 16, 0.5)).toEqual({ target: 8, cap: 16 });
+    expect(scheduledReplay(s, 4, 16, 0.5)).toEqual({ target: 8, cap: 16 });
+    expect(scheduledReplay(s, 6, 16, 0.5)).toEqual({ target: 4, cap: 4 });
+    expect(scheduledReplay(s, 7, 16)).toEqual({ target: 4, cap: 4 });
+    expect(scheduledReplay(s, 8, 16, 0.5)).toEqual({ target: 0, cap: 0 });
+  });
+
+  it('rejects a decay without a stop, and a stop not after the start, naming the key', () => {
+    expect(() => ReplayScheduleSchema.parse({ decaySteps: 3 })).toThrow(/decaySteps needs a stopStep/);
+    expect(() => ReplayScheduleSchema.parse({ startStep: 5, stopStep: 5 })).toThrow(
+      /stopStep 5 must be after startStep 5/,
+    );
+    expect(() => ReplayScheduleSchema.parse({ stopStep: 0 })).toThrow(/stopStep/);
+  });
+
   it('rejects a negative or fractional step count, naming the key', () => {
     expect(() => ReplayScheduleSchema.parse({ startStep: -1 })).toThrow(/startStep/);
     expect(() => ReplayScheduleSchema.parse({ rampSteps: 1.5 })).toThrow(/rampSteps/);
@@ -90,6 +132,38 @@ describe('version_priority with a schedule', () => {
       ['d0', 'd1', 'c0', 'c1'],
       // full scale: the plain sampler, six highest: e 4, d 3 − 0.5, c 2 − 1 (b0 b1 at 1 − 0.5, a −0.5)
       ['e0', 'e1', 'd0', 'd1', 'c0', 'c1'],
+    ]);
+  });
+});
+
+describe('version_priority with a stop and decay', () => {
+  it('the plain sampler before the decay, a capped share on it, fresh rows only from stopStep on', async () => {
+    const buf = await openBuffer(freshDb(root), {
+      type: 'version_priority',
+      params: { decay: 0.5, maxUses: 3, replaySchedule: { stopStep: 5, decaySteps: 2 } },
+    });
+    const steps: string[][] = [];
+    for (const [step, p] of [
+      [1, 'a'],
+      [2, 'b'],
+      [3, 'c'],
+      [4, 'd'],
+      [5, 'e'],
+      [6, 'f'],
+    ] as const) {
+      await buf.write(pair(p, step - 1));
+      steps.push(ids(await buf.sample(6, { step })));
+      await buf.ack(step);
+    }
+    expect(steps).toEqual([
+      ['a0', 'a1'],
+      ['b0', 'b1', 'a0', 'a1'], // scale 1: b 1, a 0 − 0.5
+      ['c0', 'c1', 'b0', 'b1', 'a0', 'a1'], // scale 1 (decay starts after step 3): c 2, b 0.5, a −1
+      // scale 0.5: the plain choice is d (3), c (2 − 0.5), b (1 − 1); a is used up (3 uses): its
+      // four past rows capped at round(4 × 0.5) = 2, the first in its order
+      ['d0', 'd1', 'c0', 'c1'],
+      ['e0', 'e1'], // stopStep: scale 0, fifo
+      ['f0', 'f1'],
     ]);
   });
 });

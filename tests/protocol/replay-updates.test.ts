@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { stepUpdates } from '../../bench/learning-curriculum/learner.ts';
 import { ReplayBufferSource } from '../../bench/replay/buffer-source.ts';
-import { REPLAY_METHODS, type ReplayMethod } from '../../bench/replay/methods.ts';
+import { annealSchedule, REPLAY_METHODS, type ReplayMethod } from '../../bench/replay/methods.ts';
 import type { Experience } from '../../src/core/experience.ts';
 import { exp, freshDb } from '../buffer/experience-fixtures/make.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -145,5 +145,44 @@ describe('fifo_twice', () => {
         ['c0×2', 'c1×2'],
       ],
     ]);
+  });
+});
+
+describe('annealed extra updates (anneal)', () => {
+  it('the three exgrpo_updates variants: exgrpo_updates with a stop or a linear decay over the planned updates', () => {
+    const base = method('exgrpo_updates');
+    const schedules = ['stop33', 'anneal50', 'anneal100'].map((v) => {
+      const m = method(`exgrpo_updates_${v}`);
+      expect({ ...m, name: base.name, description: base.description, anneal: undefined }).toEqual({
+        ...base,
+        anneal: undefined,
+      });
+      return annealSchedule(m, 24);
+    });
+    expect(schedules).toEqual([
+      { startStep: 0, rampSteps: 0, stopStep: 9, decaySteps: 0 }, // extra updates at steps 1–8
+      { startStep: 0, rampSteps: 0, stopStep: 13, decaySteps: 12 }, // (13 − t) / 12 of the batch
+      { startStep: 0, rampSteps: 0, stopStep: 25, decaySteps: 24 }, // (25 − t) / 24 of the batch
+    ]);
+    expect(annealSchedule(base, 24)).toBeUndefined();
+  });
+
+  it("each step's extra batch is round(rows × scale(step)); none once the scale is 0", async () => {
+    // 6 planned steps, decay to none at half: stopStep 4, decaySteps 3 → scale 1, 2/3, 1/3, 0, 0, 0
+    const m = { ...method('version_priority_updates'), anneal: { until: 0.5, decay: true } };
+    const quad = (p: string, t: number): Experience[] =>
+      [0, 1, 2, 3].map((i) =>
+        exp(`${p}${i}`, { taskId: `T${p}`, groupId: p, modelVersion: t, reward: i % 2, advantage: 0.5 }),
+      );
+    const steps = await run(
+      m,
+      ['a', 'b', 'c', 'd', 'e', 'f'].map((p, i) => quad(p, i + 1)),
+    );
+    expect(steps.map((u) => u.length)).toEqual([1, 2, 2, 1, 1, 1]);
+    expect(steps[1]![1]).toEqual(['a0×2', 'a1×2', 'a2×2']); // round(4 × 2/3) = 3
+    expect(steps[2]![1]).toEqual(['b0×2']); // round(4 × 1/3) = 1: b (2 − 0.5) first
+    expect(steps.map((u) => u[0])).toEqual(
+      ['a', 'b', 'c', 'd', 'e', 'f'].map((p) => [0, 1, 2, 3].map((i) => `${p}${i}×1`)),
+    );
   });
 });

@@ -75,7 +75,7 @@ describe('takeRanges: rows of a worker-encoded table, copied into one batch', ()
       prompt: `prompt ${i} ${'x'.repeat(i % 5)}`,
       ...(i % 3 === 0 ? {} : { answer: String(i) }),
       ...(i % 4 === 0 ? { messages: [{ role: 'user' as const, content: `m${i}` }] } : {}),
-      features: i % 2 ? { difficulty: i / 10 } : {},
+      features: (i % 2 ? { difficulty: i / 10 } : {}) as Record<string, number>,
       meta: {},
       source: { file: 'f.jsonl', row: 100 + i },
     }));

@@ -109,8 +109,12 @@ export async function fetchShardFrame(
 export class EncodedShardLanding {
   private readonly seen = new ExactDedupIndex(true);
   private readonly metrics: StepMetrics;
-  /** The shard being landed: its kept rows as runs [start, end) of consecutive rows. */
-  private kept: RowRange[] = [];
+  /**
+   * The shard being landed: its kept rows as runs [start, end) of consecutive rows, flat
+   * (start, end, start, end…): extending a run allocates nothing, where a pair per kept row was
+   * a million short-lived arrays at 1M rows.
+   */
+  private kept: number[] = [];
   private keptCount = 0;
   private readonly measures: KeptMeasures | null;
 
@@ -192,7 +196,8 @@ export class EncodedShardLanding {
     shard: DecodedShard,
     tasksets: readonly string[] | null,
   ): Promise<void> {
-    const kept = this.kept;
+    const kept: RowRange[] = [];
+    for (let k = 0; k < this.kept.length; k += 2) kept.push([this.kept[k]!, this.kept[k + 1]!]);
     const count = this.keptCount;
     this.kept = [];
     this.keptCount = 0;
@@ -207,9 +212,9 @@ export class EncodedShardLanding {
 
   /** Row `i` of the shard is kept: extend the last run or start one. */
   private keep(i: number): void {
-    const last = this.kept[this.kept.length - 1];
-    if (last && last[1] === i) this.kept[this.kept.length - 1] = [last[0], i + 1];
-    else this.kept.push([i, i + 1]);
+    const n = this.kept.length;
+    if (n > 0 && this.kept[n - 1] === i) this.kept[n - 1] = i + 1;
+    else this.kept.push(i, i + 1);
     this.keptCount++;
   }
 

@@ -7,7 +7,10 @@ export type RowRange = readonly [start: number, end: number];
  * The rows of `table` in `ranges`, copied into one record batch. Slicing and concatenating instead
  * keeps every slice as a batch of its own over the whole buffers: a shard with a few hundred drops
  * cost ~0.5 s to slice and ~1.5 s to hand to LanceDB (30k rows), against milliseconds here.
- * Handles the task table's types: fixed-width values, Utf8, List/Map and Struct, with nulls.
+ * Handles the task table's types: fixed-width values, Utf8, List/Map and Struct, with nulls, and
+ * sliced inputs: apache-arrow slices a column's value offsets and fixed-width values with it and keeps
+ * `offset` only for the validity bitmap (and a struct's children are sliced on their own), so row `i`
+ * is `valueOffsets[i]` / `values[i * stride]`, its validity bit `offset + i`.
  */
 export function takeRanges(table: arrow.Table, ranges: readonly RowRange[]): arrow.Table {
   const parts: arrow.Data[] = [];
@@ -55,15 +58,13 @@ function takeData(data: arrow.Data, ranges: readonly RowRange[]): arrow.Data {
   const length = lengthOf(ranges);
   const nulls = takeNulls(data, ranges);
   const type = data.type;
-  if (arrow.DataType.isStruct(type)) {
-    if (data.offset !== 0) throw new Error('takeRanges: an offset struct');
+  if (arrow.DataType.isStruct(type))
     return arrow.makeData({
       type,
       length,
       ...nulls,
       children: data.children.map((c) => takeData(c, ranges)),
     });
-  }
   if (arrow.DataType.isUtf8(type) || arrow.DataType.isList(type) || arrow.DataType.isMap(type)) {
     const from = data.valueOffsets as Int32Array;
     const offsets = new Int32Array(length + 1);
@@ -71,9 +72,9 @@ function takeData(data: arrow.Data, ranges: readonly RowRange[]): arrow.Data {
     let at = 0;
     let pos = 0;
     for (const [s, e] of ranges) {
-      const first = from[data.offset + s]!;
-      for (let i = s; i < e; i++) offsets[++at] = pos + from[data.offset + i + 1]! - first;
-      const last = from[data.offset + e]!;
+      const first = from[s]!;
+      for (let i = s; i < e; i++) offsets[++at] = pos + from[i + 1]! - first;
+      const last = from[e]!;
       if (last > first) inner.push([first, last]);
       pos += last - first;
     }
@@ -89,12 +90,13 @@ function takeData(data: arrow.Data, ranges: readonly RowRange[]): arrow.Data {
     const child = takeData(data.children[0]!, inner);
     return arrow.makeData({ type, length, ...nulls, valueOffsets: offsets, child } as never);
   }
-  // Fixed width: Int32, Float64, Timestamp (two 32-bit words a value).
+  // Fixed width: Int32, Float64, Timestamp (two 32-bit words a value). Not Bool: its bits are not sliced.
+  if (arrow.DataType.isBool(type)) throw new Error('takeRanges: a Bool column');
   const stride = data.stride;
   const values = new (data.values.constructor as new (n: number) => Int32Array)(length * stride);
   let o = 0;
   for (const [s, e] of ranges) {
-    values.set(data.values.subarray((data.offset + s) * stride, (data.offset + e) * stride), o);
+    values.set(data.values.subarray(s * stride, e * stride), o);
     o += (e - s) * stride;
   }
   return arrow.makeData({ type, length, ...nulls, data: values } as never);

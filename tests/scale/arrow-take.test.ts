@@ -65,4 +65,43 @@ describe('takeRanges: rows of a worker-encoded table, copied into one batch', ()
       { numRuns: 150, seed: 40 },
     );
   });
+
+  // apache-arrow slices a column's offsets and fixed-width values with it and keeps an offset
+  // only for the validity bitmap: a sliced input must be read from the slice's start, not twice.
+  it('takes from a sliced input: table.slice, and batches over sliced columns', () => {
+    const tasks: Task[] = Array.from({ length: 30 }, (_, i) => ({
+      id: `t${i}`,
+      taskset: i % 2 ? 'a' : 'b',
+      prompt: `prompt ${i} ${'x'.repeat(i % 5)}`,
+      ...(i % 3 === 0 ? {} : { answer: String(i) }),
+      ...(i % 4 === 0 ? { messages: [{ role: 'user' as const, content: `m${i}` }] } : {}),
+      features: (i % 2 ? { difficulty: i / 10 } : {}) as Record<string, number>,
+      meta: {},
+      source: { file: 'f.jsonl', row: 100 + i },
+    }));
+    const encoder = new TaskRowsEncoder('run', tasks.length);
+    for (const t of tasks) encoder.push(t);
+    const table = arrow.tableFromIPC(tableToIpcStream(encoder.finish(1_700_000_000_000)));
+    const all = decodeTasks(table);
+    const ranges: RowRange[] = [
+      [0, 2],
+      [5, 9],
+      [12, 13],
+    ];
+    const want = [0, 1, 5, 6, 7, 8, 12].map((i) => all[7 + i]);
+    const viaSlice = takeRanges(table.slice(7, 27), ranges);
+    expect(decodeTasks(arrow.tableFromIPC(tableToIpcStream(viaSlice)))).toEqual(want);
+    // A batch whose struct starts at 0 over columns that are slices (offset 7 each).
+    const data = table.batches[0]!.data;
+    const sliced = arrow.makeData({
+      type: data.type,
+      length: 20,
+      nullCount: 0,
+      children: data.children.map((c) => c.slice(7, 20)),
+    });
+    const overSlices = new arrow.Table(table.schema, [new arrow.RecordBatch(table.schema, sliced)]);
+    expect(decodeTasks(overSlices)).toEqual(all.slice(7, 27));
+    const taken = takeRanges(overSlices, ranges);
+    expect(decodeTasks(arrow.tableFromIPC(tableToIpcStream(taken)))).toEqual(want);
+  });
 });

@@ -11,7 +11,7 @@ import type { ChunkRows } from './jsonl-chunk-rows.ts';
  * exact_dedup alone (row-stage.ts `encodeRows`): already in the task table's typed layout, so the
  * main thread makes no task object for a row it lands. Beside the rows go what the main thread
  * still needs of each: its id and text key hash (for the dedup), its report measures, and, for
- * the few rows its encoded columns cannot give back exactly (another shape, a lone surrogate), the
+ * the few rows its encoded columns cannot give back exactly (another shape, a lone surrogate, a leading U+FEFF), the
  * row itself (a dropped row's rejected record is written from it).
  */
 export interface EncodedChunk extends Omit<ChunkRows, 'tasks'> {
@@ -25,21 +25,24 @@ export interface EncodedChunk extends Omit<ChunkRows, 'tasks'> {
   checks: Uint32Array;
   /** What the run's report counts of each row; null when the run writes no report. */
   measures: LandedMeasures | null;
-  /** Rows that are not of the usual shape (jsonl-chunk-pack.ts) or hold a surrogate, by index. */
+  /** Rows that are not of the usual shape (jsonl-chunk-pack.ts) or hold text the columns cannot give back (readsBack), by index. */
   oddIndex: Int32Array;
   odd: Task[];
 }
 
 const SURROGATE = /[\ud800-\udfff]/;
 
+/**
+ * A text the main thread reads back exactly from the encoded Utf8 column: a lone surrogate does not
+ * survive UTF-8, and Arrow's decoding (TextDecoder) drops a leading U+FEFF.
+ */
+function readsBack(text: string | undefined): boolean {
+  return text === undefined || (text.charCodeAt(0) !== 0xfeff && !SURROGATE.test(text));
+}
+
 /** A row the main thread can write back from its id, prompt, answer and line alone. */
 function rebuildable(t: Task, taskset: string, file: string): boolean {
-  return (
-    usual(t, taskset, file) &&
-    !SURROGATE.test(t.id) &&
-    !(t.prompt !== undefined && SURROGATE.test(t.prompt)) &&
-    !(t.answer !== undefined && SURROGATE.test(t.answer))
-  );
+  return usual(t, taskset, file) && !SURROGATE.test(t.id) && readsBack(t.prompt) && readsBack(t.answer);
 }
 
 /** The worker's side: `rows` (local line numbers) encoded for the main thread. */

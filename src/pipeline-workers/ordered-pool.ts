@@ -70,6 +70,13 @@ export class OrderedPool<Job, Reply extends PoolReply> {
     return this.workers.length;
   }
 
+  /** Jobs in flight on the least busy worker (the one `run` would pick). */
+  get leastBacklog(): number {
+    let least = Number.POSITIVE_INFINITY;
+    for (const w of this.waiting) least = Math.min(least, w.size);
+    return least;
+  }
+
   /** Send one job; `transfer` lists buffers handed over instead of copied. */
   run(job: Job, transfer: ArrayBuffer[] = []): Promise<Reply> {
     if (this.failure) return Promise.reject(this.failure);

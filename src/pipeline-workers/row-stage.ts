@@ -62,6 +62,11 @@ export interface RowStageOptions {
    * measures). Null: they come back as tasks.
    */
   encode?: { measure: boolean } | null;
+  /**
+   * Chunks encoded: the main thread runs a chunk itself when every worker already holds this many
+   * (`runEncodedChunk`). Default 2.
+   */
+  helpBacklog?: number;
 }
 
 /**
@@ -80,6 +85,8 @@ export class RowStage {
   private readonly opts: RowStageOptions;
   /** exact_dedup's key hashing on this thread, for chunks encoded here while the workers start. */
   private readonly keyer: ExactDedupKeyer | null;
+  /** Encoded chunks this thread ran while the pool was ready (`runEncodedChunk`'s help). */
+  chunksHelped = 0;
 
   constructor(opts: RowStageOptions) {
     this.opts = opts;
@@ -139,7 +146,9 @@ export class RowStage {
    */
   async runEncodedChunk(job: ChunkJob): Promise<{ chunk: EncodedChunk; warnings: ChainReply['warnings'] }> {
     const encode = this.opts.encode!;
-    if (!(this.pool && this.poolReady)) {
+    const helps = this.helpsWorkers();
+    if (helps) this.chunksHelped++;
+    if (!(this.pool && this.poolReady) || helps) {
       const rows = await chunkRows(job, this.opts.mapping, this.opts.graph);
       const o = { runId: this.opts.setup!.runId, taskset: this.opts.mapping.mapping.taskset, file: job.file };
       return {
@@ -151,6 +160,18 @@ export class RowStage {
     this.note(reply);
     if (!reply.encoded) throw new Error('a pipeline worker sent a chunk back without its encoded rows');
     return { chunk: reply.encoded, warnings: reply.warnings };
+  }
+
+  /**
+   * The main thread runs an encoded chunk itself when every worker already holds `helpBacklog`
+   * chunks. Its own share of such a run is small (landing, dedup, commits: ~2.5 of ~10 CPU s per 1M
+   * rows of issue 40's file), so with `workers: auto`'s one worker on 2 cores it sat waiting for the
+   * worker, the run's critical path. A second worker instead (one per core) cost 16.9–18.1 CPU s
+   * against 14.7–15.3 per 1M rows (its own start, JIT and GC; 2026-11-29, shared machine): more than
+   * it could win back on 2 cores. Which thread runs a chunk never changes its rows.
+   */
+  private helpsWorkers(): boolean {
+    return this.pool !== null && this.poolReady && this.pool.leastBacklog >= (this.opts.helpBacklog ?? 2);
   }
 
   /** Keep a worker's latest totals and CPU time. */

@@ -9,6 +9,7 @@ import { runTaskPipeline } from '../../src/lifecycle/pipeline/task-pipeline.ts';
 import { TaskPipelineConfigSchema } from '../../src/lifecycle/pipeline/task-pipeline-config.ts';
 import type { StepSpec } from '../../src/operators/graph-spec.ts';
 import { taskOperatorRegistry } from '../../src/operators/registries.ts';
+import { OrderedPool } from '../../src/pipeline-workers/ordered-pool.ts';
 import { RowStage } from '../../src/pipeline-workers/row-stage.ts';
 import { RejectedStore } from '../../src/store/rejected-store.ts';
 import { TaskStore } from '../../src/store/task-store.ts';
@@ -155,5 +156,46 @@ describe('chunks encoded on workers land what one thread lands', () => {
     // Most scenarios went the encoded way (the others were read from their bytes).
     expect(encoded.mock.calls.length).toBeGreaterThan(12);
     encoded.mockRestore();
+  }, 1_200_000);
+
+  it('the main thread runs some chunks itself while the worker holds others: the same landing', async () => {
+    // Every other chunk finds the worker "busy" (two chunks held) and runs on the main thread:
+    // chunks of one file then come back from two threads, interleaved.
+    let asked = 0;
+    let helped = 0;
+    const backlog = vi.spyOn(OrderedPool.prototype, 'leastBacklog', 'get').mockImplementation(() => {
+      const busy = asked++ % 2 === 1;
+      if (busy) helped++;
+      return busy ? 2 : 0;
+    });
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(scenario, async (s) => {
+        const k = n++;
+        const file = join(dir, `help-${k}.jsonl`);
+        writeFile(s, file);
+        jsonlChunking.bytes = s.chunkBytes;
+        const one = await run(s, file, 0, join(dir, `help-db-${k}-0`));
+        const helpedBefore = helped;
+        const mixed = await run(s, file, 1, join(dir, `help-db-${k}-1`));
+        if ('error' in one) {
+          expect(mixed).toEqual(one);
+          return true;
+        }
+        if ('error' in mixed) throw new Error(`only the run with a worker failed: ${mixed.error}`);
+        expect(mixed.workers).toBe(1);
+        expect(mixed.tasks).toEqual(one.tasks);
+        expect(mixed.rejected).toEqual(one.rejected);
+        expect(mixed.steps).toEqual(one.steps);
+        expect(mixed.counts).toEqual(one.counts);
+        expect(mixed.reported).toEqual(one.reported);
+        return helped >= helpedBefore;
+      }),
+      { numRuns: 10, seed: 4041 },
+    );
+    backlog.mockRestore();
+    // The main thread did run chunks (the others went to the worker).
+    expect(helped).toBeGreaterThan(10);
+    expect(asked).toBeGreaterThan(2 * helped - 2);
   }, 1_200_000);
 });

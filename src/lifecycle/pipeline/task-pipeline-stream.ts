@@ -48,6 +48,11 @@ export interface StreamContext {
     measures: LandedMeasures | null,
     kept: readonly number[],
   ) => Promise<void>;
+  /**
+   * With `landEncoded`: the writer's id check on one encoded row (TaskLanding.admitEncoded), set
+   * when the writer checks ids (the chain's exact_dedup does not: `checkIds: false`).
+   */
+  admitEncoded?: (id: string, source: Task['source'], task: () => Task) => boolean;
   warn(message: string): void;
   /** After each batch is landed (progress). */
   afterBatch(file: string, rowsRead: number): void;
@@ -99,7 +104,9 @@ export async function streamInputs(
   if (!hooked && c.stage.takesChunks) {
     const inputs = await chunkedInputs(c);
     if (inputs && c.stage.encodesChunks && c.landEncoded) {
-      const way = encodedWay(c, c.landEncoded);
+      // encodesChunks: the chain after the row-wise steps is the built-in exact_dedup alone.
+      const checkIds = (c.config.operators.at(-1) as { params?: { checkIds?: boolean } }).params?.checkIds;
+      const way = encodedWay(c, c.landEncoded, { checkIds: checkIds !== false });
       return { ...(await streamChunks(c, inputs, way)), tailSteps: way.tailSteps() };
     }
     if (inputs) return streamChunks(c, inputs, taskWay(c));

@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type * as arrow from 'apache-arrow';
 import type { RejectedInput } from '../../core/rejected.ts';
@@ -214,10 +215,21 @@ async function chunkedInputs(c: StreamContext): Promise<Array<{ file: string; gz
   }
   if (c.config.workers === 'auto') {
     if (bytes < jsonlChunking.autoMinBytes) return null;
-    c.stage.startForChunks(autoWorkers());
+    c.stage.startForChunks(chunkWorkers(c));
   }
   if (inputs.every((i) => !i.gzip)) c.rowsEstimate?.setInputBytes(bytes);
   return inputs;
+}
+
+/**
+ * `workers: auto` for a chunked read: `autoWorkers()`, or a worker on every core when the chunks come
+ * back encoded with their report measures. Then the main thread only dedups by hash and hands
+ * Arrow to LanceDB (dj10, 200k rows: 1.7 of 13 CPU s), and one worker alone was the run's bound.
+ */
+function chunkWorkers(c: StreamContext): number {
+  return c.stage.encodesChunks && c.landEncoded
+    ? Math.max(autoWorkers(), availableParallelism())
+    : autoWorkers();
 }
 
 /** Chunks whose rows come back as tasks: landed through the rest of the graph. */

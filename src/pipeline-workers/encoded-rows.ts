@@ -86,6 +86,13 @@ export class EncodedRows {
     return { id, key: part.keys[i]!, check: part.checks[i]! };
   }
 
+  /** Row `g`'s source (file and line), as its task has it. */
+  source(g: number): Task['source'] {
+    const { part, i } = this.at(g);
+    const odd = part.odd.get(i);
+    return odd ? odd.source : { file: part.file, row: part.sourceRows[i]! };
+  }
+
   /** Row `g` as the task it was (a dropped row's rejected record is written from it). */
   task(g: number): Task {
     const { part, i } = this.at(g);

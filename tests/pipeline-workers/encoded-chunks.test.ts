@@ -42,6 +42,8 @@ const dedup = fc.record({
       lowercase: fc.boolean(),
       stripPunctuation: fc.boolean(),
       whitespace: fc.constantFrom('collapse', 'remove', 'keep'),
+      // false: the writer drops repeated ids on the main thread (a recipe's document_deduplicator).
+      checkIds: fc.boolean(),
     },
     { requiredKeys: [] },
   ),

@@ -18,6 +18,11 @@ export interface EncodedLandingContext {
   warn(message: string): void;
   afterBatch(file: string, rowsRead: number): void;
   rowsEstimate?: RowsEstimate;
+  /**
+   * The writer's id check on a row about to land (TaskLanding.admitEncoded) when the chain's
+   * exact_dedup does not drop repeated ids itself (`checkIds: false`); absent when it does.
+   */
+  admitEncoded?: (id: string, source: Task['source'], task: () => Task) => boolean;
 }
 
 type LandEncoded = (
@@ -36,9 +41,10 @@ type LandEncoded = (
 export function encodedWay(
   c: EncodedLandingContext,
   landEncoded: LandEncoded,
+  o: { checkIds: boolean },
 ): ChunkWay<number> & { tailSteps(): StepMetrics[] } {
   const rows = new EncodedRows();
-  const dedup = new HashedExactDedup(c.graph.metrics()[0]!);
+  const dedup = new HashedExactDedup(c.graph.metrics()[0]!, o);
   return {
     run: async (job) => {
       const done = await c.stage.runEncodedChunk(job);
@@ -62,7 +68,7 @@ async function landEncodedBatch(
   for (const r of b.rejected) c.rejectTask(r.step, r.row, r.reason);
   o.dedup.reserve(c.rowsEstimate?.expected);
   const t0 = performance.now();
-  const kept: number[] = [];
+  let kept: number[] = [];
   const dropped: number[] = [];
   const reasons: string[] = [];
   for (const g of b.tasks) {
@@ -77,6 +83,9 @@ async function landEncodedBatch(
   o.dedup.account(b.tasks.length, reasons, performance.now() - t0);
   const step = o.dedup.metrics().step;
   for (const [k, g] of dropped.entries()) c.rejectTask(step, o.rows.task(g), reasons[k]!);
+  // The writer's id check, after exact_dedup's drops as `land` makes it after the graph's.
+  const admit = c.admitEncoded;
+  if (admit) kept = kept.filter((g) => admit(o.rows.hashed(g).id, o.rows.source(g), () => o.rows.task(g)));
   const upTo = b.tasks.length > 0 ? b.tasks[b.tasks.length - 1]! + 1 : 0;
   const taken = o.rows.take(kept, upTo);
   if (taken.rows)

@@ -15,11 +15,22 @@ export function chainChecksIds(
   operators: readonly StepSpec[],
   registry: Registry<OperatorDefinition<Task, unknown>> | undefined,
 ): boolean {
+  return lastExactDedup(operators, registry)?.checkIds === true;
+}
+
+/**
+ * The chain's last step when it is the built-in `exact_dedup` (a plain top-level step), with
+ * whether it checks ids; null for any other last step.
+ */
+export function lastExactDedup(
+  operators: readonly StepSpec[],
+  registry: Registry<OperatorDefinition<Task, unknown>> | undefined,
+): { checkIds: boolean } | null {
   const last = operators[operators.length - 1];
-  if (!last || !('op' in last) || last.op !== 'exact_dedup') return false;
+  if (!last || !('op' in last) || last.op !== 'exact_dedup') return null;
   const builtIn = taskOperatorRegistry().get('exact_dedup');
-  if (!registry?.has('exact_dedup') || registry.get('exact_dedup') !== builtIn) return false;
-  return last.params?.checkIds !== false;
+  if (!registry?.has('exact_dedup') || registry.get('exact_dedup') !== builtIn) return null;
+  return { checkIds: last.params?.checkIds !== false };
 }
 
 /**
@@ -47,9 +58,13 @@ export class LandedIds {
 
   /** Record `task`'s id; if it was landed before, where the first one came from (null: a generated row). */
   add(task: Task): { first: Task['source'] | null } | undefined {
-    const slot = this.ids.add(task.id);
+    return this.addId(task.id, task.source);
+  }
+
+  /** `add` for a row known by its id and source alone (encoded rows). */
+  addId(id: string, source: Task['source']): { first: Task['source'] | null } | undefined {
+    const slot = this.ids.add(id);
     if (slot < 0) return { first: this.sourceOf(-slot - 1) };
-    const source = task.source;
     const file = source ? this.fileNumber(source.file) : -1;
     const row = source ? source.row : 0;
     // Slots are consecutive (a repeat takes none), so a run continues while file and row do.

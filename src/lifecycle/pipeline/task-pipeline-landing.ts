@@ -69,10 +69,7 @@ export class TaskLanding {
     for (const task of after.payload.rows) {
       const repeat = this.o.seenIds?.add(task);
       if (repeat !== undefined) {
-        const first = repeat.first;
-        const reason = `duplicate id ${task.id} (first written from ${first ? `${first.file}:${first.row}` : 'a generated row'})`;
-        count(writeStep, reason);
-        this.rejectTask('write', task, reason);
+        this.rejectRepeat(task, repeat.first);
         continue;
       }
       this.o.reportData.landed([task]);
@@ -81,6 +78,33 @@ export class TaskLanding {
       writeStep.rowsOut++;
     }
     await writer.maybeCommit();
+  };
+
+  /** The writer's drop of a row whose id was landed before (from `first`; null: a generated row). */
+  private rejectRepeat(task: Task, first: Task['source'] | null): void {
+    const reason = `duplicate id ${task.id} (first written from ${first ? `${first.file}:${first.row}` : 'a generated row'})`;
+    count(this.writeStep, reason);
+    this.rejectTask('write', task, reason);
+  }
+
+  /** Whether the writer checks ids itself (the chain's last step does not drop repeated ids). */
+  get checksIds(): boolean {
+    return this.o.seenIds !== null;
+  }
+
+  /**
+   * `land`'s id check for one encoded row about to land, before `landEncoded` (which counts only
+   * the rows it is given): false when its id was landed before, the row then recorded and counted
+   * as `land` does (`task` builds it only then). True without the check (`checksIds` false).
+   */
+  readonly admitEncoded = (id: string, source: Task['source'], task: () => Task): boolean => {
+    const repeat = this.o.seenIds?.addId(id, source);
+    if (repeat === undefined) return true;
+    this.hookStep.rowsIn++;
+    this.hookStep.rowsOut++;
+    this.writeStep.rowsIn++;
+    this.rejectRepeat(task(), repeat.first);
+    return false;
   };
 
   /** The same accounting as `land` for rows a pipeline worker encoded (no hook can see them: none is registered). */

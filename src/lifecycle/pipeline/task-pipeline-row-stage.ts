@@ -7,7 +7,7 @@ import type { OperatorDefinition } from '../../operators/operator.ts';
 import { RowStage } from '../../pipeline-workers/row-stage.ts';
 import type { RowWisePlan } from '../../pipeline-workers/row-wise-plan.ts';
 import type { TaskPipelineConfig } from './task-pipeline-config.ts';
-import { chainChecksIds } from './task-pipeline-ids.ts';
+import { lastExactDedup } from './task-pipeline-ids.ts';
 import { readOptionsOf } from './task-pipeline-inputs.ts';
 
 /**
@@ -54,9 +54,10 @@ export async function openRowWiseStage(a: {
         : null,
     mapping: a.mapping,
     textOnly: plan.textOnly,
-    // The rest of the chain is exact_dedup (checking ids) alone: JSONL chunks may come back encoded.
+    // The rest of the chain is exact_dedup alone: JSONL chunks may come back encoded (with
+    // `checkIds: false` the writer's id check runs on the encoded rows' ids, task-pipeline-encoded.ts).
     encode:
-      plan.workerSteps.length === config.operators.length - 1 && chainChecksIds(config.operators, a.registry)
+      plan.workerSteps.length === config.operators.length - 1 && lastExactDedup(config.operators, a.registry)
         ? { measure: config.output.report }
         : null,
     onPoolStart: () => {

@@ -244,7 +244,10 @@ async function streamRun(r: LiveRun<Built>): Promise<Streamed> {
     rejectTask: landing.rejectTask,
     land: landing.land,
     ...(built.hooks.count('afterTaskOps') === 0 && r.opened.store.encoder(n.runId, 1)
-      ? { landEncoded: landing.landEncoded }
+      ? {
+          landEncoded: landing.landEncoded,
+          ...(landing.checksIds ? { admitEncoded: landing.admitEncoded } : {}),
+        }
       : {}),
     warn: n.warn,
     rowsEstimate: built.rowsEstimate,

@@ -2,22 +2,27 @@ import { addStepCounts, countReason, type StepMetrics } from '../step-metrics.ts
 import { ExactDedupIndex } from './exact-dedup-index.ts';
 
 /**
- * exact_dedup (checking ids) run on rows that are not tasks here: each row is its id and the key
+ * exact_dedup run on rows that are not tasks here: each row is its id and the key
  * hash a worker computed for its text (exact-dedup-prepared.ts). The decisions, reasons and step
- * counts are the operator's (exact-dedup.ts): an id seen before drops the row as `duplicate id …`,
+ * counts are the operator's (exact-dedup.ts): an id seen before drops the row as `duplicate id …`
+ * (unless ids are not checked),
  * then a text seen before as `duplicate of <first id>`, else the row is kept and remembered.
  * A run whose rows come back from its workers already encoded (no task object on the main thread)
  * dedups them with this, batch by batch, in input order.
  */
 export class HashedExactDedup {
-  private readonly seen = new ExactDedupIndex(true);
+  private readonly seen: ExactDedupIndex;
   private readonly totals: StepMetrics;
   private batchIds = 0;
   private batchTexts = 0;
   private sized = false;
 
-  /** `step`: the exact_dedup step's counts as the graph names it (its totals start at zero). */
-  constructor(step: StepMetrics) {
+  /**
+   * `step`: the exact_dedup step's counts as the graph names it (its totals start at zero);
+   * `checkIds`: the operator's param (false: ids are kept only to name the first row).
+   */
+  constructor(step: StepMetrics, o: { checkIds: boolean } = { checkIds: true }) {
+    this.seen = new ExactDedupIndex(o.checkIds);
     this.totals = { ...step, rowsIn: 0, rowsOut: 0, dropped: 0, ms: 0, warnings: 0, reasons: {}, extra: {} };
   }
 

@@ -19,7 +19,13 @@ export interface LandingBatch<R = Task> {
 
 /** How a chunked read gets its chunks' rows and lands a batch of them (as tasks, or as encoded rows). */
 export interface ChunkWay<R> {
-  run(job: ChunkJob): Promise<{ rows(lineOffset: number): ChunkRows<R>; warnings: LandingBatch['warnings'] }>;
+  /** `here`: run the chunk on the main thread even though a worker could take it (a way may ignore it). */
+  run(
+    job: ChunkJob,
+    here?: boolean,
+  ): Promise<{ rows(lineOffset: number): ChunkRows<R>; warnings: LandingBatch['warnings'] }>;
+  /** The main thread may take a chunk itself now (`run(job, true)` would run it here). */
+  canHelp?(): boolean;
   /** Land a batch whose read and map rejections are recorded already. */
   land(b: LandingBatch<R>, rowsRead: number): Promise<void>;
 }

@@ -85,6 +85,8 @@ export class RowStage {
   private readonly opts: RowStageOptions;
   /** exact_dedup's key hashing on this thread, for chunks encoded here while the workers start. */
   private readonly keyer: ExactDedupKeyer | null;
+  /** This thread's CPU time (µs) when the pool was started (`mayHelp`). */
+  private mainCpuAtStart = 0;
   /** Encoded chunks this thread ran while the pool was ready (`runEncodedChunk`'s help). */
   chunksHelped = 0;
 
@@ -111,6 +113,7 @@ export class RowStage {
     const entry = new URL(`./chain-worker${extname(here)}`, import.meta.url);
     const pool = new OrderedPool<ChainJob, ChainReply>(n, entry, this.opts.setup);
     this.pool = pool;
+    this.mainCpuAtStart = threadCpuMicros();
     // `workers: auto` runs batches here until the workers have started (their start then costs
     // the run no time); a number asks for workers outright, so every batch goes to them.
     this.poolReady = this.opts.workers !== 'auto';
@@ -144,9 +147,12 @@ export class RowStage {
    * `runChunk` with the chunk's rows encoded in the task table's layout (`encodesChunks`), on a
    * worker once the pool has started, here until then.
    */
-  async runEncodedChunk(job: ChunkJob): Promise<{ chunk: EncodedChunk; warnings: ChainReply['warnings'] }> {
+  async runEncodedChunk(
+    job: ChunkJob,
+    here = false,
+  ): Promise<{ chunk: EncodedChunk; warnings: ChainReply['warnings'] }> {
     const encode = this.opts.encode!;
-    const helps = this.helpsWorkers();
+    const helps = (here && this.poolRunning) || this.helpsWorkers();
     if (helps) this.chunksHelped++;
     if (!(this.pool && this.poolReady) || helps) {
       const rows = await chunkRows(job, this.opts.mapping, this.opts.graph);
@@ -170,6 +176,25 @@ export class RowStage {
    * against 14.7–15.3 per 1M rows (its own start, JIT and GC; 2026-11-29, shared machine): more than
    * it could win back on 2 cores. Which thread runs a chunk never changes its rows.
    */
+  /** The pool has started and takes jobs. */
+  get poolRunning(): boolean {
+    return this.pool !== null && this.poolReady;
+  }
+
+  /**
+   * The main thread may take a chunk off the workers (work stealing, task-pipeline-stream.ts): the
+   * pool runs and this thread has spent less CPU since the pool started than the busiest worker in
+   * all. Stealing then evens out the threads where the workers are the bound (dj10: main 15 /
+   * worker 24 CPU s without it, 20 / 20 with it) and stops once this thread is the busier one, where
+   * more would only delay its landing (issue 40's file, already even).
+   */
+  get mayHelp(): boolean {
+    if (!this.poolRunning) return false;
+    let busiest = 0;
+    for (const us of this.workerCpu.values()) busiest = Math.max(busiest, us);
+    return threadCpuMicros() - this.mainCpuAtStart < busiest;
+  }
+
   private helpsWorkers(): boolean {
     return this.pool !== null && this.poolReady && this.pool.leastBacklog >= (this.opts.helpBacklog ?? 2);
   }
@@ -318,4 +343,10 @@ export class RowStage {
     this.pool = null;
     this.poolReady = false;
   }
+}
+
+/** The calling thread's CPU time (user + system), µs. */
+function threadCpuMicros(): number {
+  const u = process.threadCpuUsage();
+  return u.user + u.system;
 }

@@ -1,5 +1,4 @@
 import { writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { jsonlChunking } from '../../src/io/jsonl-chunks.ts';
@@ -12,9 +11,9 @@ import { TaskStore } from '../../src/store/task-store.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 // `workers: auto` over a JSONL input read in chunks: a chain that ends in exact_dedup with
-// `checkIds: false` (a Data-Juicer recipe's document_deduplicator) takes the encoded way, with a
-// worker on every core (the main thread only dedups by hash and commits), and lands what one
-// thread lands, the writer's duplicate-id rejections included; any other chain keeps autoWorkers().
+// `checkIds: false` (a Data-Juicer recipe's document_deduplicator) takes the encoded way and lands
+// what one thread lands, the writer's duplicate-id rejections included, whether or not the main
+// thread steals chunks from the workers (RowStage.mayHelp forced either way).
 const dir = tempDir('winnow-encoded-workers-');
 const input = join(dir, 'rows.jsonl');
 const rows: string[] = [];
@@ -55,25 +54,34 @@ describe('workers: auto with chunks encoded on the workers', () => {
     jsonlChunking.autoMinBytes = 16 << 20;
   });
 
-  it('starts a worker per core for exact_dedup with checkIds: false, and lands what one thread lands', async () => {
-    jsonlChunking.bytes = 400;
-    jsonlChunking.autoMinBytes = 0;
-    const encoded = vi.spyOn(RowStage.prototype, 'runEncodedChunk');
-    const dedup = { op: 'exact_dedup', params: { unicode: 'none', lowercase: true, checkIds: false } };
-    const auto = await run('auto', dedup);
-    expect(encoded).toHaveBeenCalled();
-    encoded.mockRestore();
-    const one = await run(0, dedup);
-    expect(auto.report.workers).toBe(Math.max(autoWorkers(), availableParallelism()));
-    expect(auto.tasks).toEqual(one.tasks);
-    expect(auto.rejected).toEqual(one.rejected);
-    // 8 repeats of id `same` (its first is kept), 5 repeated texts (their first is kept).
-    expect(one.rejected.filter((r) => r[0] === 'write')).toHaveLength(7);
-    expect(one.rejected.filter((r) => r[0] === 'exact_dedup')).toHaveLength(4);
-    expect(auto.report.steps).toEqual(
-      one.report.steps.map((s, i) => ({ ...s, ms: auto.report.steps[i]!.ms })),
-    );
-  }, 120_000);
+  it.each([true, false])(
+    'exact_dedup with checkIds: false lands what one thread lands (main thread steals: %s)',
+    async (steals) => {
+      jsonlChunking.bytes = 400;
+      jsonlChunking.autoMinBytes = 0;
+      const encoded = vi.spyOn(RowStage.prototype, 'runEncodedChunk');
+      const mayHelp = vi.spyOn(RowStage.prototype, 'mayHelp', 'get').mockReturnValue(steals);
+      const dedup = { op: 'exact_dedup', params: { unicode: 'none', lowercase: true, checkIds: false } };
+      const auto = await run('auto', dedup);
+      expect(encoded).toHaveBeenCalled();
+      // Stolen chunks are asked for with `here` set; none without stealing.
+      const stolen = encoded.mock.calls.filter((c) => c[1] === true).length;
+      if (!steals) expect(stolen).toBe(0);
+      encoded.mockRestore();
+      mayHelp.mockRestore();
+      const one = await run(0, dedup);
+      expect(auto.report.workers).toBe(autoWorkers());
+      expect(auto.tasks).toEqual(one.tasks);
+      expect(auto.rejected).toEqual(one.rejected);
+      // 8 repeats of id `same` (its first is kept), 5 repeated texts (their first is kept).
+      expect(one.rejected.filter((r) => r[0] === 'write')).toHaveLength(7);
+      expect(one.rejected.filter((r) => r[0] === 'exact_dedup')).toHaveLength(4);
+      expect(auto.report.steps).toEqual(
+        one.report.steps.map((s, i) => ({ ...s, ms: auto.report.steps[i]!.ms })),
+      );
+    },
+    120_000,
+  );
 
   it('keeps autoWorkers() for a chain that does not end in exact_dedup', async () => {
     jsonlChunking.bytes = 400;

@@ -46,14 +46,15 @@ export function encodedWay(
   const rows = new EncodedRows();
   const dedup = new HashedExactDedup(c.graph.metrics()[0]!, o);
   return {
-    run: async (job) => {
-      const done = await c.stage.runEncodedChunk(job);
+    run: async (job, here) => {
+      const done = await c.stage.runEncodedChunk(job, here);
       return { rows: (lineOffset) => rows.add(done.chunk, job.file, lineOffset), warnings: done.warnings };
     },
     land: async (b, rowsRead) => {
       await landEncodedBatch(c, b, { rows, dedup, landEncoded });
       c.afterBatch(b.file, rowsRead);
     },
+    canHelp: () => c.stage.mayHelp,
     tailSteps: () => [dedup.metrics()],
   };
 }

@@ -1,5 +1,4 @@
 import { statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type * as arrow from 'apache-arrow';
 import type { RejectedInput } from '../../core/rejected.ts';
@@ -215,21 +214,10 @@ async function chunkedInputs(c: StreamContext): Promise<Array<{ file: string; gz
   }
   if (c.config.workers === 'auto') {
     if (bytes < jsonlChunking.autoMinBytes) return null;
-    c.stage.startForChunks(chunkWorkers(c));
+    c.stage.startForChunks(autoWorkers());
   }
   if (inputs.every((i) => !i.gzip)) c.rowsEstimate?.setInputBytes(bytes);
   return inputs;
-}
-
-/**
- * `workers: auto` for a chunked read: `autoWorkers()`, or a worker on every core when the chunks come
- * back encoded with their report measures. Then the main thread only dedups by hash and hands
- * Arrow to LanceDB (dj10, 200k rows: 1.7 of 13 CPU s), and one worker alone was the run's bound.
- */
-function chunkWorkers(c: StreamContext): number {
-  return c.stage.encodesChunks && c.landEncoded
-    ? Math.max(autoWorkers(), availableParallelism())
-    : autoWorkers();
 }
 
 /** Chunks whose rows come back as tasks: landed through the rest of the graph. */
@@ -262,7 +250,8 @@ async function streamChunks<R>(
   for (const { file, gzip } of inputs) {
     const readBefore = rowsRead;
     const batcher = new ChunkBatcher<R>(file, read.batchSize, c.stage.stepNames);
-    const queue: Array<{ job: ReturnType<ChunkWay<R>['run']>; bytes: number }> = [];
+    const queue: Array<{ job: ReturnType<ChunkWay<R>['run']>; bytes: number; settled: { done: boolean } }> =
+      [];
     const takeOldest = async () => {
       const { job, bytes } = queue.shift()!;
       const done = await job;
@@ -270,15 +259,42 @@ async function streamChunks<R>(
       c.rowsEstimate?.sample(rows.lines, bytes);
       for (const b of batcher.add(rows, done.warnings)) await land(b);
     };
-    for await (const { bytes } of jsonlChunks(file, gzip)) {
-      const size = bytes.length;
-      const job = way.run({ bytes, file, maxLineBytes: read.maxLineBytes, maxDepth: read.maxDepth });
+    const submit = (bytes: Uint8Array, here: boolean) => {
+      const job = way.run({ bytes, file, maxLineBytes: read.maxLineBytes, maxDepth: read.maxDepth }, here);
+      const settled = { done: false };
       // A failed chunk fails the run when it is taken; until then its failure is not unhandled.
-      job.catch(() => undefined);
-      queue.push({ job, bytes: size });
-      while (queue.length >= c.stage.window) await takeOldest();
+      job.then(
+        () => (settled.done = true),
+        () => (settled.done = true),
+      );
+      queue.push({ job, bytes: bytes.length, settled });
+    };
+    const chunks = jsonlChunks(file, gzip)[Symbol.asyncIterator]();
+    try {
+      await stealingLoop();
+    } finally {
+      // A failed chunk ends the loop early: close the file as `for await` would.
+      await chunks.return(undefined);
     }
-    while (queue.length > 0) await takeOldest();
+    async function stealingLoop() {
+      let next = await chunks.next();
+      while (!next.done) {
+        submit(next.value.bytes, false);
+        next = await chunks.next();
+        while (queue.length >= c.stage.window) {
+          // Work stealing: rather than wait for the oldest chunk, the main thread runs the next one
+          // itself (bounded: at most one window more in flight). Which thread runs a chunk never
+          // changes its rows; this only keeps both cores busy when the workers are the bound.
+          if (!queue[0]!.settled.done && !next.done && queue.length < 2 * c.stage.window && way.canHelp?.()) {
+            submit(next.value.bytes, true);
+            next = await chunks.next();
+            continue;
+          }
+          await takeOldest();
+        }
+      }
+      while (queue.length > 0) await takeOldest();
+    }
     for (const b of batcher.finish()) await land(b);
     if (rowsRead === readBefore)
       c.warn(`${file}: no rows read (the file is empty or holds only blank lines or a header)`);

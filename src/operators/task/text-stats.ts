@@ -5,23 +5,10 @@
  */
 import { lazyCodeUnitTable, pairAt } from './code-unit-table.ts';
 import { type AsciiProfile, textProfile } from './text-profile.ts';
-import { countWordUnits } from './text-units.ts';
+import { countWordUnits, isJsSpace } from './text-units.ts';
 
-export function isSpaceCode(c: number): boolean {
-  return (
-    c === 32 ||
-    (c >= 9 && c <= 13) ||
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
-}
+/** JavaScript's `\s`, one code unit (text-units.ts holds the one definition). */
+export const isSpaceCode = isJsSpace;
 
 export function countChars(text: string): number {
   let n = 0;

@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import type { RejectedInput } from '../core/rejected.ts';
 import type { Task } from '../core/task.ts';
+import { threadCpuMicros } from '../core/thread-cpu.ts';
 import { mapRecords } from '../io/map-records.ts';
 import { compileMapping } from '../io/mapping.ts';
 import type { ExactDedupKeyer } from '../operators/task/exact-dedup-prepared.ts';
@@ -75,6 +76,24 @@ function dedupHashes(
 // Plain rows of a chunk read from their bytes when the mapping and every step allow (jsonl-fast-rows.ts).
 const fastReader = signer === null ? FastChunkReader.of(mapping, graph, keyer) : null;
 
+/**
+ * What every chunk's reply holds besides its rows and hashes: a chunk's read and map rejections
+ * travel with its rows (jsonl-chunk-rows.ts), so these lists are empty.
+ */
+function chunkReply(mapMs: number) {
+  return {
+    tasks: null,
+    tasksJson: null,
+    text: null,
+    mapRejected: [],
+    mapMs,
+    rejected: [],
+    warnings: warnings.splice(0),
+    metrics: graph.metrics(),
+    worker: threadId,
+  };
+}
+
 /** Read, map and process one chunk of a JSONL file; its rows go back packed (jsonl-chunk-pack.ts). */
 async function handleChunk(job: {
   jsonl: Parameters<typeof chunkRows>[0];
@@ -84,16 +103,8 @@ async function handleChunk(job: {
   if (fastReader !== null) {
     const fast = await fastReader.read(job.jsonl);
     return {
-      tasks: null,
-      tasksJson: null,
-      text: null,
+      ...chunkReply(fast.chunk.mapMs),
       chunk: fast.chunk,
-      mapRejected: [],
-      mapMs: fast.chunk.mapMs,
-      rejected: [],
-      warnings: warnings.splice(0),
-      metrics: graph.metrics(),
-      worker: threadId,
       signatures: null,
       signerKey: null,
       exactKeys: fast.exactKeys,
@@ -104,16 +115,8 @@ async function handleChunk(job: {
   const rows = await chunkRows(job.jsonl, mapping, graph);
   const hashes = dedupHashes(rows.tasks);
   return {
-    tasks: null,
-    tasksJson: null,
-    text: null,
+    ...chunkReply(rows.mapMs),
     chunk: packChunk(rows, setup.mapping.taskset, job.jsonl.file),
-    mapRejected: [],
-    mapMs: rows.mapMs,
-    rejected: [],
-    warnings: warnings.splice(0),
-    metrics: graph.metrics(),
-    worker: threadId,
     ...hashes,
   };
 }
@@ -133,17 +136,9 @@ async function handleEncoded(
     measure,
   });
   return {
-    tasks: null,
-    tasksJson: null,
-    text: null,
+    ...chunkReply(rows.mapMs),
     chunk: null,
     encoded,
-    mapRejected: [],
-    mapMs: rows.mapMs,
-    rejected: [],
-    warnings: warnings.splice(0),
-    metrics: graph.metrics(),
-    worker: threadId,
     signatures: null,
     signerKey: null,
     exactKeys: null,
@@ -165,12 +160,6 @@ function asJson(rows: Task[]): { tasks: Task[] | null; tasksJson: string | null 
     // a BigInt or a cycle: the structured clone below copies it
   }
   return { tasks: rows, tasksJson: null };
-}
-
-/** This thread's CPU time so far (user + system, µs): the run's bench reports it per worker. */
-function threadCpuMicros(): number {
-  const u = process.threadCpuUsage();
-  return u.user + u.system;
 }
 
 // Set up: the main thread may now send batches here instead of running them itself.

@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { RejectedInput } from '../core/rejected.ts';
 import type { Task } from '../core/task.ts';
+import { threadCpuMicros } from '../core/thread-cpu.ts';
 import { mapRecords } from '../io/map-records.ts';
 import type { CompiledMapping } from '../io/mapping.ts';
 import type { RawRecord } from '../io/raw-record.ts';
@@ -20,6 +21,9 @@ import { type ChunkJob, type ChunkRows, chunkRows, shiftChunkRows } from './json
 import { FastChunkReader } from './jsonl-fast-rows.ts';
 import { OrderedPool } from './ordered-pool.ts';
 import { applyTextReply, toTextJob } from './text-job.ts';
+
+/** Encoded chunks: the main thread runs a chunk itself when every worker already holds this many. */
+const HELP_BACKLOG = 2;
 
 /** One batch after mapping and the row-wise steps, wherever they ran. */
 export interface StagedBatch {
@@ -62,11 +66,6 @@ export interface RowStageOptions {
    * measures). Null: they come back as tasks.
    */
   encode?: { measure: boolean } | null;
-  /**
-   * Chunks encoded: the main thread runs a chunk itself when every worker already holds this many
-   * (`runEncodedChunk`). Default 2.
-   */
-  helpBacklog?: number;
 }
 
 /**
@@ -87,8 +86,6 @@ export class RowStage {
   private readonly keyer: ExactDedupKeyer | null;
   /** This thread's CPU time (µs) when the pool was started (`mayHelp`). */
   private mainCpuAtStart = 0;
-  /** Encoded chunks this thread ran while the pool was ready (`runEncodedChunk`'s help). */
-  chunksHelped = 0;
 
   constructor(opts: RowStageOptions) {
     this.opts = opts;
@@ -153,7 +150,6 @@ export class RowStage {
   ): Promise<{ chunk: EncodedChunk; warnings: ChainReply['warnings'] }> {
     const encode = this.opts.encode!;
     const helps = (here && this.poolRunning) || this.helpsWorkers();
-    if (helps) this.chunksHelped++;
     if (!(this.pool && this.poolReady) || helps) {
       const rows = await chunkRows(job, this.opts.mapping, this.opts.graph);
       const o = { runId: this.opts.setup!.runId, taskset: this.opts.mapping.mapping.taskset, file: job.file };
@@ -196,7 +192,7 @@ export class RowStage {
   }
 
   private helpsWorkers(): boolean {
-    return this.pool !== null && this.poolReady && this.pool.leastBacklog >= (this.opts.helpBacklog ?? 2);
+    return this.pool !== null && this.poolReady && this.pool.leastBacklog >= HELP_BACKLOG;
   }
 
   /** Keep a worker's latest totals and CPU time. */
@@ -343,10 +339,4 @@ export class RowStage {
     this.pool = null;
     this.poolReady = false;
   }
-}
-
-/** The calling thread's CPU time (user + system), µs. */
-function threadCpuMicros(): number {
-  const u = process.threadCpuUsage();
-  return u.user + u.system;
 }

@@ -1,3 +1,5 @@
+import { threadCpuMicros } from '../core/thread-cpu.ts';
+
 /**
  * The bounds every judgement runs under. Text longer than `maxInputChars`, an extracted answer
  * longer than `maxAnswerChars` or nested deeper than `maxDepth` is refused before any parsing
@@ -28,10 +30,7 @@ export class LimitExceeded extends Error {
 }
 
 /** Milliseconds of this thread's CPU time (user + system). */
-const threadCpuMs = (): number => {
-  const u = process.threadCpuUsage();
-  return (u.user + u.system) / 1000;
-};
+const threadCpuMs = (): number => threadCpuMicros() / 1000;
 
 /** What deadlines measure: wall time, unless a judgement worker asked for its thread's CPU time. */
 let clock: () => number = () => performance.now();

@@ -105,24 +105,27 @@ describe('replay schedule: scale and cap', () => {
   });
 });
 
+/**
+ * version_priority with `replaySchedule`: at steps 1…, write the pair of a new task (a, b, c…) from
+ * version step − 1, sample 6 and ack; each step's ids.
+ */
+async function versionPrioritySteps(replaySchedule: object, count: number): Promise<string[][]> {
+  const buf = await openBuffer(freshDb(root), {
+    type: 'version_priority',
+    params: { decay: 0.5, maxUses: 3, replaySchedule },
+  });
+  const steps: string[][] = [];
+  for (let step = 1; step <= count; step++) {
+    await buf.write(pair(String.fromCharCode(96 + step), step - 1));
+    steps.push(ids(await buf.sample(6, { step })));
+    await buf.ack(step);
+  }
+  return steps;
+}
+
 describe('version_priority with a schedule', () => {
   it('no replay before the start, a capped share on the ramp, the plain sampler after it', async () => {
-    const buf = await openBuffer(freshDb(root), {
-      type: 'version_priority',
-      params: { decay: 0.5, maxUses: 3, replaySchedule: { startStep: 3, rampSteps: 2 } },
-    });
-    const steps: string[][] = [];
-    for (const [step, p] of [
-      [1, 'a'],
-      [2, 'b'],
-      [3, 'c'],
-      [4, 'd'],
-      [5, 'e'],
-    ] as const) {
-      await buf.write(pair(p, step - 1));
-      steps.push(ids(await buf.sample(6, { step })));
-      await buf.ack(step);
-    }
+    const steps = await versionPrioritySteps({ startStep: 3, rampSteps: 2 }, 5);
     expect(steps).toEqual([
       ['a0', 'a1'], // scale 0: fresh only (fifo)
       ['b0', 'b1'],
@@ -138,23 +141,7 @@ describe('version_priority with a schedule', () => {
 
 describe('version_priority with a stop and decay', () => {
   it('the plain sampler before the decay, a capped share on it, fresh rows only from stopStep on', async () => {
-    const buf = await openBuffer(freshDb(root), {
-      type: 'version_priority',
-      params: { decay: 0.5, maxUses: 3, replaySchedule: { stopStep: 5, decaySteps: 2 } },
-    });
-    const steps: string[][] = [];
-    for (const [step, p] of [
-      [1, 'a'],
-      [2, 'b'],
-      [3, 'c'],
-      [4, 'd'],
-      [5, 'e'],
-      [6, 'f'],
-    ] as const) {
-      await buf.write(pair(p, step - 1));
-      steps.push(ids(await buf.sample(6, { step })));
-      await buf.ack(step);
-    }
+    const steps = await versionPrioritySteps({ stopStep: 5, decaySteps: 2 }, 6);
     expect(steps).toEqual([
       ['a0', 'a1'],
       ['b0', 'b1', 'a0', 'a1'], // scale 1: b 1, a 0 − 0.5

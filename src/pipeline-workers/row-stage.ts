@@ -165,7 +165,7 @@ export class RowStage {
   }
 
   /**
-   * The main thread runs an encoded chunk itself when every worker already holds `helpBacklog`
+   * The main thread runs an encoded chunk itself when every worker already holds `HELP_BACKLOG`
    * chunks. Its own share of such a run is small (landing, dedup, commits: ~2.5 of ~10 CPU s per 1M
    * rows of issue 40's file), so with `workers: auto`'s one worker on 2 cores it sat waiting for the
    * worker, the run's critical path. A second worker instead (one per core) cost 16.9–18.1 CPU s

@@ -70,7 +70,7 @@ export function taskPipelineConfigSchema(
       .enum(['rows', 'duckdb'])
       .default('rows')
       .describe(
-        "Where the leading column-wise steps run (normalize_whitespace, length, special-char, alnum and word-repetition filters; docs/performance.md, 'Column-wise engine'): 'rows' (default) runs every step row by row; 'duckdb' runs them in an in-process DuckDB, one query per batch, when workers is 0. Same rows, order, rejected records and report either way; 'duckdb' is slower today (each batch's texts cross from JS to DuckDB and back).",
+        "Where the leading column-wise steps run (normalize_whitespace, length, special-char, alnum and word-repetition filters; docs/architecture.md, 'Column-wise engine'): 'rows' (default) runs every step row by row; 'duckdb' runs them in an in-process DuckDB, one query per batch, when workers is 0. Same rows, order, rejected records and report either way; 'duckdb' is slower today (each batch's texts cross from JS to DuckDB and back).",
       ),
     input: TaskInputSchema,
     mapping: FieldMappingSchema,

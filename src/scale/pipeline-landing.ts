@@ -16,7 +16,7 @@ import {
   ShardFrameError,
   type ShardRowMeasures,
 } from './shard-frame.ts';
-import { decodeShardRows, idsOf, keptRowsOf } from './shard-rows.ts';
+import { decodeShardRows, idsOf, isAside, keptRowsOf } from './shard-rows.ts';
 
 /**
  * Landing a shard's result in the coordinator, batch by batch, exactly as the in-process loop lands
@@ -162,12 +162,40 @@ export class EncodedShardLanding {
       }
     }
     this.account(b.tasks, drops.length, byId, reasons, performance.now() - t0);
-    if (drops.length > 0) {
-      const dropped = decodeShardRows(at.shard, drops);
-      for (let k = 0; k < dropped.length; k++) c.rejectTask(this.metrics.step, dropped[k]!, reasons[k]!);
-    }
+    if (drops.length > 0) this.reject(c, at, drops, reasons, ids);
     c.afterBatch(at.file, at.rowsRead);
     return inputErrors;
+  }
+
+  /**
+   * The rejected records of a batch's drops, in order: a row the worker set aside has its record in
+   * the frame already; the others (repeats of earlier shards' rows) are decoded here.
+   */
+  private reject(
+    c: StreamContext,
+    at: { shard: DecodedShard; from: number },
+    drops: readonly number[],
+    reasons: readonly string[],
+    ids: readonly string[],
+  ): void {
+    const { shard } = at;
+    const decoded = decodeShardRows(
+      shard,
+      drops.filter((i) => !isAside(shard, i)),
+    );
+    const step = this.metrics.step;
+    let d = 0;
+    for (let k = 0; k < drops.length; k++) {
+      const i = drops[k]!;
+      if (!isAside(shard, i)) {
+        c.rejectTask(step, decoded[d++]!, reasons[k]!);
+        continue;
+      }
+      const a = i - shard.keptBefore[i]!;
+      const { file, row, payload } = shard.asideRecords;
+      const rowId = ids[i - at.from]!;
+      c.reject({ step, reason: reasons[k]!, file: file[a]!, row: row[a]!, rowId, payload: payload[a]! });
+    }
   }
 
   /**

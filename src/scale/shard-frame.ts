@@ -1,19 +1,22 @@
 import * as arrow from 'apache-arrow';
+import { taskRejection } from '../core/rejected.ts';
 import { tableToIpcStream } from '../io/arrow-ipc.ts';
 import { IpcBytesError, tableWithIpc } from '../store/ipc-file.ts';
-import { TASK_SCHEMA } from '../store/task-table.ts';
+import { decodeTasks, TASK_SCHEMA } from '../store/task-table.ts';
 
 /**
  * The bytes a pipeline worker stores for a shard whose rows it encoded: the cleaned rows in the task
  * table's Arrow layout, in two sections — the rows its own exact dedup over the shard kept, then the
- * rows it set aside as repeats within the shard — and beside them, one value per row of the shard in
- * input order, what the coordinator needs to land them (exact_dedup's key hashes, which section the
- * row is in; the report's measures). All three are Arrow IPC streams in one Redis value:
+ * rows it set aside as repeats within the shard — then the rejected records of the rows set aside
+ * (where each was read, the row as payload: the coordinator drops almost all of them and records
+ * them without decoding the rows), and beside them, one value per row of the shard in input order,
+ * what the coordinator needs to land them (exact_dedup's key hashes, which section the row is in; the
+ * report's measures). All four are Arrow IPC streams in one Redis value:
  *
- *   "WNWSHRD2" | kept bytes (u32 LE) | aside bytes (u32 LE) | sidecar bytes (u32 LE) | 0 (u32) | kept IPC | aside IPC | sidecar IPC
+ *   "WNWSHRD2" | 4 × section bytes (u32 LE) | kept IPC | aside IPC | aside records IPC | sidecar IPC
  *
- * (the zero pads the head to 24 bytes, so that the Arrow bodies stay 8-byte aligned: apache-arrow
- * copies every body that is not, which doubled the coordinator's memory traffic per shard).
+ * (the head is 24 bytes, so the Arrow bodies stay 8-byte aligned: apache-arrow copies every body
+ * that is not, which doubled the coordinator's memory traffic per shard in a first try).
  *
  * The worker's dedup sees only its shard, so the coordinator still decides every row (across all
  * shards, in order); it agrees with the worker for almost every row, and then the kept section's
@@ -27,7 +30,8 @@ import { TASK_SCHEMA } from '../store/task-table.ts';
 type Numbers = Float64Array | Uint32Array | Int32Array | Uint8Array;
 
 const MAGIC = Buffer.from('WNWSHRD2', 'latin1');
-const HEAD = MAGIC.length + 16;
+const SECTIONS = 4;
+const HEAD = MAGIC.length + 4 * SECTIONS;
 
 /** Per-row values beside the rows, in row order. */
 export interface ShardSidecar {
@@ -63,11 +67,46 @@ const MEASURE_COLUMNS = [
   ['taskset', new arrow.Int32()],
 ] as const;
 
+/** The rejected records of the rows set aside, in their order (`taskRejection` less step and reason). */
+export interface AsideRecords {
+  file: string[];
+  row: Int32Array;
+  payload: string[];
+}
+
+const RECORD_COLUMNS = [
+  ['file', new arrow.Utf8()],
+  ['row', new arrow.Int32()],
+  ['payload', new arrow.Utf8()],
+] as const;
+
+/** The records section of rows set aside (a worker builds it from the rows as the coordinator reads them). */
+export function asideRecordsTable(rows: arrow.Table): arrow.Table {
+  const records = decodeTasks(rows).map((t) => taskRejection('', t, ''));
+  return new arrow.Table({
+    file: arrow.vectorFromArray(
+      records.map((r) => r.file ?? ''),
+      new arrow.Utf8(),
+    ),
+    row: arrow.makeVector(Int32Array.from(records, (r) => r.row ?? -1)),
+    payload: arrow.vectorFromArray(
+      records.map((r) => r.payload ?? ''),
+      new arrow.Utf8(),
+    ),
+  });
+}
+
 /**
  * The frame for a shard's rows in the task layout: `kept` (the first section) and `aside` (the
- * second; rows `side.exact.aside` marks), and their sidecar, one value per row in input order.
+ * second; rows `side.exact.aside` marks) with its records (`asideRecordsTable`), and their sidecar,
+ * one value per row in input order.
  */
-export function encodeShardFrame(kept: arrow.Table, aside: arrow.Table, side: ShardSidecar): Buffer {
+export function encodeShardFrame(
+  kept: arrow.Table,
+  aside: arrow.Table,
+  side: ShardSidecar,
+  records: arrow.Table = asideRecordsTable(aside),
+): Buffer {
   const columns: Record<string, Numbers> = {};
   if (side.exact)
     Object.assign(columns, { key: side.exact.keys, check: side.exact.checks, aside: side.exact.aside });
@@ -76,10 +115,9 @@ export function encodeShardFrame(kept: arrow.Table, aside: arrow.Table, side: Sh
   for (const [name, values] of Object.entries(columns)) vectors[name] = arrow.makeVector(values);
   // A table with no columns has no rows: the count is checked against the rows' instead.
   const sidecar = Object.keys(vectors).length > 0 ? new arrow.Table(vectors) : new arrow.Table();
-  const parts = [tableToIpcStream(kept), tableToIpcStream(aside), tableToIpcStream(sidecar)];
+  const parts = [kept, aside, records, sidecar].map(tableToIpcStream);
   const out = Buffer.allocUnsafe(HEAD + parts.reduce((n, p) => n + p.byteLength, 0));
   MAGIC.copy(out, 0);
-  out.writeUInt32LE(0, MAGIC.length + 12);
   let at = HEAD;
   parts.forEach((p, i) => {
     out.writeUInt32LE(p.byteLength, MAGIC.length + 4 * i);
@@ -105,6 +143,7 @@ export interface DecodedShard {
   rows: arrow.Table;
   /** The second section's rows: those the worker's dedup set aside. */
   aside: arrow.Table;
+  asideRecords: AsideRecords;
   side: ShardSidecar;
   /** Rows of the first section before row `i` of the shard, for `i` in 0..rows (so row `i` is its section's row `keptBefore[i]` or `i − keptBefore[i]`). */
   keptBefore: Int32Array;
@@ -120,15 +159,19 @@ export function decodeShardFrame(bytes: Uint8Array, shape: FrameShape): DecodedS
   if (bytes.byteLength < HEAD || !MAGIC.equals(bytes.subarray(0, MAGIC.length)))
     throw new ShardFrameError('not a shard frame (no WNWSHRD2 header)');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const sizes = [0, 1, 2].map((i) => view.getUint32(MAGIC.length + 4 * i, true));
-  const [a, b, c] = sizes as [number, number, number];
-  if (HEAD + a + b + c !== bytes.byteLength)
+  const sizes = Array.from({ length: SECTIONS }, (_, i) => view.getUint32(MAGIC.length + 4 * i, true));
+  if (HEAD + sizes.reduce((n, x) => n + x, 0) !== bytes.byteLength)
     throw new ShardFrameError(
-      `its lengths (${a} + ${b} + ${c} bytes) do not add up to its ${bytes.byteLength} bytes`,
+      `its lengths (${sizes.join(' + ')} bytes) do not add up to its ${bytes.byteLength} bytes`,
     );
-  const rows = readIpc(bytes.subarray(HEAD, HEAD + a), 'kept rows', true);
-  const aside = readIpc(bytes.subarray(HEAD + a, HEAD + a + b), 'rows set aside', false);
-  const sidecar = readIpc(bytes.subarray(HEAD + a + b), 'sidecar', false);
+  const section = (k: number) => {
+    const from = HEAD + sizes.slice(0, k).reduce((n, x) => n + x, 0);
+    return bytes.subarray(from, from + sizes[k]!);
+  };
+  const rows = readIpc(section(0), 'kept rows', true);
+  const aside = readIpc(section(1), 'rows set aside', false);
+  const records = readIpc(section(2), 'records of the rows set aside', false);
+  const sidecar = readIpc(section(3), 'sidecar', false);
   checkRows(rows, 'kept rows');
   checkRows(aside, 'rows set aside');
   if (rows.numRows + aside.numRows !== shape.rows)
@@ -145,7 +188,13 @@ export function decodeShardFrame(bytes: Uint8Array, shape: FrameShape): DecodedS
       }
     : null;
   const keptBefore = keptBeforeOf(exact?.aside ?? null, shape.rows, aside.numRows);
-  return { rows, aside, side: { exact, measures }, keptBefore };
+  return {
+    rows,
+    aside,
+    asideRecords: asideRecordsOf(records, aside.numRows),
+    side: { exact, measures },
+    keptBefore,
+  };
 }
 
 function readIpc(bytes: Uint8Array, what: string, withBytes: boolean): arrow.Table {
@@ -175,6 +224,23 @@ function sidecarValues(sidecar: arrow.Table, shape: FrameShape): Record<string, 
     values[name] = sidecar.getChild(name)!.toArray() as Numbers;
   }
   return values;
+}
+
+/** The records section's values, checked: its columns and types, one row per row set aside. */
+function asideRecordsOf(records: arrow.Table, rows: number): AsideRecords {
+  const got = records.schema.fields.map((f) => `${f.name}: ${f.type}`).join(', ');
+  const want = RECORD_COLUMNS.map(([n, t]) => `${n}: ${t}`).join(', ');
+  if (got !== want)
+    throw new ShardFrameError(`its records of the rows set aside are [${got}], expected [${want}]`);
+  if (records.numRows !== rows)
+    throw new ShardFrameError(`it holds ${records.numRows} record(s) of its ${rows} row(s) set aside`);
+  if (RECORD_COLUMNS.some(([n]) => records.getChild(n)!.nullCount > 0))
+    throw new ShardFrameError('a record of its rows set aside has a null');
+  return {
+    file: utf8Values(records.getChild('file')!),
+    row: records.getChild('row')!.toArray() as Int32Array,
+    payload: utf8Values(records.getChild('payload')!),
+  };
 }
 
 /** `DecodedShard.keptBefore`, checking that the `aside` marks are 0 or 1 and as many 1s as rows set aside. */

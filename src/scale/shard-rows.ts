@@ -19,7 +19,8 @@ function sectionsOf(shard: DecodedShard, from: number, to: number): [RowRange, R
   ];
 }
 
-function isAside(shard: DecodedShard, i: number): boolean {
+/** Whether shard row `i` is in the frame's second section (the worker set it aside). */
+export function isAside(shard: DecodedShard, i: number): boolean {
   return shard.keptBefore[i + 1] === shard.keptBefore[i];
 }
 

@@ -1,9 +1,11 @@
 import * as arrow from 'apache-arrow';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { taskRejection } from '../../src/core/rejected.ts';
 import type { Task } from '../../src/core/task.ts';
 import { tableToIpcStream } from '../../src/io/arrow-ipc.ts';
 import {
+  asideRecordsTable,
   decodeShardFrame,
   encodeShardFrame,
   type FrameShape,
@@ -101,6 +103,13 @@ describe('shard frame: a worker’s rows and their sidecar in one binary value',
             ),
           ).toEqual(decodeTasks(rowsOf(tasks)));
           expect(Array.from(got.side.exact!.aside)).toEqual(Array.from(side.exact!.aside));
+          // The records of the rows set aside: as the coordinator would record the decoded rows.
+          const records = decodeTasks(rowsOf(aside.map((i) => tasks[i]!))).map((t) =>
+            taskRejection('', t, ''),
+          );
+          expect(got.asideRecords.payload).toEqual(records.map((r) => r.payload));
+          expect(got.asideRecords.file).toEqual(records.map((r) => r.file));
+          expect(Array.from(got.asideRecords.row)).toEqual(records.map((r) => r.row));
           expect(Array.from(got.side.exact!.keys)).toEqual(Array.from(side.exact!.keys));
           expect(Array.from(got.side.exact!.checks)).toEqual(Array.from(side.exact!.checks));
           expect(Array.from(got.side.measures!.difficulty)).toEqual(Array.from(side.measures!.difficulty));
@@ -155,8 +164,14 @@ describe('shard frame: a worker’s rows and their sidecar in one binary value',
       });
       return out;
     };
+    const noneAside = tableToIpcStream(asideRecordsTable(rowsOf([])));
     const withSidecar = (side: arrow.Table) =>
-      frameBytes([tableToIpcStream(rowsOf(tasks)), tableToIpcStream(rowsOf([])), tableToIpcStream(side)]);
+      frameBytes([
+        tableToIpcStream(rowsOf(tasks)),
+        tableToIpcStream(rowsOf([])),
+        noneAside,
+        tableToIpcStream(side),
+      ]);
     const side = sidecarOf(3, 1);
     const columns = {
       key: arrow.makeVector(side.exact!.keys),
@@ -173,7 +188,7 @@ describe('shard frame: a worker’s rows and their sidecar in one binary value',
       refuse(
         good.subarray(0, good.length - 5),
         SHAPE(3),
-        /^its lengths \(\d+ \+ \d+ \+ \d+ bytes\) do not add up/,
+        /^its lengths \(\d+ \+ \d+ \+ \d+ \+ \d+ bytes\) do not add up/,
       );
     });
 
@@ -185,12 +200,12 @@ describe('shard frame: a worker’s rows and their sidecar in one binary value',
       const sidecar = tableToIpcStream(new arrow.Table(columns));
       const empty = tableToIpcStream(rowsOf([]));
       refuse(
-        frameBytes([tableToIpcStream(other), empty, sidecar]),
+        frameBytes([tableToIpcStream(other), empty, noneAside, sidecar]),
         SHAPE(3),
         /^its kept rows are not in the task table's layout \(column 2: missing/,
       );
       refuse(
-        frameBytes([tableToIpcStream(rowsOf(tasks)), tableToIpcStream(other), sidecar]),
+        frameBytes([tableToIpcStream(rowsOf(tasks)), tableToIpcStream(other), noneAside, sidecar]),
         SHAPE(3),
         /^its rows set aside are not in the task table's layout \(column 2: missing/,
       );
@@ -216,6 +231,23 @@ describe('shard frame: a worker’s rows and their sidecar in one binary value',
         good,
         { rows: 3, exact: false, tasksets: null },
         /^sidecar columns are \[key,check,aside,.*expected \[\]$/,
+      );
+    });
+
+    it('records of the rows set aside that are not one per row, or of another shape', () => {
+      const sidecar = tableToIpcStream(new arrow.Table(columns));
+      const rows = tableToIpcStream(rowsOf(tasks));
+      const one = asideRecordsTable(rowsOf(tasks.slice(0, 1)));
+      refuse(
+        frameBytes([rows, tableToIpcStream(rowsOf([])), tableToIpcStream(one), sidecar]),
+        SHAPE(3),
+        /^it holds 1 record\(s\) of its 0 row\(s\) set aside$/,
+      );
+      const other = new arrow.Table({ file: arrow.vectorFromArray([] as string[], new arrow.Utf8()) });
+      refuse(
+        frameBytes([rows, tableToIpcStream(rowsOf([])), tableToIpcStream(other), sidecar]),
+        SHAPE(3),
+        /^its records of the rows set aside are \[file: Utf8\], expected \[file: Utf8, row: Int32, payload: Utf8\]$/,
       );
     });
 

@@ -14,7 +14,9 @@ import {
 } from '../../src/scale/shard-frame.ts';
 import { FRAME_BATCH_ROWS, ShardFrameBuilder } from '../../src/scale/shard-frame-builder.ts';
 import { decodeShardRows, idsOf, keptRowsOf } from '../../src/scale/shard-rows.ts';
-import { IpcRecordBatch, ipcFileOf } from '../../src/store/ipc-file.ts';
+import { connect } from '../../src/store/connection.ts';
+import { hasIpcBatches, IpcRecordBatch, ipcFileOf } from '../../src/store/ipc-file.ts';
+import { appendsDirectly, appendTable } from '../../src/store/lance-append.ts';
 import { TaskRowsEncoder } from '../../src/store/task-encoder.ts';
 import { TaskStore } from '../../src/store/task-store.ts';
 import { decodeTasks } from '../../src/store/task-table.ts';
@@ -194,5 +196,21 @@ describe('a shard’s kept rows, committed as the worker’s bytes where they ca
       want.map((t) => [t.id, t.prompt, t.answer ?? null, t.meta, t.features]),
     );
     expect(await store.count()).toBe(want.length);
+  });
+
+  it('the bytes go to LanceDB’s native add, not through Table.add (which would encode them again)', async () => {
+    const many = tasksOf(40);
+    const shard = shardOf(many, new Set([3]), 16);
+    const rows = keptRowsOf(shard, runsOf(many.map((_, i) => i).filter((i) => i !== 3)));
+    expect(hasIpcBatches(rows)).toBe(true);
+    const db = join(dir, 'db-native');
+    await TaskStore.open(db);
+    const table = await (await connect(db)).openTable('tasks');
+    expect(appendsDirectly(table)).toBe(true);
+    table.add = () => Promise.reject(new Error('Table.add was called'));
+    await appendTable(table, rows);
+    expect((await (await TaskStore.open(db)).read()).map((t) => t.id)).toEqual(
+      many.filter((_, i) => i !== 3).map((t) => t.id),
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Task } from './task.ts';
 
 /**
  * A row that did not make it: which step dropped it, why, and where it came from.
@@ -37,4 +38,21 @@ export function rejectedPayload(row: unknown): string {
   } catch {
     return String(row);
   }
+}
+
+/**
+ * The rejected record of a task dropped at `step`: where it was read, its id, and the task as
+ * payload. The task pipeline records its dropped tasks so (lifecycle/pipeline/task-pipeline-landing.ts),
+ * and a queued run's pipeline worker builds the records of the rows it sets aside the same way
+ * (scale/shard-frame-builder.ts), so the coordinator records them without decoding the rows.
+ */
+export function taskRejection(step: string, task: Task, reason: string): RejectedInput {
+  return {
+    step,
+    reason,
+    file: task.source?.file ?? '',
+    row: task.source?.row ?? -1,
+    rowId: task.id,
+    payload: rejectedPayload(task),
+  };
 }

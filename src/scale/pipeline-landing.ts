@@ -3,21 +3,20 @@ import type { Redis } from 'ioredis';
 import { DataError } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
 import type { LandedMeasures } from '../lifecycle/pipeline/report/collector.ts';
-import type { StreamContext } from '../lifecycle/pipeline/task-pipeline-stream.ts';
+import { recordChunkInputs, type StreamContext } from '../lifecycle/pipeline/task-pipeline-stream.ts';
 import { addStepCounts, countReason as count, type StepMetrics } from '../operators/step-metrics.ts';
 import { ExactDedupIndex } from '../operators/task/exact-dedup-index.ts';
 import { prepareExactKey } from '../operators/task/exact-dedup-prepared.ts';
 import { readText, type TextField } from '../operators/task/text-fields.ts';
-import { decodeTasks } from '../store/task-table.ts';
-import { type RowRange, takeRanges } from './arrow-take.ts';
+import type { RowRange } from './arrow-take.ts';
 import type { ShardBatch, ShardResult } from './pipeline-job.ts';
 import {
   type DecodedShard,
   decodeShardFrame,
   ShardFrameError,
   type ShardRowMeasures,
-  utf8Values,
 } from './shard-frame.ts';
+import { decodeShardRows, idsOf, isAside, keptRowsOf } from './shard-rows.ts';
 
 /**
  * Landing a shard's result in the coordinator, batch by batch, exactly as the in-process loop lands
@@ -29,24 +28,13 @@ import {
  *   worker's Arrow.
  */
 
-/** Record a batch's read and map rejections and counts (both ways). Returns its input errors. */
+/**
+ * Record a batch's read and map rejections and counts as the in-process run records a chunk's
+ * (`recordChunkInputs`), then its warnings and row-wise steps' rejections (both ways). Returns its
+ * input errors.
+ */
 function landInputRejections(c: StreamContext, b: ShardBatch): number {
-  let inputErrors = 0;
-  c.steps.read.rowsIn += b.records + b.readRejected.length;
-  c.steps.read.rowsOut += b.records;
-  for (const r of b.readRejected) {
-    count(c.steps.read, r.reason);
-    inputErrors++;
-    c.reject(r);
-  }
-  for (const r of b.mapRejected) {
-    count(c.steps.map, r.reason);
-    inputErrors++;
-    c.reject(r);
-  }
-  c.steps.map.rowsIn += b.records;
-  c.steps.map.rowsOut += b.records - b.mapRejected.length;
-  c.steps.map.ms += b.mapMs;
+  const inputErrors = recordChunkInputs(c, b);
   for (const w of b.warnings) c.warn(`${w.step}: ${w.message}`);
   for (const r of b.rejected) c.rejectTask(r.step, r.row as unknown as Task, r.reason);
   return inputErrors;
@@ -149,7 +137,7 @@ export class EncodedShardLanding {
     const inputErrors = landInputRejections(c, b);
     const { side } = at.shard;
     // A batch's ids at a time: they die young instead of living through the shard's landing.
-    const ids = utf8Values(at.shard.rows.getChild('id')!.slice(at.from, at.from + b.tasks));
+    const ids = idsOf(at.shard, at.from, at.from + b.tasks);
     const exact = side.exact!;
     const t0 = performance.now();
     const drops: number[] = [];
@@ -174,17 +162,40 @@ export class EncodedShardLanding {
       }
     }
     this.account(b.tasks, drops.length, byId, reasons, performance.now() - t0);
-    if (drops.length > 0) {
-      const dropped = decodeTasks(
-        takeRanges(
-          at.shard.rows,
-          drops.map((i) => [i, i + 1] as const),
-        ),
-      );
-      for (let k = 0; k < dropped.length; k++) c.rejectTask(this.metrics.step, dropped[k]!, reasons[k]!);
-    }
+    if (drops.length > 0) this.reject(c, at, drops, reasons, ids);
     c.afterBatch(at.file, at.rowsRead);
     return inputErrors;
+  }
+
+  /**
+   * The rejected records of a batch's drops, in order: a row the worker set aside has its record in
+   * the frame already; the others (repeats of earlier shards' rows) are decoded here.
+   */
+  private reject(
+    c: StreamContext,
+    at: { shard: DecodedShard; from: number },
+    drops: readonly number[],
+    reasons: readonly string[],
+    ids: readonly string[],
+  ): void {
+    const { shard } = at;
+    const decoded = decodeShardRows(
+      shard,
+      drops.filter((i) => !isAside(shard, i)),
+    );
+    const step = this.metrics.step;
+    let d = 0;
+    for (let k = 0; k < drops.length; k++) {
+      const i = drops[k]!;
+      if (!isAside(shard, i)) {
+        c.rejectTask(step, decoded[d++]!, reasons[k]!);
+        continue;
+      }
+      const a = i - shard.keptBefore[i]!;
+      const { file, row, payload } = shard.asideRecords;
+      const rowId = ids[i - at.from]!;
+      c.reject({ step, reason: reasons[k]!, file: file[a]!, row: row[a]!, rowId, payload: payload[a]! });
+    }
   }
 
   /**
@@ -202,7 +213,8 @@ export class EncodedShardLanding {
     this.kept = [];
     this.keptCount = 0;
     if (count === 0) return;
-    const rows = count === shard.rows.numRows ? shard.rows : takeRanges(shard.rows, kept);
+    // Record batches the worker's dedup got right go on as their IPC bytes (shard-rows.ts).
+    const rows = keptRowsOf(shard, kept);
     const measured =
       this.measures && shard.side.measures && tasksets
         ? this.measures.of(shard.side.measures, tasksets, kept, count)

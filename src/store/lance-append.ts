@@ -1,6 +1,7 @@
 import type { Table } from '@lancedb/lancedb';
 import type * as arrow from 'apache-arrow';
 import { tableToIpcFile } from '../io/arrow-ipc.ts';
+import { hasIpcBatches, ipcFileOf } from './ipc-file.ts';
 
 /** The native handle of a local LanceDB table (`LocalTable.inner` in @lancedb/lancedb 0.39). */
 interface NativeAppend {
@@ -36,4 +37,17 @@ export async function appendArrow(table: Table, data: arrow.Table): Promise<numb
   const ipc = tableToIpcFile(data);
   const buf = Buffer.from(ipc.buffer, ipc.byteOffset, ipc.byteLength);
   return (await native.add(buf, 'append')).version;
+}
+
+/**
+ * Append `data` in one commit, its record batches that still have their IPC bytes
+ * (store/ipc-file.ts: a queued ingest's rows, as a pipeline worker encoded them) copied into the
+ * IPC file as they are instead of re-encoded. LanceDB's public `add` takes only apache-arrow tables
+ * (which it encodes again), so the bytes go to the same native `add` that `table.add` ends in (see
+ * `appendArrow`); without batches that have bytes, or without the native handle, it is `table.add`.
+ */
+export async function appendTable(table: Table, data: arrow.Table): Promise<void> {
+  const native = hasIpcBatches(data) ? nativeOf(table) : null;
+  if (native === null) await table.add(data);
+  else await native.add(ipcFileOf(data), 'append');
 }

@@ -3,6 +3,7 @@ import type * as arrow from 'apache-arrow';
 import type { Task } from '../core/task.ts';
 import { type ColumnSpec, encodeRows } from './arrow-codec.ts';
 import { connect, openOrCreateTable } from './connection.ts';
+import { appendTable } from './lance-append.ts';
 import { sqlString } from './sql.ts';
 import { encodeTasks, isTypedTaskLayout, TaskRowsEncoder } from './task-encoder.ts';
 import {
@@ -102,7 +103,7 @@ export class TaskStore {
     opts: { append?: boolean },
   ): Promise<TaskWriteResult> {
     if (opts.append || (await this.table.countRows()) === 0) {
-      await this.table.add(data);
+      await appendTable(this.table, data);
       return { inserted: rows, updated: 0, unchanged: 0, version: await this.table.version() };
     }
     const result = await this.table

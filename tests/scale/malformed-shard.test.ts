@@ -1,11 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import * as arrow from 'apache-arrow';
 import { type Job, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type TestRedis, warnIfNoRedis } from '../../bench/scale-redis.ts';
+import { tableToIpcStream } from '../../src/io/arrow-ipc.ts';
 import { PIPELINE_QUEUE, type ShardResult, shardRowsKey } from '../../src/scale/pipeline-job.ts';
 import { connectionOf, parseQueueUrl } from '../../src/scale/queue-url.ts';
+import { asideRecordsTable } from '../../src/scale/shard-frame.ts';
+import { TaskRowsEncoder } from '../../src/store/task-encoder.ts';
 import { TaskStore } from '../../src/store/task-store.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { startWinnow, waitFor } from './scale-run-harness.ts';
@@ -33,6 +37,43 @@ writeFileSync(
     '',
   ].join('\n'),
 );
+
+/**
+ * A WNWSHRD2 frame of the 40 rows whose kept section loses its last 16 bytes (its end-of-stream
+ * marker and the end of the record batch's body), the sections' lengths adjusted to match.
+ */
+function cutShortFrame(): Buffer {
+  const encoder = new TaskRowsEncoder('run-x', 40);
+  for (let i = 0; i < 40; i++)
+    encoder.push({
+      id: `r${i}`,
+      taskset: 's',
+      prompt: `question number ${i} with words`,
+      features: {},
+      meta: {},
+    });
+  const full = tableToIpcStream(encoder.finish(0));
+  const kept = full.subarray(0, full.byteLength - 16);
+  const aside = tableToIpcStream(new TaskRowsEncoder('run-x', 1).finish(0));
+  const sidecar = tableToIpcStream(
+    new arrow.Table({
+      key: arrow.makeVector(new Float64Array(40)),
+      check: arrow.makeVector(new Uint32Array(40)),
+      aside: arrow.makeVector(new Uint8Array(40)),
+    }),
+  );
+  const records = tableToIpcStream(asideRecordsTable(new TaskRowsEncoder('run-x', 1).finish(0)));
+  const sections = [kept, aside, records, sidecar];
+  const out = Buffer.alloc(24 + sections.reduce((n, b) => n + b.byteLength, 0));
+  out.write('WNWSHRD2', 'latin1');
+  let at = 24;
+  sections.forEach((b, i) => {
+    out.writeUInt32LE(b.byteLength, 8 + 4 * i);
+    out.set(b, at);
+    at += b.byteLength;
+  });
+  return out;
+}
 
 /** What the rogue worker answers for a job: its result, after storing `frame` (if any) under the job's key. */
 type Answer = (job: Job) => { frame: Buffer | null; result: unknown };
@@ -97,7 +138,20 @@ describe.skipIf(noRedis)('a shard the coordinator cannot land', () => {
           frame: { key: shardRowsKey(job.id!), rows: 40, exact: true, tasksets: null },
         } satisfies Partial<ShardResult>,
       }),
-      /^error: shard 0 \(.*rows\.jsonl, job p-0-[0-9a-f]+, from rogue-1\): its encoded rows cannot be landed: not a shard frame \(no WNWSHRD1 header\) \(run the same winnow version on every machine\)$/,
+      /^error: shard 0 \(.*rows\.jsonl, job p-0-[0-9a-f]+, from rogue-1\): its encoded rows cannot be landed: not a shard frame \(no WNWSHRD2 header\) \(run the same winnow version on every machine\)$/,
+    ],
+    [
+      'a frame whose kept rows are cut short (their bytes would go to LanceDB as they are)',
+      (job) => ({
+        frame: cutShortFrame(),
+        result: {
+          batches: [batch],
+          metrics: [],
+          worker: 'rogue-4',
+          frame: { key: shardRowsKey(job.id!), rows: 40, exact: true, tasksets: null },
+        } satisfies Partial<ShardResult>,
+      }),
+      /^error: shard 0 \(.*rows\.jsonl, job p-0-[0-9a-f]+, from rogue-4\): its encoded rows cannot be landed: its kept rows are not an Arrow IPC stream \(message 1's body runs past the end \(\d+ bytes\)\) \(run the same winnow version on every machine\)$/,
     ],
     [
       'a frame missing from Redis',

@@ -41,6 +41,15 @@ for (let i = 0; i < 3000; i++) {
   else if (r > 0.985) lines.push('');
   else lines.push(JSON.stringify({ id: r > 0.98 ? 'x1' : `x${i}`, question: q, answer: String(i % 7) }));
 }
+// A row the workers' own dedup sets aside but the run keeps: in the last shard, a repeat of the
+// first line's id (dropped for it) with a new text, then a new id with that text. Within its shard
+// the second row repeats the first; across the run the first is gone, so the second is kept.
+const RESCUE = 'a new text that only the last shard holds twice';
+lines.unshift(JSON.stringify({ id: 'dup-id', question: 'the first line of the file, kept', answer: '0' }));
+lines.push(
+  JSON.stringify({ id: 'dup-id', question: RESCUE, answer: '1' }),
+  JSON.stringify({ id: 'rescued', question: RESCUE, answer: '2' }),
+);
 const file = join(dir, 'rows.jsonl');
 writeFileSync(file, `${lines.join('\n')}\n`);
 const SHARD_BYTES = 48 * 1024;
@@ -217,6 +226,8 @@ describe.skipIf(noRedis)('task pipeline shards over the queue (winnow worker --r
           : ['exact_dedup', 'length_filter', 'map', 'read', 'write'],
       );
       if (encoded) expect(base.rejected.some((r) => r[4].startsWith('duplicate id x1'))).toBe(true);
+      // (Without exact_dedup checking ids, the text of the repeated id counts: 'rescued' is dropped.)
+      expect(base.tasks.filter((t) => t[1] === RESCUE).map((t) => t[0])).toEqual(encoded ? ['rescued'] : []);
       expect(out.tasks).toEqual(base.tasks);
       expect(out.rejected).toEqual(base.rejected);
       expect(out.report.tasksOut).toBe(base.report.tasksOut);

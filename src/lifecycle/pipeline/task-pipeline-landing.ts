@@ -1,5 +1,5 @@
 import type * as arrow from 'apache-arrow';
-import { type RejectedInput, rejectedPayload } from '../../core/rejected.ts';
+import { type RejectedInput, taskRejection } from '../../core/rejected.ts';
 import type { Task } from '../../core/task.ts';
 import { countReason as count, emptyMetrics, type StepMetrics } from '../../operators/step-metrics.ts';
 import type { RejectedStore } from '../../store/rejected-store.ts';
@@ -45,14 +45,7 @@ export class TaskLanding {
   };
 
   readonly rejectTask = (step: string, task: Task, reason: string): void =>
-    this.reject({
-      step,
-      reason,
-      file: task.source?.file ?? '',
-      row: task.source?.row ?? -1,
-      rowId: task.id,
-      payload: rejectedPayload(task),
-    });
+    this.reject(taskRejection(step, task, reason));
 
   /** A batch's final rows, in order: hooks, the id check, then the writer. */
   readonly land = async (tasks: Task[]): Promise<void> => {

@@ -302,8 +302,14 @@ async function streamChunks<R>(
   return { rowsRead, inputErrors };
 }
 
-/** A chunked batch's read and map rejections and counts, recorded as streamInputs records them. Returns its input errors. */
-function recordChunkInputs(c: StreamContext, b: LandingBatch<unknown>): number {
+/**
+ * A chunked batch's read and map rejections and counts, recorded as streamInputs records them (also
+ * for a queued run's shard batches: scale/pipeline-landing.ts). Returns its input errors.
+ */
+export function recordChunkInputs(
+  c: StreamContext,
+  b: Pick<LandingBatch<unknown>, 'records' | 'readRejected' | 'mapRejected' | 'mapMs'>,
+): number {
   let inputErrors = 0;
   c.steps.read.rowsIn += b.records + b.readRejected.length;
   c.steps.read.rowsOut += b.records;

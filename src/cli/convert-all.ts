@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { extname, join, relative, resolve } from 'node:path';
-import { readYamlFile } from '../core/config.ts';
 import { ConfigError, errorMessage } from '../core/errors.ts';
+import { readYamlFile } from '../core/yaml-file.ts';
 import { taskOperatorRegistry } from '../operators/registries.ts';
 import { isDataJuicerRecipe } from '../recipes/data-juicer-recipe.ts';
 import { RecipeRefusedError } from '../recipes/recipe-problems.ts';

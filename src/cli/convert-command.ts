@@ -1,9 +1,9 @@
 import { dirname, relative, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { writeFileAtomic } from '../core/atomic-file.ts';
-import { readYamlFile } from '../core/config.ts';
 import { ConfigError } from '../core/errors.ts';
 import { UsageError } from '../core/usage-error.ts';
+import { readYamlFile } from '../core/yaml-file.ts';
 import { taskOperatorRegistry } from '../operators/registries.ts';
 import { isDataJuicerRecipe } from '../recipes/data-juicer-recipe.ts';
 import { prepareRecipe } from '../recipes/run-recipe.ts';

@@ -1,7 +1,7 @@
 import { dirname, resolve } from 'node:path';
-import { readYamlFile } from '../core/config.ts';
 import { ConfigError, errorMessage, WinnowError } from '../core/errors.ts';
 import { UsageError } from '../core/usage-error.ts';
+import { readYamlFile } from '../core/yaml-file.ts';
 import { runTaskPipelineFile } from '../lifecycle/pipeline/task-pipeline.ts';
 import type { RftConfig } from '../lifecycle/run/rft-config.ts';
 import { taskOperatorRegistry } from '../operators/registries.ts';

@@ -1,6 +1,3 @@
-import { readFileSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { explainIssues } from './config-explain.ts';
 import { ConfigError } from './errors.ts';
@@ -38,31 +35,6 @@ export function parseConfig<S extends z.ZodType>(
     ...(e.hint ? { hint: e.hint } : {}),
     ...(opts.file ? { file: opts.file } : {}),
   });
-}
-
-/** Read and parse a YAML (or JSON) config file; syntax errors name the file, line and column. */
-export function readYamlFile(file: string): unknown {
-  const abs = resolve(file);
-  let text: string;
-  try {
-    if (statSync(abs).isDirectory())
-      throw new ConfigError({ path: '', file: abs, message: 'is a directory, expected a YAML file' });
-    text = readFileSync(abs, 'utf8');
-  } catch (err) {
-    if (err instanceof ConfigError) throw err;
-    throw new ConfigError({ path: '', file: abs, message: `cannot read config: ${(err as Error).message}` });
-  }
-  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0]!;
-    const pos = e.linePos?.[0];
-    throw new ConfigError({
-      path: pos ? `line ${pos.line}, column ${pos.col}` : '',
-      file: abs,
-      message: `invalid YAML: ${e.message.split('\n')[0]}`,
-    });
-  }
-  return doc.toJS({ maxAliasCount: 100 });
 }
 
 /** The top-level keys an object schema cannot do without (none known: an empty list). */

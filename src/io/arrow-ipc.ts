@@ -32,7 +32,7 @@ import * as esmAssembler from 'apache-arrow/visitor/vectorassembler';
  *   then hands them to LanceDB, whose writer is fixed because that process loads this module too);
  * - buffer/arrow-codec.ts: the CommonJS→ESM copy of a LanceDB result (JS to JS; routed to keep one
  *   writer for both builds).
- * buffer/connection.ts and buffer/upkeep-process.ts import this module for LanceDB's own writes.
+ * store/connection.ts and buffer/upkeep-process.ts call `commonJsArrow` for LanceDB's own writes.
  */
 
 type ArrowBuild = typeof esmArrow;
@@ -75,16 +75,29 @@ function fixAssembler(assembler: { prototype: object }, message: MessageModule):
 }
 
 const requireCjs = createRequire(import.meta.url);
-const cjsArrow = requireCjs('apache-arrow') as ArrowBuild;
 fixAssembler(esmAssembler.VectorAssembler, esmMessage);
-fixAssembler(
-  (requireCjs('apache-arrow/visitor/vectorassembler') as typeof esmAssembler).VectorAssembler,
-  requireCjs('apache-arrow/ipc/metadata/message') as MessageModule,
-);
+let cjsArrow: ArrowBuild | undefined;
+
+/**
+ * apache-arrow's CommonJS build (LanceDB's), with the fix installed on it. Loaded on first use,
+ * not with this module: a pipeline worker only writes ESM tables, and loading the second build
+ * (~130 modules) cost each worker start ~0.1 CPU s. Whatever opens a LanceDB connection calls it
+ * first (store/connection.ts, buffer/storage/upkeep-process.ts), before any write.
+ */
+export function commonJsArrow(): ArrowBuild {
+  if (cjsArrow === undefined) {
+    cjsArrow = requireCjs('apache-arrow') as ArrowBuild;
+    fixAssembler(
+      (requireCjs('apache-arrow/visitor/vectorassembler') as typeof esmAssembler).VectorAssembler,
+      requireCjs('apache-arrow/ipc/metadata/message') as MessageModule,
+    );
+  }
+  return cjsArrow;
+}
 
 /** The build whose classes `table` is made of (LanceDB returns CommonJS-build tables). */
 function buildOf(table: esmArrow.Table): ArrowBuild {
-  return table instanceof esmArrow.Table ? esmArrow : cjsArrow;
+  return table instanceof esmArrow.Table ? esmArrow : commonJsArrow();
 }
 
 /** `tableToIPC(table, 'stream')`, with every Bool array's values bitmap present (see above). */

@@ -85,17 +85,15 @@ export async function chunkRowsAndLines(
   const t0 = performance.now();
   const mapped = mapRecords(mapping, records);
   const mapMs = performance.now() - t0;
-  const mapOrdinal = Int32Array.from(mapped.rejected, (r) => ordinalOf[r.row]!);
+  // Loops, not Int32Array.from with a closure made per chunk (see placeRow).
+  const mapOrdinal = new Int32Array(mapped.rejected.length);
+  for (let i = 0; i < mapped.rejected.length; i++) mapOrdinal[i] = ordinalOf[mapped.rejected[i]!.row]!;
   const done = await graph.process(mapped.tasks);
-  const place = (t: Task): number => {
-    const row = t.source?.row;
-    const k =
-      row !== undefined && row >= 1 && row <= lines && t.source?.file === job.file ? ordinalOf[row]! : -1;
-    // Row-wise steps keep a row's source (they derive rows from one input row); a step that did
-    // not cannot be placed in its batch, and guessing would change the run's output.
-    if (k < 0) throw new Error(`a row-wise step changed the source of a row from ${job.file}`);
-    return k;
-  };
+  const taskOrdinal = new Int32Array(done.rows.length);
+  for (let i = 0; i < done.rows.length; i++) taskOrdinal[i] = placeRow(done.rows[i]!, ordinalOf, job.file);
+  const rejectedOrdinal = new Int32Array(done.rejected.length);
+  for (let i = 0; i < done.rejected.length; i++)
+    rejectedOrdinal[i] = placeRow(done.rejected[i]!.row, ordinalOf, job.file);
   const rows: ChunkRows = {
     lines,
     records: records.length,
@@ -105,11 +103,27 @@ export async function chunkRowsAndLines(
     mapOrdinal,
     mapMs,
     tasks: done.rows,
-    taskOrdinal: Int32Array.from(done.rows, place),
+    taskOrdinal,
     rejected: done.rejected,
-    rejectedOrdinal: Int32Array.from(done.rejected, (r) => place(r.row)),
+    rejectedOrdinal,
   };
-  return { rows, recordLines: Int32Array.from(records, (r) => r.source.row) };
+  const recordLines = new Int32Array(records.length);
+  for (let i = 0; i < records.length; i++) recordLines[i] = records[i]!.source.row;
+  return { rows, recordLines };
+}
+
+/**
+ * The ordinal of the record `t` came from (`ordinalOf`: line → ordinal, -1 for none). A function of
+ * the module, not a closure made per chunk, so that its optimised code lives (see filterRows).
+ */
+function placeRow(t: Task, ordinalOf: Int32Array, file: string): number {
+  const row = t.source?.row;
+  const lines = ordinalOf.length - 1;
+  const k = row !== undefined && row >= 1 && row <= lines && t.source?.file === file ? ordinalOf[row]! : -1;
+  // Row-wise steps keep a row's source (they derive rows from one input row); a step that did
+  // not cannot be placed in its batch, and guessing would change the run's output.
+  if (k < 0) throw new Error(`a row-wise step changed the source of a row from ${file}`);
+  return k;
 }
 
 /** Renumber a chunk's rows by `lineOffset` (the lines of the chunks before it). Copies each source. */

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
-import { readYamlFile } from '../core/config.ts';
 import { ConfigError, errorMessage, WinnowError } from '../core/errors.ts';
+import { readYamlFile } from '../core/yaml-file.ts';
 import { FileLease } from '../lifecycle/file-lease.ts';
 import type { RftConfig } from '../lifecycle/run/rft-config.ts';
 import type { RunBuffer } from '../lifecycle/run/rft-parts.ts';

@@ -1,6 +1,5 @@
-import { createRequire } from 'node:module';
 import * as arrow from 'apache-arrow';
-import { tableToIpcStream } from '../io/arrow-ipc.ts';
+import { commonJsArrow, tableToIpcStream } from '../io/arrow-ipc.ts';
 import { plainNested, timeReader, typedColumnData } from './typed-columns.ts';
 
 /**
@@ -155,7 +154,6 @@ export function decodeRows<R>(
 // our ESM code loads the ESM build: same version, different classes, so `instanceof` and even
 // `tableToIPC` fail across the two. Re-reading the CommonJS build's IPC bytes gives a local table
 // (written by io/arrow-ipc.ts, which picks the table's own build).
-const cjsArrow = createRequire(import.meta.url)('apache-arrow') as typeof arrow;
 
 /** A table returned by LanceDB as a table of this module's apache-arrow (a copy via IPC when needed). */
 export function localArrowTable(table: arrow.Table): arrow.Table {
@@ -168,6 +166,6 @@ export function localArrowTable(table: arrow.Table): arrow.Table {
  * query that matches nothing comes back without columns, and an export of it should keep them.
  */
 export function emptyLocalTable(schema: arrow.Schema): arrow.Table {
-  const Table = (schema instanceof arrow.Schema ? arrow : cjsArrow).Table;
+  const Table = (schema instanceof arrow.Schema ? arrow : commonJsArrow()).Table;
   return localArrowTable(new Table(schema));
 }

@@ -3,9 +3,11 @@ import { dirname, resolve } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import type { Schema } from 'apache-arrow';
 import { ConfigError, DataError } from '../core/errors.ts';
-// LanceDB serializes `add`/`mergeInsert`/`createTable` data with apache-arrow's writer: load the
-// all-null boolean fix (io/arrow-ipc.ts) before any connection can write.
-import '../io/arrow-ipc.ts';
+import { commonJsArrow } from '../io/arrow-ipc.ts';
+
+// LanceDB serializes `add`/`mergeInsert`/`createTable` data with apache-arrow's CommonJS writer:
+// install the all-null boolean fix (io/arrow-ipc.ts) on it before any connection can write.
+commonJsArrow();
 
 // Lance logs "No existing dataset … will be created" at WARN on every new table; keep the CLI quiet
 // unless the user asked for logs.

@@ -6,6 +6,9 @@ import fc from 'fast-check';
 import { Table as WasmTable } from 'parquet-wasm';
 import { describe, expect, it } from 'vitest';
 import { boolBitmapFixInstalled, tableToIpcFile, tableToIpcStream } from '../../src/io/arrow-ipc.ts';
+// Opening LanceDB connections installs the fix on the CommonJS build (LanceDB's writer): loaded
+// here as any code that writes to LanceDB loads it.
+import '../../src/store/connection.ts';
 import { REPO_ROOT } from '../helpers/cli.ts';
 import { missingPython, runPython } from '../helpers/python.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -62,7 +65,7 @@ const ALL_NULL_1024: Flag[] = new Array(1024).fill(null);
 const MIXED: Flag[] = [true, null, false, true];
 
 describe('arrow-ipc writer', () => {
-  it('is installed on the assemblers of both apache-arrow builds', () => {
+  it('is installed on the assemblers of both apache-arrow builds once the LanceDB connection module is loaded', () => {
     expect(boolBitmapFixInstalled()).toBe(true);
   });
 

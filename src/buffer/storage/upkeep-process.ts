@@ -6,9 +6,11 @@
 import * as lancedb from '@lancedb/lancedb';
 import { tableFromIPC } from 'apache-arrow';
 import { z } from 'zod';
-// The fold's `mergeInsert` serializes with apache-arrow's writer: load the all-null boolean fix.
-import '../../io/arrow-ipc.ts';
+import { commonJsArrow } from '../../io/arrow-ipc.ts';
 
+// The fold's `mergeInsert` serializes with apache-arrow's CommonJS writer: install the all-null
+// boolean fix on it (io/arrow-ipc.ts) before any write.
+commonJsArrow();
 process.env.LANCEDB_LOG ??= 'error';
 
 const requestSchema = z.discriminatedUnion('op', [

@@ -1,10 +1,11 @@
 import { dirname, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { parseConfig, readYamlFile } from '../../core/config.ts';
+import { parseConfig } from '../../core/config.ts';
 import { contentHash, stableStringify } from '../../core/ids.ts';
 import { resolveDbDir, resolveRunsDir } from '../../core/places.ts';
 import type { Registry } from '../../core/registry.ts';
 import type { Task } from '../../core/task.ts';
+import { readYamlFile } from '../../core/yaml-file.ts';
 import { compileMapping } from '../../io/mapping.ts';
 import { OperatorGraph } from '../../operators/graph.ts';
 import { buildGraph } from '../../operators/graph-spec.ts';

@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
-import { parseConfig, readYamlFile } from '../../core/config.ts';
+import { parseConfig } from '../../core/config.ts';
 import { ConfigError } from '../../core/errors.ts';
+import { readYamlFile } from '../../core/yaml-file.ts';
 import { roundsSelector } from '../../selectors/stages/staged-selector.ts';
 import type { RunRecord } from '../../store/run-table.ts';
 import type { Hooks } from '../hooks.ts';

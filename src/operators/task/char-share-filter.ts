@@ -53,6 +53,11 @@ export function defineCharShareFilter<S extends z.ZodType<CharShareParams>>(spec
     params: spec.params,
     create(p) {
       const textShare = spec.textShare?.(p) ?? null;
+      // Made once per step, not per batch: see filterRows (operators/operator.ts).
+      const judge = (task: Task) => {
+        const text = readText(task, p.field);
+        return verdict(textShare ? textShare(text) : spec.share(charClassCountsOf(task, text)), p);
+      };
       return {
         name: spec.name,
         kind: 'filter',
@@ -65,10 +70,7 @@ export function defineCharShareFilter<S extends z.ZodType<CharShareParams>>(spec
             }
           : {}),
         process(batch) {
-          return filterRows(batch, (task) => {
-            const text = readText(task, p.field);
-            return verdict(textShare ? textShare(text) : spec.share(charClassCountsOf(task, text)), p);
-          });
+          return filterRows(batch, judge);
         },
       };
     },

@@ -59,20 +59,22 @@ export const lengthFilterOp = defineOperator<Task, typeof Params>({
         },
       };
     }
+    // Made once per step, not per batch: see filterRows (operators/operator.ts).
+    const judge = (task: Task) => {
+      const text = readText(task, p.field);
+      // An ASCII text's counts come from the profile the chain keeps on the task.
+      const profile = textProfile(task, text);
+      // Only what a limit asks for is counted (the counts of a non-ASCII text take a scan each).
+      const chars = !countsChars ? 0 : profile !== null ? text.length : countChars(text);
+      const words = !countsWords ? 0 : profile !== null ? profile.words : countWords(text);
+      return verdict(chars, words);
+    };
     return {
       name: 'length_filter',
       kind: 'filter',
       profilePass: filterPass(p.field, (profile) => verdict(profile.text.length, profile.words) === null),
       process(batch) {
-        return filterRows(batch, (task) => {
-          const text = readText(task, p.field);
-          // An ASCII text's counts come from the profile the chain keeps on the task.
-          const profile = textProfile(task, text);
-          // Only what a limit asks for is counted (the counts of a non-ASCII text take a scan each).
-          const chars = !countsChars ? 0 : profile !== null ? text.length : countChars(text);
-          const words = !countsWords ? 0 : profile !== null ? profile.words : countWords(text);
-          return verdict(chars, words);
-        });
+        return filterRows(batch, judge);
       },
     };
   },

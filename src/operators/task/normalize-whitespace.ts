@@ -129,12 +129,14 @@ export const normalizeWhitespaceOp = defineOperator<Task, typeof Params>({
   create(params) {
     // An ASCII prompt this step leaves as it is, known from its profile.
     const keeps = (p: AsciiProfile) => p.whitespaceNormal;
+    // Made once per step, not per batch: see filterRows (operators/operator.ts).
+    const normalize = (t: string) => normalizeWhitespace(t, params.newlines);
     return {
       name: 'normalize_whitespace',
       kind: 'map',
       profilePass: keepsPass(params.field, keeps),
       process(batch) {
-        return mapTextBatch(batch, params.field, (t) => normalizeWhitespace(t, params.newlines), keeps);
+        return mapTextBatch(batch, params.field, normalize, keeps);
       },
     };
   },

@@ -59,15 +59,21 @@ export function mapTextBatch(
   keeps?: (profile: AsciiProfile) => boolean,
 ): { rows: Task[]; dropped: never[]; metrics: Record<string, number> } {
   let changed = 0;
-  const rows = batch.map((task) => {
+  // A loop, not batch.map with a closure made per batch: see filterRows (operators/operator.ts).
+  const rows = new Array<Task>(batch.length);
+  for (let i = 0; i < batch.length; i++) {
+    const task = batch[i]!;
     if (keeps !== undefined && field === 'prompt' && task.prompt !== undefined) {
       const p = textProfile(task, task.prompt);
-      if (p !== null && keeps(p)) return task;
+      if (p !== null && keeps(p)) {
+        rows[i] = task;
+        continue;
+      }
     }
     const out = mapText(task, field, fn);
     if (out !== task) changed++;
-    return out;
-  });
+    rows[i] = out;
+  }
   return { rows, dropped: [], metrics: { changed } };
 }
 

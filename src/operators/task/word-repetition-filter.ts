@@ -86,12 +86,13 @@ export const wordRepetitionFilterOp = defineOperator<Task, typeof Params>({
     const verdict = (r: number) => ratioVerdict(p, r);
     const reader =
       p.wordSplit === 'segmenter' ? null : djWordReader(p.wordSplit, p.tokenizer, { lowercase: true });
+    // Made once per step, not per batch: see filterRows (operators/operator.ts).
+    const judge = (task: Task) => verdict(wordRepetitionRatio(readText(task, p.field), p.n));
     return {
       name: 'word_repetition_filter',
       kind: 'filter',
       async process(batch, ctx) {
-        if (reader === null)
-          return filterRows(batch, (task) => verdict(wordRepetitionRatio(readText(task, p.field), p.n)));
+        if (reader === null) return filterRows(batch, judge);
         const wordsOf = await reader(ctx);
         return filterRows(batch, (task) => verdict(repetitionRatioOf(wordsOf(readText(task, p.field)), p.n)));
       },

@@ -14,11 +14,14 @@ export interface JsonlChunk {
 }
 
 /**
- * `bytes`: bytes per chunk (rounded out to the next line break), large enough that per-chunk costs
- * vanish. `autoMinBytes`: `workers: auto` reads in chunks only inputs this large, so a worker's
- * start pays for itself. Mutable so tests can cut small files into many chunks.
+ * `bytes`: bytes per chunk (rounded out to the next line break): large enough that per-chunk costs
+ * vanish, small enough that a chunk's rows die in V8's young generation instead of being promoted
+ * and piling up in the old one until a full GC. 2 MiB chunks made `workers: auto` peak 754–829 MiB
+ * at 1M rows of issue 40's file, 256 KiB 596–662 MiB, at the same CPU (docs/performance.md,
+ * session 6). `autoMinBytes`: `workers: auto` reads in chunks only inputs this large, so a
+ * worker's start pays for itself. Mutable so tests can cut small files into many chunks.
  */
-export const jsonlChunking = { bytes: 2 << 20, autoMinBytes: 16 << 20 };
+export const jsonlChunking = { bytes: 256 << 10, autoMinBytes: 16 << 20 };
 
 /**
  * Whether `readDataset` would read `path` with the JSON Lines parser (by `format` or extension),

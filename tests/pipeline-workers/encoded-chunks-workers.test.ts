@@ -50,7 +50,7 @@ async function run(workers: number | 'auto', last: unknown) {
 
 describe('workers: auto with chunks encoded on the workers', () => {
   afterEach(() => {
-    jsonlChunking.bytes = 2 << 20;
+    jsonlChunking.bytes = 256 << 10;
     jsonlChunking.autoMinBytes = 16 << 20;
   });
 

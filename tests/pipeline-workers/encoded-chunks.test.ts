@@ -123,7 +123,7 @@ async function run(s: Scenario, file: string, workers: number, db: string) {
 
 describe('chunks encoded on workers land what one thread lands', () => {
   afterEach(() => {
-    jsonlChunking.bytes = 2 << 20;
+    jsonlChunking.bytes = 256 << 10;
   });
 
   it('random row-wise chains ending in exact_dedup, random files (CJK, hostile rows), 2 workers', async () => {

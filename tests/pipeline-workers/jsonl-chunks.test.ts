@@ -104,7 +104,7 @@ describe('a JSONL file cut into chunks reads as the reader reads it', () => {
 describe('a pipeline run reading JSONL in chunks on workers lands what one without workers does', () => {
   afterEach(() => {
     vi.restoreAllMocks();
-    jsonlChunking.bytes = 2 << 20;
+    jsonlChunking.bytes = 256 << 10;
     jsonlChunking.autoMinBytes = 16 << 20;
   });
   const files = [join(dir, 'a.jsonl'), join(dir, 'b.jsonl')];

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { taskContentId } from '../../../src/core/ids.ts';
 import { ExactDedupIndex } from '../../../src/operators/task/exact-dedup-index.ts';
 import { FrontCodedStrings } from '../../../src/operators/task/front-coded-strings.ts';
 import { GrowableBuffer } from '../../../src/operators/task/growable-buffer.ts';
@@ -212,16 +213,26 @@ function fnv(s: string): number {
 
 describe('ExactDedupIndex', () => {
   /** Rows: an id and a text key hash pair drawn from small ranges (same key with another check too). */
-  const rowArb = fc.record({
+  const rowArb = {
     id: idArb,
     key: fc.oneof(fc.nat({ max: 50 }), fc.constantFrom(2 ** 40 + 7, 2 ** 41 + 7, 2 ** 53 - 1)),
     check: fc.nat({ max: 2 }),
+  };
+
+  /** The same with content-hash ids (`taskContentId`, kept as words: id-strings.ts) from a small pool. */
+  const contentRowArb = fc.record({
+    id: fc.nat({ max: 60 }).map((n) => taskContentId({ prompt: `p${n}` })),
+    key: rowArb.key,
+    check: rowArb.check,
   });
 
   it('keeps and drops exactly what a Map-based reference does, naming the same first id (property)', () => {
     fc.assert(
       fc.property(
-        fc.array(rowArb, { maxLength: 400 }),
+        fc.oneof(
+          fc.array(fc.record(rowArb), { maxLength: 400 }),
+          fc.array(contentRowArb, { maxLength: 400 }),
+        ),
         fc.boolean(),
         fc.boolean(),
         (rows, checkIds, narrow) => {

@@ -103,8 +103,8 @@ export class TaskStore {
     opts: { append?: boolean },
   ): Promise<TaskWriteResult> {
     if (opts.append || (await this.table.countRows()) === 0) {
-      await appendTable(this.table, data);
-      return { inserted: rows, updated: 0, unchanged: 0, version: await this.table.version() };
+      const version = await appendTable(this.table, data, isTypedTaskLayout(this.columns));
+      return { inserted: rows, updated: 0, unchanged: 0, version };
     }
     const result = await this.table
       .mergeInsert('id')

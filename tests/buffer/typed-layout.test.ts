@@ -124,6 +124,37 @@ describe('the typed task table', () => {
   });
 });
 
+describe('how a task table is appended to', () => {
+  it('the typed layout: its own IPC file to LanceDB’s native add; an older layout: Table.add, which fits it', async () => {
+    const typedDb = join(root, 'append-typed');
+    const typed = await TaskStore.open(typedDb);
+    typed.table.add = () => Promise.reject(new Error('Table.add was called'));
+    const first = await typed.write([task(0), task(1)], 'r1', { append: true });
+    expect(first).toMatchObject({ inserted: 2, version: await typed.table.version() });
+    expect((await typed.read()).map((t) => t.id).sort()).toEqual(['t0', 't1']);
+
+    const legacyDb = join(root, 'append-legacy');
+    const utf8 = new arrow.Utf8();
+    const legacy = new arrow.Schema(
+      TASK_COLUMNS.map(
+        (c) =>
+          new arrow.Field(c.name, ['features', 'meta'].includes(c.name) ? utf8 : c.type, c.nullable ?? false),
+      ),
+    );
+    await (await lancedb.connect(legacyDb)).createEmptyTable('tasks', legacy);
+    const old = await TaskStore.open(legacyDb);
+    const add = old.table.add.bind(old.table);
+    let adds = 0;
+    old.table.add = (...args: Parameters<typeof add>) => {
+      adds++;
+      return add(...args);
+    };
+    await old.write([task(2)], 'r1', { append: true });
+    expect(adds).toBe(1);
+    expect((await old.read()).map((t) => t.features)).toEqual([{ difficulty: 0.2, even: 1 }]);
+  });
+});
+
 describe('time cells no Date can hold (another tool wrote them)', () => {
   it('read as NaN, not a TypeError: timestamps past 2^53 ms and float milliseconds past the Date range', () => {
     const ms = arrow.makeData({

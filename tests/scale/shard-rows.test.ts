@@ -208,7 +208,7 @@ describe('a shard’s kept rows, committed as the worker’s bytes where they ca
     const table = await (await connect(db)).openTable('tasks');
     expect(appendsDirectly(table)).toBe(true);
     table.add = () => Promise.reject(new Error('Table.add was called'));
-    await appendTable(table, rows);
+    await appendTable(table, rows, true);
     expect((await (await TaskStore.open(db)).read()).map((t) => t.id)).toEqual(
       many.filter((_, i) => i !== 3).map((t) => t.id),
     );

@@ -285,7 +285,12 @@ async function streamChunks<R>(
           // Work stealing: rather than wait for the oldest chunk, the main thread runs the next one
           // itself (bounded: at most one window more in flight). Which thread runs a chunk never
           // changes its rows; this only keeps both cores busy when the workers are the bound.
-          if (!queue[0]!.settled.done && !next.done && queue.length < 2 * c.stage.chunkWindow && way.canHelp?.()) {
+          if (
+            !queue[0]!.settled.done &&
+            !next.done &&
+            queue.length < 2 * c.stage.chunkWindow &&
+            way.canHelp?.()
+          ) {
             submit(next.value.bytes, true);
             next = await chunks.next();
             continue;

@@ -115,8 +115,12 @@ export function encodeShardFrame(
   for (const [name, values] of Object.entries(columns)) vectors[name] = arrow.makeVector(values);
   // A table with no columns has no rows: the count is checked against the rows' instead.
   const sidecar = Object.keys(vectors).length > 0 ? new arrow.Table(vectors) : new arrow.Table();
-  const parts = [kept, aside, records, sidecar].map(tableToIpcStream);
-  const out = Buffer.allocUnsafe(HEAD + parts.reduce((n, p) => n + p.byteLength, 0));
+  return frameOfSections([kept, aside, records, sidecar].map(tableToIpcStream));
+}
+
+/** The frame around its sections' IPC bytes, in order (kept, aside, records, sidecar), checked by nothing. */
+export function frameOfSections(parts: readonly Uint8Array[]): Buffer {
+  const out = Buffer.alloc(HEAD + parts.reduce((n, p) => n + p.byteLength, 0));
   MAGIC.copy(out, 0);
   let at = HEAD;
   parts.forEach((p, i) => {

@@ -8,7 +8,7 @@ import { startRedis, type TestRedis, warnIfNoRedis } from '../../bench/scale-red
 import { tableToIpcStream } from '../../src/io/arrow-ipc.ts';
 import { PIPELINE_QUEUE, type ShardResult, shardRowsKey } from '../../src/scale/pipeline-job.ts';
 import { connectionOf, parseQueueUrl } from '../../src/scale/queue-url.ts';
-import { asideRecordsTable } from '../../src/scale/shard-frame.ts';
+import { asideRecordsTable, frameOfSections } from '../../src/scale/shard-frame.ts';
 import { TaskRowsEncoder } from '../../src/store/task-encoder.ts';
 import { TaskStore } from '../../src/store/task-store.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -63,16 +63,7 @@ function cutShortFrame(): Buffer {
     }),
   );
   const records = tableToIpcStream(asideRecordsTable(new TaskRowsEncoder('run-x', 1).finish(0)));
-  const sections = [kept, aside, records, sidecar];
-  const out = Buffer.alloc(24 + sections.reduce((n, b) => n + b.byteLength, 0));
-  out.write('WNWSHRD2', 'latin1');
-  let at = 24;
-  sections.forEach((b, i) => {
-    out.writeUInt32LE(b.byteLength, 8 + 4 * i);
-    out.set(b, at);
-    at += b.byteLength;
-  });
-  return out;
+  return frameOfSections([kept, aside, records, sidecar]);
 }
 
 /** What the rogue worker answers for a job: its result, after storing `frame` (if any) under the job's key. */

@@ -9,6 +9,7 @@ import {
   decodeShardFrame,
   encodeShardFrame,
   type FrameShape,
+  frameOfSections,
   ShardFrameError,
   type ShardSidecar,
   utf8Values,
@@ -153,17 +154,7 @@ describe('shard frame: a worker’s rows and their sidecar in one binary value',
       expect((err as Error).message).not.toContain('\n');
     };
     /** A frame of these sections' IPC bytes, as a worker would write it. */
-    const frameBytes = (sections: readonly Uint8Array[]) => {
-      const out = Buffer.alloc(24 + sections.reduce((n, p) => n + p.byteLength, 0));
-      out.write('WNWSHRD2', 'latin1');
-      let at = 24;
-      sections.forEach((p, i) => {
-        out.writeUInt32LE(p.byteLength, 8 + 4 * i);
-        out.set(p, at);
-        at += p.byteLength;
-      });
-      return out;
-    };
+    const frameBytes = frameOfSections;
     const noneAside = tableToIpcStream(asideRecordsTable(rowsOf([])));
     const withSidecar = (side: arrow.Table) =>
       frameBytes([

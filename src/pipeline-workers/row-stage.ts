@@ -180,14 +180,6 @@ export class RowStage {
     return { chunk: reply.encoded, warnings: reply.warnings };
   }
 
-  /**
-   * The main thread runs an encoded chunk itself when every worker already holds `HELP_BACKLOG`
-   * chunks. Its own share of such a run is small (landing, dedup, commits: ~2.5 of ~10 CPU s per 1M
-   * rows of issue 40's file), so with `workers: auto`'s one worker on 2 cores it sat waiting for the
-   * worker, the run's critical path. A second worker instead (one per core) cost 16.9–18.1 CPU s
-   * against 14.7–15.3 per 1M rows (its own start, JIT and GC; 2026-11-29, shared machine): more than
-   * it could win back on 2 cores. Which thread runs a chunk never changes its rows.
-   */
   /** The pool has started and takes jobs. */
   get poolRunning(): boolean {
     return this.pool !== null && this.poolReady;
@@ -207,6 +199,14 @@ export class RowStage {
     return threadCpuMicros() - this.mainCpuAtStart < busiest;
   }
 
+  /**
+   * The main thread runs an encoded chunk itself when every worker already holds `HELP_BACKLOG`
+   * × 2 MiB of chunks. Its own share of such a run is small (landing, dedup, commits: ~2.5 of ~10 CPU s per 1M
+   * rows of issue 40's file), so with `workers: auto`'s one worker on 2 cores it sat waiting for the
+   * worker, the run's critical path. A second worker instead (one per core) cost 16.9–18.1 CPU s
+   * against 14.7–15.3 per 1M rows (its own start, JIT and GC; 2026-11-29, shared machine): more than
+   * it could win back on 2 cores. Which thread runs a chunk never changes its rows.
+   */
   private helpsWorkers(): boolean {
     return this.pool !== null && this.poolReady && this.pool.leastBacklog >= HELP_BACKLOG * chunksPer2MiB();
   }

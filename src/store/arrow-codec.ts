@@ -154,7 +154,6 @@ export function decodeRows<R>(
 // our ESM code loads the ESM build: same version, different classes, so `instanceof` and even
 // `tableToIPC` fail across the two. Re-reading the CommonJS build's IPC bytes gives a local table
 // (written by io/arrow-ipc.ts, which picks the table's own build).
-
 /** A table returned by LanceDB as a table of this module's apache-arrow (a copy via IPC when needed). */
 export function localArrowTable(table: arrow.Table): arrow.Table {
   if (table instanceof arrow.Table) return table;
